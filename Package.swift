@@ -1,0 +1,58 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "orchestrator",
+    platforms: [.macOS(.v13)],
+    products: [
+        .executable(name: "orchestrator", targets: ["orchestrator"]),
+        .library(
+            name: "Orchestrator",
+            targets: ["ObjectModel", "SQLBuilding", "Planning", "PostgresClient", "Engine", "OrchestratorCLI"]
+        ),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+    ],
+    targets: [
+        // libpq, from the system (libpq-dev); imported by PostgresClient only.
+        .systemLibrary(
+            name: "CLibPQ",
+            pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"]), .brew(["libpq"])]
+        ),
+        // Pure: SQL as a value (text + binds), identifier and literal quoting.
+        .target(name: "SQLBuilding"),
+        // Pure: object model, versioned models, loaders, validation, version hashes.
+        .target(
+            name: "ObjectModel",
+            dependencies: [
+                .product(name: "Yams", package: "Yams"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        // Pure: store layout, plans. Never talks to a database.
+        .target(name: "Planning", dependencies: ["ObjectModel", "SQLBuilding"]),
+        // The only module that talks to libpq.
+        .target(name: "PostgresClient", dependencies: ["CLibPQ", "SQLBuilding"]),
+        // Executes plans against PostgreSQL: metadata, locks, transactions.
+        .target(name: "Engine", dependencies: ["Planning", "PostgresClient"]),
+        .target(
+            name: "OrchestratorCLI",
+            dependencies: [
+                "Engine",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .executableTarget(name: "orchestrator", dependencies: ["OrchestratorCLI"]),
+        .target(name: "TestSupport", dependencies: ["PostgresClient"], path: "Tests/TestSupport"),
+        .testTarget(name: "SQLBuildingTests", dependencies: ["SQLBuilding"]),
+        .testTarget(name: "ObjectModelTests", dependencies: ["ObjectModel"]),
+        .testTarget(name: "PlanningTests", dependencies: ["Planning"]),
+        .testTarget(name: "PostgresClientTests", dependencies: ["PostgresClient", "TestSupport"]),
+        .testTarget(name: "EngineTests", dependencies: ["Engine", "TestSupport"]),
+        .testTarget(name: "CLITests", dependencies: ["TestSupport"]),
+    ]
+)

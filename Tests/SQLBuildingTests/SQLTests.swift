@@ -1,0 +1,36 @@
+import Testing
+import SQLBuilding
+
+@Suite struct SQLTests {
+    @Test func interpolatedValuesBecomeBindsAndIdentifiersAreQuoted() {
+        let table = "odd\"name"
+        let sql: SQL = "SELECT \(ident: "a") FROM \(ident: "s", table) WHERE x = \(42) AND y = \("it's")"
+        #expect(sql.text == #"SELECT "a" FROM "s"."odd""name" WHERE x = $1 AND y = $2"#)
+        #expect(sql.binds == [.int(42), .text("it's")])
+    }
+
+    @Test func nestedFragmentsAreRenumbered() {
+        let inner: SQL = "b = \(2) AND c = '$1'"
+        let outer: SQL = "a = \(1) AND \(inner)"
+        #expect(outer.text == "a = $1 AND b = $2 AND c = '$1'")
+        #expect(outer.binds == [.int(1), .int(2)])
+    }
+
+    @Test func literalsDoubleTheirQuotes() {
+        let sql: SQL = "DEFAULT \(literal: "O'Brien")"
+        #expect(sql.text == "DEFAULT 'O''Brien'")
+        #expect(sql.binds.isEmpty)
+    }
+
+    @Test func joinedKeepsEveryBind() {
+        let parts: [SQL] = ["x = \(1)", "y = \(2)"]
+        let sql = SQL.joined(parts, separator: " OR ")
+        #expect(sql.text == "x = $1 OR y = $2")
+        #expect(sql.binds.count == 2)
+    }
+
+    @Test func bytesAreSentAsHex() {
+        #expect(SQLValue.bytes([0, 255, 16]).textRepresentation == "\\x00ff10")
+        #expect(SQLValue.null.textRepresentation == nil)
+    }
+}
