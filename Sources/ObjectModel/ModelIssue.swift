@@ -1,0 +1,51 @@
+/// A problem found in a model file, located as precisely as we know: file, line, entity, property.
+public struct ModelIssue: Error, Sendable, Hashable, CustomStringConvertible {
+    public enum Severity: String, Sendable {
+        case error
+        case warning
+    }
+
+    public var severity: Severity
+    public var file: String
+    public var line: Int?
+    public var entity: String?
+    public var property: String?
+    public var message: String
+
+    public init(
+        _ severity: Severity = .error, file: String, line: Int? = nil, entity: String? = nil,
+        property: String? = nil, message: String
+    ) {
+        self.severity = severity
+        self.file = file
+        self.line = line
+        self.entity = entity
+        self.property = property
+        self.message = message
+    }
+
+    /// One line: `file:line: entity Recipe, property name: message`.
+    public var description: String {
+        var text = file
+        if let line { text += ":\(line)" }
+        var location: [String] = []
+        if let entity { location.append("entity \(entity)") }
+        if let property { location.append("property \(property)") }
+        text += ": "
+        if !location.isEmpty { text += location.joined(separator: ", ") + ": " }
+        return text + message
+    }
+}
+
+/// Loading or validating a model failed; every problem is listed.
+public struct ModelLoadError: Error, Sendable, CustomStringConvertible {
+    public var issues: [ModelIssue]
+
+    public init(_ issues: [ModelIssue]) {
+        self.issues = issues
+    }
+
+    public var description: String {
+        issues.map(\.description).joined(separator: "\n")
+    }
+}

@@ -1,0 +1,232 @@
+import Foundation
+import Yams
+
+/// Reads the native format: a folder holding `model.yaml` (name, version order, current version)
+/// and one YAML or JSON file per version, named after the version. See docs/model-format.md.
+public enum NativeModelLoader {
+    public static let manifestNames = ["model.yaml", "model.yml", "model.json"]
+    static let versionExtensions = ["yaml", "yml", "json"]
+
+    public static func isNativeModelFolder(_ path: String) -> Bool {
+        manifestNames.contains { FileManager.default.fileExists(atPath: (path as NSString).appendingPathComponent($0)) }
+    }
+
+    public static func load(folder: String) throws -> VersionedModel {
+        guard let manifestName = manifestNames.first(where: {
+            FileManager.default.fileExists(atPath: (folder as NSString).appendingPathComponent($0))
+        }) else {
+            throw ModelLoadError([ModelIssue(file: folder, message: "not a versioned model folder: no model.yaml in it")])
+        }
+        let manifestPath = (folder as NSString).appendingPathComponent(manifestName)
+        let manifest = try readManifest(at: manifestPath)
+        var versions: [ModelVersion] = []
+        var issues: [ModelIssue] = []
+        for name in manifest.versions {
+            guard let file = versionFile(named: name, in: folder) else {
+                issues.append(ModelIssue(file: manifestPath, message: "version '\(name)' has no file \(name).yaml in \(folder)"))
+                continue
+            }
+            do {
+                let text = try readText(file)
+                versions.append(try parseVersion(text, name: name, file: file))
+            } catch let issue as ModelIssue {
+                issues.append(issue)
+            }
+        }
+        if !issues.isEmpty { throw ModelLoadError(issues) }
+        return VersionedModel(
+            name: manifest.name, versions: versions, currentVersionName: manifest.current,
+            path: folder, format: .native
+        )
+    }
+
+    struct Manifest {
+        var name: String
+        var versions: [String]
+        var current: String
+    }
+
+    static func readManifest(at path: String) throws -> Manifest {
+        do {
+            let reader = YAMLReader(file: path)
+            let root = try YAMLReader.compose(try readText(path), file: path)
+            var name: String?
+            var versions: [String] = []
+            var current: String?
+            for pair in try reader.mapping(root, what: "the manifest", allowed: ["name", "versions", "current"]) {
+                switch pair.key {
+                case "name": name = try reader.string(pair.value, what: "name")
+                case "versions": versions = try reader.strings(pair.value, what: "versions")
+                default: current = try reader.string(pair.value, what: "current")
+                }
+            }
+            guard let name, !name.isEmpty else { throw reader.issue("the manifest needs a 'name'", at: root) }
+            guard !versions.isEmpty else { throw reader.issue("the manifest needs 'versions', oldest first", at: root) }
+            if let duplicate = versions.first(where: { v in versions.filter { $0 == v }.count > 1 }) {
+                throw reader.issue("version '\(duplicate)' is listed twice", at: root)
+            }
+            let currentName = current ?? versions.last!
+            guard versions.contains(currentName) else {
+                throw reader.issue("current version '\(currentName)' is not among the versions", at: root)
+            }
+            return Manifest(name: name, versions: versions, current: currentName)
+        } catch let issue as ModelIssue {
+            throw ModelLoadError([issue])
+        }
+    }
+
+    static func versionFile(named name: String, in folder: String) -> String? {
+        versionExtensions
+            .map { (folder as NSString).appendingPathComponent("\(name).\($0)") }
+            .first { FileManager.default.fileExists(atPath: $0) }
+    }
+
+    static func readText(_ path: String) throws -> String {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ModelIssue(file: path, message: "cannot read the file")
+        }
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw ModelIssue(file: path, message: "the file is not UTF-8 text")
+        }
+        return text
+    }
+
+    /// Parses one version file's text. `file` names it in messages.
+    public static func parseVersion(_ text: String, name: String, file: String) throws -> ModelVersion {
+        let reader = YAMLReader(file: file)
+        let root = try YAMLReader.compose(text, file: file)
+        var version = ModelVersion(name: name, entities: [], sourceFile: file)
+        for pair in try reader.mapping(root, what: "the version", allowed: ["entities", "versionIdentifiers"]) {
+            switch pair.key {
+            case "versionIdentifiers":
+                version.versionIdentifiers = try reader.strings(pair.value, what: "versionIdentifiers")
+            default:
+                for entityPair in try reader.mapping(pair.value, what: "entities") {
+                    let entityReader = reader.at(entity: entityPair.key)
+                    version.entities.append(try parseEntity(entityPair.value, name: entityPair.key, reader: entityReader))
+                }
+            }
+        }
+        return version
+    }
+
+    static let entityKeys: Set<String> = [
+        "parent", "abstract", "className", "renamingIdentifier", "versionHashModifier", "userInfo",
+        "attributes", "relationships", "uniquenessConstraints", "indexes",
+    ]
+
+    static func parseEntity(_ node: Node, name: String, reader: YAMLReader) throws -> Entity {
+        var entity = Entity(name: name)
+        if node.scalar?.string == "" || node.scalar?.string == "~" { return entity }
+        for pair in try reader.mapping(node, what: "the entity", allowed: entityKeys) {
+            let value = pair.value
+            switch pair.key {
+            case "parent": entity.parent = try reader.optionalString(value, what: "parent")
+            case "abstract": entity.isAbstract = try reader.bool(value, what: "abstract")
+            case "className": entity.className = try reader.optionalString(value, what: "className")
+            case "renamingIdentifier": entity.renamingIdentifier = try reader.optionalString(value, what: "renamingIdentifier")
+            case "versionHashModifier": entity.versionHashModifier = try reader.optionalString(value, what: "versionHashModifier")
+            case "userInfo": entity.userInfo = try reader.stringMap(value, what: "userInfo")
+            case "attributes":
+                for attributePair in try reader.mapping(value, what: "attributes") {
+                    let attributeReader = reader.at(property: attributePair.key)
+                    entity.attributes.append(try parseAttribute(attributePair.value, name: attributePair.key, reader: attributeReader))
+                }
+            case "relationships":
+                for relationshipPair in try reader.mapping(value, what: "relationships") {
+                    let relationshipReader = reader.at(property: relationshipPair.key)
+                    entity.relationships.append(try parseRelationship(relationshipPair.value, name: relationshipPair.key, reader: relationshipReader))
+                }
+            case "uniquenessConstraints":
+                guard let sequence = value.sequence else {
+                    throw reader.issue("uniquenessConstraints must be a list of property lists", at: value)
+                }
+                entity.uniquenessConstraints = try sequence.map { try reader.strings($0, what: "a uniqueness constraint") }
+            default:
+                for indexPair in try reader.mapping(value, what: "indexes") {
+                    entity.indexes.append(FetchIndex(name: indexPair.key, properties: try reader.strings(indexPair.value, what: "index \(indexPair.key)")))
+                }
+            }
+        }
+        return entity
+    }
+
+    static let attributeKeys: Set<String> = [
+        "type", "optional", "transient", "readOnly", "default", "renamingIdentifier", "versionHashModifier", "userInfo",
+    ]
+
+    static func parseAttribute(_ node: Node, name: String, reader: YAMLReader) throws -> Attribute {
+        // Shorthand: `name: string`.
+        if let scalar = node.scalar {
+            guard let type = AttributeType(spelling: scalar.string) else {
+                throw reader.issue("unknown attribute type '\(scalar.string)'", at: node)
+            }
+            return Attribute(name: name, type: type)
+        }
+        var attribute = Attribute(name: name, type: .undefined)
+        var hasType = false
+        for pair in try reader.mapping(node, what: "the attribute", allowed: attributeKeys) {
+            let value = pair.value
+            switch pair.key {
+            case "type":
+                let spelling = try reader.string(value, what: "type")
+                guard let type = AttributeType(spelling: spelling) else {
+                    throw reader.issue("unknown attribute type '\(spelling)' (expected one of: \(AttributeType.allCases.map(\.nativeName).joined(separator: ", ")))", at: value)
+                }
+                attribute.type = type
+                hasType = true
+            case "optional": attribute.isOptional = try reader.bool(value, what: "optional")
+            case "transient": attribute.isTransient = try reader.bool(value, what: "transient")
+            case "readOnly": attribute.isReadOnly = try reader.bool(value, what: "readOnly")
+            case "default": attribute.defaultValue = try reader.optionalString(value, what: "default")
+            case "renamingIdentifier": attribute.renamingIdentifier = try reader.optionalString(value, what: "renamingIdentifier")
+            case "versionHashModifier": attribute.versionHashModifier = try reader.optionalString(value, what: "versionHashModifier")
+            default: attribute.userInfo = try reader.stringMap(value, what: "userInfo")
+            }
+        }
+        if !hasType && !attribute.isTransient {
+            throw reader.issue("the attribute needs a 'type'", at: node)
+        }
+        return attribute
+    }
+
+    static let relationshipKeys: Set<String> = [
+        "destination", "inverse", "toMany", "ordered", "minCount", "maxCount", "deleteRule", "optional",
+        "transient", "readOnly", "renamingIdentifier", "versionHashModifier", "userInfo",
+    ]
+
+    static func parseRelationship(_ node: Node, name: String, reader: YAMLReader) throws -> Relationship {
+        var destination: String?
+        var relationship = Relationship(name: name, destination: "")
+        var maxCount: Int?
+        for pair in try reader.mapping(node, what: "the relationship", allowed: relationshipKeys) {
+            let value = pair.value
+            switch pair.key {
+            case "destination": destination = try reader.string(value, what: "destination")
+            case "inverse": relationship.inverse = try reader.optionalString(value, what: "inverse")
+            case "toMany": relationship.isToMany = try reader.bool(value, what: "toMany")
+            case "ordered": relationship.isOrdered = try reader.bool(value, what: "ordered")
+            case "minCount": relationship.minCount = try reader.int(value, what: "minCount")
+            case "maxCount": maxCount = try reader.int(value, what: "maxCount")
+            case "deleteRule":
+                let spelling = try reader.string(value, what: "deleteRule")
+                guard let rule = DeleteRule(spelling: spelling) else {
+                    throw reader.issue("unknown delete rule '\(spelling)' (expected nullify, cascade, deny or noAction)", at: value)
+                }
+                relationship.deleteRule = rule
+            case "optional": relationship.isOptional = try reader.bool(value, what: "optional")
+            case "transient": relationship.isTransient = try reader.bool(value, what: "transient")
+            case "readOnly": relationship.isReadOnly = try reader.bool(value, what: "readOnly")
+            case "renamingIdentifier": relationship.renamingIdentifier = try reader.optionalString(value, what: "renamingIdentifier")
+            case "versionHashModifier": relationship.versionHashModifier = try reader.optionalString(value, what: "versionHashModifier")
+            default: relationship.userInfo = try reader.stringMap(value, what: "userInfo")
+            }
+        }
+        guard let destination, !destination.isEmpty else {
+            throw reader.issue("the relationship needs a 'destination'", at: node)
+        }
+        relationship.destination = destination
+        relationship.maxCount = maxCount ?? (relationship.isToMany ? 0 : 1)
+        return relationship
+    }
+}

@@ -1,0 +1,110 @@
+import Crypto
+
+/// Version hashes: SHA-256 over a canonical encoding of exactly the fields that affect
+/// persistence. The encoding is pinned by golden tests and documented in docs/model-format.md;
+/// a hash never changes between releases.
+///
+/// Encoding: a sequence of fields, each `key=<byte length of value>:<value>;` in UTF-8.
+/// Booleans are `1`/`0`, numbers decimal, absent strings empty.
+public enum VersionHash {
+    /// 32 bytes as 64 lowercase hex digits.
+    public typealias Digest = String
+
+    public struct EntityHashes: Sendable, Hashable {
+        /// Entity name -> hash.
+        public var entities: [String: Digest]
+        public var model: Digest
+    }
+
+    public static func hashes(of version: ModelVersion) -> EntityHashes {
+        var entities: [String: Digest] = [:]
+        for entity in version.entities {
+            entities[entity.name] = hash(of: entity, in: version)
+        }
+        return EntityHashes(entities: entities, model: modelHash(entityHashes: entities))
+    }
+
+    /// Over the entity hashes, by entity name.
+    public static func modelHash(entityHashes: [String: Digest]) -> Digest {
+        var encoder = CanonicalEncoder()
+        encoder.field("kind", "model")
+        for name in entityHashes.keys.sorted() {
+            encoder.field("entity:" + name, entityHashes[name]!)
+        }
+        return encoder.digest()
+    }
+
+    /// Name, parent, abstract, versionHashModifier, and the hash of every property the entity
+    /// has, inherited ones included (they are stored in its rows too), by property name.
+    public static func hash(of entity: Entity, in version: ModelVersion) -> Digest {
+        var encoder = CanonicalEncoder()
+        encoder.field("kind", "entity")
+        encoder.field("name", entity.name)
+        encoder.field("parent", entity.parent ?? "")
+        encoder.field("abstract", entity.isAbstract)
+        encoder.field("versionHashModifier", entity.versionHashModifier ?? "")
+        var properties: [(String, Digest)] = []
+        for attribute in version.allAttributes(of: entity) {
+            properties.append((attribute.name, hash(of: attribute)))
+        }
+        for relationship in version.allRelationships(of: entity) {
+            properties.append((relationship.name, hash(of: relationship)))
+        }
+        for (name, digest) in properties.sorted(by: { $0.0 < $1.0 }) {
+            encoder.field("property:" + name, digest)
+        }
+        return encoder.digest()
+    }
+
+    public static func hash(of attribute: Attribute) -> Digest {
+        var encoder = CanonicalEncoder()
+        encoder.field("kind", "attribute")
+        encoder.field("name", attribute.name)
+        encoder.field("optional", attribute.isOptional)
+        encoder.field("transient", attribute.isTransient)
+        encoder.field("readOnly", attribute.isReadOnly)
+        encoder.field("type", attribute.type.rawValue)
+        encoder.field("versionHashModifier", attribute.versionHashModifier ?? "")
+        return encoder.digest()
+    }
+
+    public static func hash(of relationship: Relationship) -> Digest {
+        var encoder = CanonicalEncoder()
+        encoder.field("kind", "relationship")
+        encoder.field("name", relationship.name)
+        encoder.field("optional", relationship.isOptional)
+        encoder.field("transient", relationship.isTransient)
+        encoder.field("readOnly", relationship.isReadOnly)
+        encoder.field("destination", relationship.destination)
+        encoder.field("toMany", relationship.isToMany)
+        encoder.field("minCount", String(relationship.minCount))
+        encoder.field("maxCount", String(relationship.maxCount))
+        encoder.field("deleteRule", relationship.deleteRule.rawValue)
+        encoder.field("ordered", relationship.isOrdered)
+        encoder.field("inverse", relationship.inverse ?? "")
+        encoder.field("versionHashModifier", relationship.versionHashModifier ?? "")
+        return encoder.digest()
+    }
+}
+
+private struct CanonicalEncoder {
+    private var bytes: [UInt8] = []
+
+    mutating func field(_ key: String, _ value: String) {
+        bytes += Array(key.utf8)
+        bytes += Array("=\(value.utf8.count):".utf8)
+        bytes += Array(value.utf8)
+        bytes.append(UInt8(ascii: ";"))
+    }
+
+    mutating func field(_ key: String, _ value: Bool) {
+        field(key, value ? "1" : "0")
+    }
+
+    func digest() -> String {
+        SHA256.hash(data: bytes).map { byte in
+            let hex = String(byte, radix: 16)
+            return hex.count == 1 ? "0" + hex : hex
+        }.joined()
+    }
+}
