@@ -29,9 +29,11 @@ public enum StoreNaming {
         shortened(words(relationship) + "_pk")
     }
 
-    /// The join table of a to-many relationship stored apart: `<entity>_<relationship>`.
+    /// The join table of a to-many relationship stored apart: `<entity>__<relationship>`.
+    /// snake_case never yields a double underscore, so a join table cannot take the name of an
+    /// entity's table (real models have both `Order.searchResults` and `OrderSearchResults`).
     public static func joinTableName(entity: String, relationship: String) -> String {
-        shortened(words(entity) + "_" + words(relationship))
+        shortened(words(entity) + "__" + words(relationship))
     }
 
     /// The order column of an ordered to-many: `<relationship>_order`.

@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(FoundationXML)
-import FoundationXML
-#endif
 
 /// Reads Xcode `.xcdatamodeld` packages (and single `.xcdatamodel` folders) directly.
 ///
@@ -19,7 +16,9 @@ public enum XcodeModelLoader {
         guard let children = try? fm.contentsOfDirectory(atPath: path) else {
             throw ModelLoadError([ModelIssue(file: path, message: "cannot read the .xcdatamodeld package")])
         }
-        let versionFolders = children.filter { $0.hasSuffix(".xcdatamodel") }.sorted(by: naturalOrder)
+        let versionFolders = children.filter { $0.hasSuffix(".xcdatamodel") }.sorted {
+            naturalOrder(($0 as NSString).deletingPathExtension, ($1 as NSString).deletingPathExtension)
+        }
         guard !versionFolders.isEmpty else {
             throw ModelLoadError([ModelIssue(file: path, message: "the package holds no .xcdatamodel version")])
         }
@@ -100,13 +99,8 @@ public enum XcodeModelLoader {
     }
 
     public static func parseContents(_ data: Data, name: String, file: String, warnings: inout [ModelIssue]) throws -> ModelVersion {
-        let document: XMLDocument
-        do {
-            document = try XMLDocument(data: data, options: [])
-        } catch {
-            throw ModelIssue(file: file, message: "malformed XML: \(oneLine(String(describing: (error as NSError).localizedDescription)))")
-        }
-        guard let root = document.rootElement(), root.name == "model" else {
+        let root = try XMLNode.parse(data, file: file)
+        guard root.name == "model" else {
             throw ModelIssue(file: file, message: "not a Core Data model: the root element is not <model>")
         }
         var version = ModelVersion(name: name, entities: [], sourceFile: file)
@@ -119,7 +113,7 @@ public enum XcodeModelLoader {
         return version
     }
 
-    static func parseEntity(_ element: XMLElement, file: String, warnings: inout [ModelIssue]) throws -> Entity {
+    static func parseEntity(_ element: XMLNode, file: String, warnings: inout [ModelIssue]) throws -> Entity {
         guard let name = element.attribute("name"), !name.isEmpty else {
             throw ModelIssue(file: file, message: "an <entity> has no name")
         }
@@ -156,7 +150,7 @@ public enum XcodeModelLoader {
         return entity
     }
 
-    static func parseAttribute(_ element: XMLElement, entity: String, file: String, warnings: inout [ModelIssue]) throws -> Attribute {
+    static func parseAttribute(_ element: XMLNode, entity: String, file: String, warnings: inout [ModelIssue]) throws -> Attribute {
         guard let name = element.attribute("name"), !name.isEmpty else {
             throw ModelIssue(file: file, entity: entity, message: "an <attribute> has no name")
         }
@@ -209,7 +203,7 @@ public enum XcodeModelLoader {
         return nil
     }
 
-    static func parseRelationship(_ element: XMLElement, entity: String, file: String) throws -> Relationship {
+    static func parseRelationship(_ element: XMLNode, entity: String, file: String) throws -> Relationship {
         guard let name = element.attribute("name"), !name.isEmpty else {
             throw ModelIssue(file: file, entity: entity, message: "a <relationship> has no name")
         }
@@ -241,7 +235,7 @@ public enum XcodeModelLoader {
         )
     }
 
-    static func userInfo(of element: XMLElement) -> [String: String] {
+    static func userInfo(of element: XMLNode) -> [String: String] {
         var result: [String: String] = [:]
         for info in element.elements(forName: "userInfo") {
             for entry in info.elements(forName: "entry") {
@@ -249,16 +243,5 @@ public enum XcodeModelLoader {
             }
         }
         return result
-    }
-}
-
-private extension XMLElement {
-    func attribute(_ name: String) -> String? {
-        attribute(forName: name)?.stringValue
-    }
-
-    /// Xcode writes flags only as "YES"; absent means NO.
-    func flag(_ name: String) -> Bool {
-        attribute(name) == "YES"
     }
 }
