@@ -1,0 +1,48 @@
+# GNU make. Targets: build, test, demo, clean, deps.
+#
+#   make test                       # install deps if missing, build, swift test
+#                                   # against a throwaway PostgreSQL server
+#   make demo                       # the CLI on migrations/ against PostgreSQL
+#   make test SWIFTPM_FLAGS='--scratch-path .build-ci'
+#
+# DATABASE_URL: when set, test/demo use that server instead of a throwaway one
+# (see scripts/with-postgres.sh).
+
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+
+SWIFT ?= swift
+# Extra SwiftPM options for every swift command, e.g. --scratch-path .build-ci
+SWIFTPM_FLAGS ?=
+export SWIFTPM_FLAGS
+
+.DEFAULT_GOAL := build
+.PHONY: build test demo clean deps
+
+build:
+	$(SWIFT) build $(SWIFTPM_FLAGS)
+
+deps:
+	bash scripts/install-deps.sh
+
+# Builds the test targets too before the server starts, so that the throwaway
+# PostgreSQL only lives while the tests run. The whole swift test output is
+# kept in a temp log; the last line printed is the summary
+# (scripts/test-summary.sh). Fails when swift test fails.
+test: deps
+	$(SWIFT) build $(SWIFTPM_FLAGS) --build-tests
+	@log="$$(mktemp "$${TMPDIR:-/tmp}/orchestrator-test.XXXXXX")"; \
+	echo "make test: log in $$log"; \
+	status=0; \
+	bash scripts/with-postgres.sh $(SWIFT) test $(SWIFTPM_FLAGS) 2>&1 | tee "$$log" || status=$$?; \
+	echo; \
+	echo "make test: log in $$log"; \
+	bash scripts/test-summary.sh "$$log" "$$status"; \
+	exit $$status
+
+demo: deps
+	$(SWIFT) build $(SWIFTPM_FLAGS)
+	bash scripts/with-postgres.sh bash scripts/demo.sh
+
+clean:
+	$(SWIFT) package $(SWIFTPM_FLAGS) clean

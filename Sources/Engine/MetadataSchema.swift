@@ -1,0 +1,90 @@
+import PostgresClient
+import SQLBuilding
+
+/// The `orchestrator` schema: store metadata, every model version applied, and the history of
+/// migrations. Layout documented in docs/store-format.md; a public contract.
+public enum MetadataSchema {
+    public static let schema = "orchestrator"
+    /// Bumped when the metadata tables change shape; kept in orchestrator.meta.
+    public static let layoutVersion = 1
+
+    static let statements: [SQL] = [
+        "CREATE SCHEMA IF NOT EXISTS \(ident: schema)",
+        """
+        CREATE TABLE IF NOT EXISTS \(ident: schema, "meta") (
+            key text PRIMARY KEY,
+            value text NOT NULL
+        )
+        """,
+        """
+        CREATE TABLE IF NOT EXISTS \(ident: schema, "stores") (
+            store text PRIMARY KEY,
+            model_name text NOT NULL,
+            version_name text NOT NULL,
+            model_hash text NOT NULL,
+            entity_hashes jsonb NOT NULL,
+            version_identifiers jsonb NOT NULL DEFAULT '[]',
+            created_at timestamptz NOT NULL DEFAULT now(),
+            updated_at timestamptz NOT NULL DEFAULT now()
+        )
+        """,
+        """
+        CREATE TABLE IF NOT EXISTS \(ident: schema, "model_versions") (
+            model_name text NOT NULL,
+            version_name text NOT NULL,
+            model_hash text NOT NULL,
+            entity_hashes jsonb NOT NULL,
+            format text NOT NULL,
+            definition text NOT NULL,
+            recorded_at timestamptz NOT NULL DEFAULT now(),
+            PRIMARY KEY (model_name, model_hash)
+        )
+        """,
+        """
+        CREATE TABLE IF NOT EXISTS \(ident: schema, "migrations") (
+            id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+            store text NOT NULL,
+            kind text NOT NULL,
+            from_version text,
+            to_version text NOT NULL,
+            from_hash text,
+            to_hash text NOT NULL,
+            statements jsonb NOT NULL,
+            rows bigint NOT NULL DEFAULT 0,
+            started_at timestamptz NOT NULL,
+            finished_at timestamptz NOT NULL,
+            duration_ms bigint NOT NULL,
+            applied_by text NOT NULL,
+            outcome text NOT NULL CHECK (outcome IN ('succeeded', 'failed')),
+            error text
+        )
+        """,
+        "CREATE INDEX IF NOT EXISTS migrations_store_idx ON \(ident: schema, "migrations") (store, id)",
+        """
+        INSERT INTO \(ident: schema, "meta") (key, value) VALUES ('layout_version', \(unsafeRaw: String(layoutVersion)))
+        ON CONFLICT (key) DO NOTHING
+        """,
+    ]
+
+    /// Creates the metadata schema when missing. Concurrent callers serialize on an advisory
+    /// lock, so six processes starting at once all succeed.
+    public static func bootstrap(on connection: PostgresConnection) throws {
+        let exists = try connection.execute(
+            "SELECT 1 FROM information_schema.tables WHERE table_schema = \(schema) AND table_name = 'migrations'"
+        )
+        if !exists.isEmpty { return }
+        try connection.transaction {
+            try connection.advisoryTransactionLock(key: PostgresConnection.advisoryLockKey(for: "orchestrator:metadata"))
+            for statement in statements {
+                _ = try connection.execute(statement)
+            }
+        }
+    }
+
+    /// True when the metadata schema exists (reading never creates it).
+    public static func exists(on connection: PostgresConnection) throws -> Bool {
+        !(try connection.execute(
+            "SELECT 1 FROM information_schema.tables WHERE table_schema = \(schema) AND table_name = 'stores'"
+        )).isEmpty
+    }
+}

@@ -1,0 +1,185 @@
+import Foundation
+import ObjectModel
+import Planning
+import PostgresClient
+import SQLBuilding
+
+/// Options of `apply` that do not change the plan.
+public struct ApplyOptions: Sendable {
+    /// `lock_timeout` for DDL, so a migration never queues production traffic behind it.
+    public var lockTimeoutMilliseconds: Int
+    /// Attempts of a step that failed with lock-not-available (55P03), with backoff between.
+    public var lockRetries: Int
+
+    public init(lockTimeoutMilliseconds: Int = 5000, lockRetries: Int = 5) {
+        self.lockTimeoutMilliseconds = lockTimeoutMilliseconds
+        self.lockRetries = lockRetries
+    }
+}
+
+/// What `apply` did.
+public struct ApplyReport: Sendable {
+    /// The plan as computed under the store's lock: the one that ran.
+    public var plan: MigrationPlan
+    public var appliedSteps: [AppliedStep]
+}
+
+public struct AppliedStep: Sendable {
+    public var step: PlannedStep
+    public var rows: Int
+    public var durationMilliseconds: Int
+}
+
+/// A step failed; the store is left at the version it had.
+public struct StepFailure: Error, CustomStringConvertible {
+    public var stepNumber: Int
+    public var stepCount: Int
+    public var step: PlannedStep
+    public var statement: PlannedStatement?
+    public var underlying: Error
+
+    public var description: String {
+        var text = "step \(stepNumber) of \(stepCount) (\(step.kind.rawValue) \(step.from.map { "'\($0)' -> " } ?? "")'\(step.to)') failed"
+        if let statement { text += " at \"\(statement.summary)\"" }
+        return text + ": \(underlying); the store is unchanged"
+    }
+}
+
+/// Plan blockers: the store needs a migration that cannot run.
+public struct NotExecutable: Error, CustomStringConvertible {
+    public var blockers: [String]
+    public var description: String { blockers.joined(separator: "; ") }
+}
+
+/// Runs plans against PostgreSQL under the store's advisory lock.
+public struct StoreMigrator {
+    public var connection: PostgresConnection
+    public var model: VersionedModel
+    public var store: String
+    public var targetVersion: String?
+
+    public init(connection: PostgresConnection, model: VersionedModel, store: String, targetVersion: String? = nil) {
+        self.connection = connection
+        self.model = model
+        self.store = store
+        self.targetVersion = targetVersion
+    }
+
+    /// The plan for the store as it is now, read without taking any lock or writing anything.
+    public func plan() throws -> MigrationPlan {
+        let snapshot = try StoreCatalog.snapshot(store: store, on: connection)
+        let recorded = try StoreCatalog.recordedVersions(model: model.name, on: connection)
+        return try Planner.plan(model: model, targetVersion: targetVersion, snapshot: snapshot, recordedVersions: recorded)
+    }
+
+    /// 1. Make sure the metadata schema exists.
+    /// 2. Take the store's advisory lock, then re-read the metadata and re-plan under it (another
+    ///    process may have migrated the store meanwhile).
+    /// 3. Run each step in one transaction with its metadata and history.
+    public func apply(options: ApplyOptions = ApplyOptions(), onStep: (Int, Int, PlannedStep) -> Void = { _, _, _ in }) throws -> ApplyReport {
+        try MetadataSchema.bootstrap(on: connection)
+        let lockKey = PostgresConnection.advisoryLockKey(for: "orchestrator:store:" + store)
+        try connection.advisoryLock(key: lockKey)
+        defer { _ = try? connection.advisoryUnlock(key: lockKey) }
+
+        let plan = try self.plan()
+        guard plan.isExecutable else { throw NotExecutable(blockers: plan.blockers) }
+        var applied: [AppliedStep] = []
+        for (index, step) in plan.steps.enumerated() {
+            onStep(index + 1, plan.steps.count, step)
+            applied.append(try run(step, number: index + 1, of: plan.steps.count, plan: plan, options: options))
+        }
+        return ApplyReport(plan: plan, appliedSteps: applied)
+    }
+
+    func run(_ step: PlannedStep, number: Int, of count: Int, plan: MigrationPlan, options: ApplyOptions) throws -> AppliedStep {
+        let started = Date()
+        var attempt = 0
+        while true {
+            attempt += 1
+            var failedStatement: PlannedStatement?
+            do {
+                let rows = try connection.transaction {
+                    _ = try connection.execute("SET LOCAL lock_timeout = \(unsafeRaw: String(options.lockTimeoutMilliseconds))")
+                    var rows = 0
+                    for statement in step.statements {
+                        failedStatement = statement
+                        rows += try connection.execute(statement.sql).affectedRows
+                    }
+                    failedStatement = nil
+                    try record(step, plan: plan, rows: rows, started: started)
+                    return rows
+                }
+                return AppliedStep(step: step, rows: rows, durationMilliseconds: milliseconds(since: started))
+            } catch let error as PostgresError where error.sqlState == PostgresError.lockNotAvailable && attempt < options.lockRetries {
+                // Back off with jitter, then try the whole step again.
+                let base = 0.2 * pow(2.0, Double(attempt - 1))
+                Thread.sleep(forTimeInterval: base + Double.random(in: 0...base))
+            } catch {
+                try? recordFailure(step, plan: plan, started: started, error: error)
+                throw StepFailure(stepNumber: number, stepCount: count, step: step, statement: failedStatement, underlying: error)
+            }
+        }
+    }
+
+    /// Metadata and history, in the step's transaction.
+    func record(_ step: PlannedStep, plan: MigrationPlan, rows: Int, started: Date) throws {
+        guard let version = model.version(named: step.to) else {
+            preconditionFailure("a planned step targets '\(step.to)', which is not a version of \(model.name)")
+        }
+        let hashes = VersionHash.hashes(of: version)
+        let entityHashes = JSONValue.object(hashes.entities.keys.sorted().map { ($0, .string(hashes.entities[$0]!)) }).rendered
+        let identifiers = JSONValue.array(version.versionIdentifiers.map(JSONValue.string)).rendered
+        let meta = MetadataSchema.schema
+        _ = try connection.execute("""
+            INSERT INTO \(ident: meta, "stores") (store, model_name, version_name, model_hash, entity_hashes, version_identifiers)
+            VALUES (\(store), \(model.name), \(version.name), \(hashes.model), \(entityHashes)::jsonb, \(identifiers)::jsonb)
+            ON CONFLICT (store) DO UPDATE SET model_name = EXCLUDED.model_name, version_name = EXCLUDED.version_name,
+                model_hash = EXCLUDED.model_hash, entity_hashes = EXCLUDED.entity_hashes,
+                version_identifiers = EXCLUDED.version_identifiers, updated_at = now()
+            """)
+        _ = try connection.execute("""
+            INSERT INTO \(ident: meta, "model_versions") (model_name, version_name, model_hash, entity_hashes, format, definition)
+            VALUES (\(model.name), \(version.name), \(hashes.model), \(entityHashes)::jsonb, 'native-json', \(NativeModelWriter.json(of: version)))
+            ON CONFLICT (model_name, model_hash) DO NOTHING
+            """)
+        try insertHistory(step, plan: plan, rows: rows, started: started, outcome: "succeeded", error: nil)
+    }
+
+    func recordFailure(_ step: PlannedStep, plan: MigrationPlan, started: Date, error: Error) throws {
+        try insertHistory(step, plan: plan, rows: 0, started: started, outcome: "failed", error: String(describing: error))
+    }
+
+    func insertHistory(_ step: PlannedStep, plan: MigrationPlan, rows: Int, started: Date, outcome: String, error: String?) throws {
+        let statements = JSONValue.array(step.statements.map { .string($0.sql.text) }).rendered
+        let toHash = model.version(named: step.to).map { VersionHash.hashes(of: $0).model } ?? ""
+        let fromHash = step.kind == .create ? nil : plan.storeModelHash
+        let startedText = ISO8601DateFormatter.withFractionalSeconds.string(from: started)
+        _ = try connection.execute("""
+            INSERT INTO \(ident: MetadataSchema.schema, "migrations")
+                (store, kind, from_version, to_version, from_hash, to_hash, statements, rows, started_at, finished_at,
+                 duration_ms, applied_by, outcome, error)
+            VALUES (\(store), \(step.kind.rawValue), \(step.from), \(step.to), \(fromHash), \(toHash), \(statements)::jsonb,
+                    \(rows), \(startedText)::timestamptz, clock_timestamp(), \(milliseconds(since: started)),
+                    current_user || ' (' || \(Self.operatingSystemUser) || ')', \(outcome), \(error))
+            """)
+    }
+
+    static var operatingSystemUser: String {
+        let environment = ProcessInfo.processInfo.environment
+        let user = environment["USER"] ?? environment["LOGNAME"] ?? "unknown"
+        return "\(user)@\(ProcessInfo.processInfo.hostName)"
+    }
+}
+
+func milliseconds(since start: Date) -> Int {
+    Int((Date().timeIntervalSince(start) * 1000).rounded())
+}
+
+extension ISO8601DateFormatter {
+    nonisolated(unsafe) static let withFractionalSeconds: ISO8601DateFormatter = {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter
+    }()
+}

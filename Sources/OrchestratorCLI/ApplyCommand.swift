@@ -1,0 +1,67 @@
+import ArgumentParser
+import Engine
+import ObjectModel
+import Planning
+
+struct ApplyCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "apply",
+        abstract: "Run the plan under the store's advisory lock; each step in one transaction."
+    )
+
+    @OptionGroup var modelOptions: ModelOptions
+    @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup var formatOptions: FormatOptions
+
+    @Option(name: .long, help: "Bring the store to this version instead of the current one.")
+    var to: String?
+
+    @Option(name: .long, help: "lock_timeout for each statement, in milliseconds.")
+    var lockTimeout: Int = 5000
+
+    func validate() throws {
+        guard lockTimeout > 0 else { throw ValidationError("--lock-timeout must be a positive number of milliseconds") }
+    }
+
+    func run() throws {
+        try reportingFailures {
+            let model = try modelOptions.loadValidated()
+            let url = try storeOptions.resolvedDatabaseURL()
+            let connection = try connect(url)
+            defer { connection.close() }
+            let store = storeOptions.storeName(for: model)
+            let migrator = StoreMigrator(connection: connection, model: model, store: store, targetVersion: to)
+            let isText = formatOptions.format == .text
+            let report = try migrator.apply(options: ApplyOptions(lockTimeoutMilliseconds: lockTimeout)) { number, count, step in
+                if isText {
+                    printLine("step \(number) of \(count): \(step.kind.rawValue) \(step.from.map { "'\($0)' -> " } ?? "")'\(step.to)' (\(step.statements.count) statements)")
+                }
+            }
+            switch formatOptions.format {
+            case .json:
+                printLine(JSONValue.object([
+                    ("store", .string(store)),
+                    ("version", .string(report.plan.targetVersion)),
+                    ("modelHash", .string(report.plan.targetModelHash)),
+                    ("wasUpToDate", .bool(report.plan.isUpToDate)),
+                    ("steps", .array(report.appliedSteps.map { applied in
+                        .object([
+                            ("kind", .string(applied.step.kind.rawValue)),
+                            ("from", applied.step.from.map(JSONValue.string) ?? .null),
+                            ("to", .string(applied.step.to)),
+                            ("rows", .number(applied.rows)),
+                            ("durationMs", .number(applied.durationMilliseconds)),
+                        ])
+                    })),
+                ]).rendered)
+            case .text:
+                if report.plan.isUpToDate {
+                    printLine("store \(store): already up to date at '\(report.plan.targetVersion)'; nothing to do")
+                } else {
+                    let total = report.appliedSteps.reduce(0) { $0 + $1.durationMilliseconds }
+                    printLine("store \(store): now at '\(report.plan.targetVersion)' (\(report.appliedSteps.count) step(s), \(total) ms)")
+                }
+            }
+        }
+    }
+}

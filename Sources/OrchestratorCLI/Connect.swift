@@ -1,0 +1,24 @@
+import Engine
+import PostgresClient
+
+/// Connection failed; says where to, without the password.
+struct ConnectionFailure: Error, CustomStringConvertible {
+    var target: String
+    var underlying: PostgresError
+
+    var description: String {
+        var text = "cannot connect to \(target): \(underlying.message)"
+        if underlying.sqlState == PostgresError.invalidPassword || underlying.message.contains("password authentication failed") {
+            text += " (check the user and password in the database URL)"
+        }
+        return text
+    }
+}
+
+func connect(_ url: String) throws -> PostgresConnection {
+    do {
+        return try PostgresConnection(url: url)
+    } catch let error as PostgresError {
+        throw ConnectionFailure(target: redactedConnectionString(url), underlying: error)
+    }
+}

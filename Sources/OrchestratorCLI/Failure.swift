@@ -1,0 +1,26 @@
+import ArgumentParser
+import Foundation
+
+/// Runs a command body: failures become one line on stderr and exit 1.
+func reportingFailures(_ body: () throws -> Void) throws {
+    do {
+        try body()
+    } catch let exit as ExitCode {
+        throw exit
+    } catch let validation as ValidationError {
+        throw validation
+    } catch {
+        printError(String(describing: error))
+        throw ExitCode.failure
+    }
+}
+
+func printError(_ message: String) {
+    let lines = message.split(separator: "\n", omittingEmptySubsequences: true)
+    let text = lines.count <= 1 ? "error: \(message)\n" : "error: \(lines.count) problems\n" + lines.map { "  \($0)\n" }.joined()
+    FileHandle.standardError.write(Data(text.utf8))
+}
+
+func printLine(_ text: String = "") {
+    FileHandle.standardOutput.write(Data((text + "\n").utf8))
+}

@@ -1,0 +1,48 @@
+import ArgumentParser
+import ObjectModel
+
+struct HashCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "hash",
+        abstract: "Print the version hashes of every version (or one) of a model."
+    )
+
+    @OptionGroup var modelOptions: ModelOptions
+    @OptionGroup var formatOptions: FormatOptions
+
+    @Option(name: .long, help: "Only this version.")
+    var version: String?
+
+    func run() throws {
+        try reportingFailures {
+            let model = try modelOptions.load()
+            var versions = model.versions
+            if let version {
+                guard let found = model.version(named: version) else {
+                    throw ValidationError("no version named '\(version)' in \(model.path) (versions: \(model.versions.map(\.name).joined(separator: ", ")))")
+                }
+                versions = [found]
+            }
+            let hashed = versions.map { ($0.name, VersionHash.hashes(of: $0)) }
+            switch formatOptions.format {
+            case .json:
+                printLine(JSONValue.object([
+                    ("versions", .array(hashed.map { name, hashes in
+                        .object([
+                            ("name", .string(name)),
+                            ("modelHash", .string(hashes.model)),
+                            ("entities", .object(hashes.entities.keys.sorted().map { ($0, .string(hashes.entities[$0]!)) })),
+                        ])
+                    })),
+                ]).rendered)
+            case .text:
+                for (name, hashes) in hashed {
+                    printLine("\(name)\(name == model.currentVersionName ? " (current)" : "")  \(hashes.model)")
+                    for entity in hashes.entities.keys.sorted() {
+                        printLine("  \(entity)  \(hashes.entities[entity]!)")
+                    }
+                }
+            }
+        }
+    }
+}

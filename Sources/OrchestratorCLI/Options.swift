@@ -1,0 +1,56 @@
+import ArgumentParser
+import Foundation
+import ObjectModel
+
+public enum OutputFormat: String, ExpressibleByArgument, CaseIterable, Sendable {
+    case text
+    case json
+}
+
+struct ModelOptions: ParsableArguments {
+    @Option(name: .long, help: "A versioned-model folder (with model.yaml) or an .xcdatamodeld package.")
+    var model: String
+
+    func load() throws -> VersionedModel {
+        try ModelLoader.load(path: model)
+    }
+
+    /// Loads and validates every version; any problem stops the command.
+    func loadValidated() throws -> VersionedModel {
+        try ModelLoader.loadValidated(path: model)
+    }
+}
+
+struct StoreOptions: ParsableArguments {
+    @Option(name: .long, help: "The store's schema (default: the model's name in snake_case).")
+    var store: String?
+
+    @Option(name: .long, help: "PostgreSQL URL or conninfo (default: $DATABASE_URL). Passwords are never printed.")
+    var databaseURL: String?
+
+    func storeName(for model: VersionedModel) -> String {
+        store ?? StoreNaming.snakeCase(model.name)
+    }
+
+    func resolvedDatabaseURL() throws -> String {
+        if let databaseURL, !databaseURL.isEmpty { return databaseURL }
+        if let fromEnvironment = ProcessInfo.processInfo.environment["DATABASE_URL"], !fromEnvironment.isEmpty {
+            return fromEnvironment
+        }
+        throw ValidationError("no database URL: pass --database-url or set DATABASE_URL")
+    }
+
+    func validate() throws {
+        if let store, store.isEmpty || store.utf8.count > StoreNaming.maximumIdentifierBytes {
+            throw ValidationError("--store must be a schema name of 1 to 63 bytes")
+        }
+        if store == "orchestrator" || store?.hasPrefix("pg_") == true || store == "information_schema" {
+            throw ValidationError("--store '\(store!)' is reserved")
+        }
+    }
+}
+
+struct FormatOptions: ParsableArguments {
+    @Option(name: .long, help: "Output format: text or json.")
+    var format: OutputFormat = .text
+}

@@ -1,0 +1,22 @@
+import ArgumentParser
+
+/// The `orchestrator` command. Users with custom needs build their own executable around it.
+public struct Orchestrator: ParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "orchestrator",
+        abstract: "Core Data model versioning and migration for PostgreSQL.",
+        discussion: """
+            A store is a PostgreSQL schema holding the data of one version of a model. `plan`
+            tells whether a store matches the current version and what `apply` would run;
+            `apply` runs exactly that.
+
+            EXIT CODES
+              0   success (for `status`: the report was produced, compatible or not)
+              1   failure: bad model, unreachable database, unknown store version, failed step
+              64  bad usage: unknown option, missing argument, no database URL
+            """,
+        subcommands: [StatusCommand.self, PlanCommand.self, ApplyCommand.self, HashCommand.self, ValidateCommand.self]
+    )
+
+    public init() {}
+}

@@ -1,0 +1,78 @@
+import ObjectModel
+import Planning
+
+/// `plan` output: text for people, JSON for machines; the same value either way.
+enum PlanRendering {
+    static func json(_ plan: MigrationPlan) -> JSONValue {
+        .object([
+            ("store", .string(plan.store)),
+            ("model", .string(plan.modelName)),
+            ("upToDate", .bool(plan.isUpToDate)),
+            ("status", .string(statusName(plan.status))),
+            ("storeVersion", plan.storeVersion.map(JSONValue.string) ?? .null),
+            ("targetVersion", .string(plan.targetVersion)),
+            ("currentVersion", .string(plan.currentVersion)),
+            ("modelHash", .string(plan.targetModelHash)),
+            ("storeModelHash", plan.storeModelHash.map(JSONValue.string) ?? .null),
+            ("migrationRequired", .bool(plan.status == .migrationRequired)),
+            ("executable", .bool(plan.isExecutable)),
+            ("blockers", .array(plan.blockers.map(JSONValue.string))),
+            ("steps", .array(plan.steps.map(stepJSON))),
+        ])
+    }
+
+    static func stepJSON(_ step: PlannedStep) -> JSONValue {
+        .object([
+            ("kind", .string(step.kind.rawValue)),
+            ("from", step.from.map(JSONValue.string) ?? .null),
+            ("to", .string(step.to)),
+            ("statements", .array(step.statements.map { .string($0.sql.text) })),
+            ("statementDetails", .array(step.statements.map { statement in
+                .object([
+                    ("sql", .string(statement.sql.text)),
+                    ("lock", .string(statement.lock.rawValue)),
+                    ("summary", .string(statement.summary)),
+                ])
+            })),
+            ("hazards", .array(step.hazards.map { .object([("code", .string($0.code)), ("message", .string($0.message))]) })),
+            ("rowEstimate", .number(step.rowEstimate)),
+        ])
+    }
+
+    static func statusName(_ status: MigrationPlan.Status) -> String {
+        switch status {
+        case .missing: "missing"
+        case .upToDate: "upToDate"
+        case .migrationRequired: "migrationRequired"
+        }
+    }
+
+    static func text(_ plan: MigrationPlan) -> [String] {
+        var lines: [String] = []
+        switch plan.status {
+        case .upToDate:
+            return ["store \(plan.store): up to date at '\(plan.targetVersion)' (model hash \(plan.targetModelHash)); nothing to do"]
+        case .missing:
+            lines.append("store \(plan.store): does not exist; the plan creates it at '\(plan.targetVersion)'")
+        case .migrationRequired:
+            lines.append("store \(plan.store): at '\(plan.storeVersion ?? "?")' (model hash \(plan.storeModelHash ?? "?")), target '\(plan.targetVersion)' (model hash \(plan.targetModelHash))")
+            lines.append("migration required")
+        }
+        for (index, step) in plan.steps.enumerated() {
+            lines.append("")
+            let from = step.from.map { "'\($0)' -> " } ?? ""
+            lines.append("-- step \(index + 1) of \(plan.steps.count): \(step.kind.rawValue) \(from)'\(step.to)', \(step.statements.count) statements, about \(step.rowEstimate) rows")
+            for hazard in step.hazards {
+                lines.append("-- hazard \(hazard.code): \(hazard.message)")
+            }
+            for statement in step.statements {
+                lines.append("-- \(statement.summary) [lock: \(statement.lock.rawValue)]")
+                lines.append(statement.sql.text + ";")
+            }
+        }
+        for blocker in plan.blockers {
+            lines.append("cannot apply: \(blocker)")
+        }
+        return lines
+    }
+}

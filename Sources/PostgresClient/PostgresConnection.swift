@@ -1,0 +1,181 @@
+import CLibPQ
+import Foundation
+import SQLBuilding
+
+/// One libpq connection to a PostgreSQL server.
+///
+/// Not thread-safe: libpq allows one statement at a time per connection, so use a connection from
+/// one task or thread at a time. It is `@unchecked Sendable` only so it can be handed from one
+/// task to another; callers must not share it concurrently.
+public final class PostgresConnection: @unchecked Sendable, CustomStringConvertible {
+    /// The connection string with any password replaced by `***`.
+    public let target: String
+    private var connection: OpaquePointer?
+
+    /// Opens a connection.
+    ///
+    /// - Parameter connectionString: a `postgres://` / `postgresql://` URL or a key=value conninfo
+    ///   string, passed to libpq as is (so `sslmode` and the like work). Errors never contain its
+    ///   password.
+    public init(url connectionString: String) throws {
+        target = redactedConnectionString(connectionString)
+        guard let connection = PQconnectdb(connectionString) else {
+            throw PostgresError(kind: .connection, message: "libpq could not allocate a connection to \(target)")
+        }
+        guard PQstatus(connection) == CONNECTION_OK else {
+            let message = libpqErrorMessage(connection, redacting: connectionString)
+            PQfinish(connection)
+            throw PostgresError(kind: .connection, message: message)
+        }
+        // Notices (e.g. "relation already exists, skipping") would otherwise go to stderr.
+        PQsetNoticeProcessor(connection, { _, _ in }, nil)
+        // Every String we send and read is UTF-8, whatever the database's default.
+        guard PQsetClientEncoding(connection, "UTF8") == 0 else {
+            let message = libpqErrorMessage(connection, redacting: connectionString)
+            PQfinish(connection)
+            throw PostgresError(kind: .connection, message: message)
+        }
+        self.connection = connection
+    }
+
+    deinit {
+        close()
+    }
+
+    public var description: String { "PostgresConnection(\(target))" }
+
+    /// Closes the connection. Using it afterwards is a programming error.
+    public func close() {
+        if let connection { PQfinish(connection) }
+        connection = nil
+    }
+
+    /// The server version as libpq reports it, e.g. `150004` for 15.4.
+    public var serverVersion: Int {
+        Int(PQserverVersion(openConnection()))
+    }
+
+    /// Runs a statement and returns its rows, all values in text format.
+    ///
+    /// With binds, uses `PQexecParams` with text parameters whose types the server infers. Without
+    /// binds, uses `PQexec`, so the text may hold several statements (the last one's result is
+    /// returned).
+    @discardableResult
+    public func execute(_ sql: SQL) throws -> QueryResult {
+        let connection = openConnection()
+        let result: OpaquePointer?
+        if sql.binds.isEmpty {
+            result = PQexec(connection, sql.text)
+        } else {
+            result = try withParameterValues(of: sql) { values in
+                PQexecParams(connection, sql.text, Int32(values.count), nil, values, nil, nil, 0)
+            }
+        }
+        return try consumeResult(result, statement: sql.text, kind: .query)
+    }
+
+    /// Runs `body` between BEGIN and COMMIT; on a thrown error, rolls back and rethrows it.
+    ///
+    /// Transactions do not nest: calling this inside another transaction is a programming error.
+    public func transaction<T>(_ body: () throws -> T) throws -> T {
+        let status = PQtransactionStatus(openConnection())
+        precondition(
+            status != PQTRANS_INTRANS && status != PQTRANS_INERROR,
+            "transaction(_:) called while a transaction is already open on \(self)"
+        )
+        try execute("BEGIN")
+        let value: T
+        do {
+            value = try body()
+        } catch {
+            _ = try? execute("ROLLBACK")
+            throw error
+        }
+        // COMMIT of a transaction in which a statement failed succeeds but reports ROLLBACK.
+        let commit = try execute("COMMIT")
+        guard commit.commandTag != "ROLLBACK" else {
+            throw PostgresError(
+                kind: .query,
+                message: "the transaction was rolled back because a statement in it failed",
+                hint: "an error thrown inside transaction(_:) was caught and not rethrown",
+                statement: "COMMIT"
+            )
+        }
+        return value
+    }
+
+    // MARK: - libpq plumbing shared by the extensions
+
+    /// The open libpq connection; using a closed connection is a programming error.
+    func openConnection() -> OpaquePointer {
+        guard let connection else { preconditionFailure("\(self) used after close()") }
+        return connection
+    }
+
+    /// Turns a finished `PGresult` into rows or a thrown error, and frees it.
+    func consumeResult(_ result: OpaquePointer?, statement: String, kind: PostgresError.Kind) throws -> QueryResult {
+        let connection = openConnection()
+        guard let result else {
+            throw PostgresError(kind: kind, message: libpqErrorMessage(connection), statement: statement)
+        }
+        defer { PQclear(result) }
+        let status = PQresultStatus(result)
+        switch status {
+        case PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_EMPTY_QUERY:
+            return QueryResult(libpqResult: result)
+        case PGRES_COPY_IN, PGRES_COPY_OUT, PGRES_COPY_BOTH:
+            leaveCopyState(status, reason: "COPY is not supported by execute(_:); use copyIn(_:rows:)")
+            throw PostgresError(
+                kind: .protocol,
+                message: "execute(_:) cannot run COPY; use copyIn(_:rows:) for COPY ... FROM STDIN",
+                statement: statement
+            )
+        default:
+            throw PostgresError(result: result, connection: connection, kind: kind, statement: statement)
+        }
+    }
+
+    /// Ends a COPY the server started but we cannot serve, then discards the remaining results.
+    func leaveCopyState(_ status: ExecStatusType, reason: String) {
+        let connection = openConnection()
+        if status == PGRES_COPY_IN {
+            _ = PQputCopyEnd(connection, reason)
+        } else if status == PGRES_COPY_OUT {
+            var buffer: UnsafeMutablePointer<CChar>?
+            while PQgetCopyData(connection, &buffer, 0) > 0 {
+                PQfreemem(buffer)
+            }
+        }
+        while let pending = PQgetResult(connection) {
+            PQclear(pending)
+        }
+    }
+
+    /// Calls `body` with the binds as C strings (nil for NULL), freeing them afterwards.
+    private func withParameterValues<R>(of sql: SQL, _ body: ([UnsafePointer<CChar>?]) -> R) throws -> R {
+        var values: [UnsafeMutablePointer<CChar>?] = []
+        defer { values.forEach { free($0) } }
+        for (offset, bind) in sql.binds.enumerated() {
+            guard let text = bind.textRepresentation else {
+                values.append(nil)
+                continue
+            }
+            guard !text.utf8.contains(0) else {
+                throw PostgresError(
+                    kind: .query,
+                    message: "bind $\(offset + 1) contains a NUL character, which PostgreSQL text cannot hold",
+                    statement: sql.text
+                )
+            }
+            values.append(strdup(text))
+        }
+        return body(values.map { UnsafePointer($0) })
+    }
+}
+
+/// libpq's current error message on one line, with the connection's secrets removed.
+func libpqErrorMessage(_ connection: OpaquePointer, redacting connectionString: String = "") -> String {
+    let raw = PQerrorMessage(connection).map { String(cString: $0) } ?? ""
+    let message = singleLine(scrubbed(raw, connectionString: connectionString))
+    return message.isEmpty ? "libpq reported an error without a message" : message
+}

@@ -1,0 +1,117 @@
+import Foundation
+
+/// A failure reported by PostgreSQL or libpq.
+///
+/// Carries the server's diagnostic fields so callers can branch on `sqlState` and show `detail`
+/// and `hint`. `description` is one line and leaks no data: it never contains bind values (they
+/// are not stored), the `detail` field (which may quote row values) or connection passwords.
+public struct PostgresError: Error, Sendable, CustomStringConvertible {
+    /// Which phase failed.
+    public enum Kind: String, Sendable {
+        /// Opening the connection (unreachable server, authentication, bad connection string).
+        case connection
+        /// A statement sent with `execute`.
+        case query
+        /// A `COPY ... FROM STDIN` sent with `copyIn`.
+        case copy
+        /// The client and server disagree about the protocol state (e.g. COPY sent to `execute`).
+        case `protocol`
+    }
+
+    public var kind: Kind
+    /// Severity as PostgreSQL names it in English (`ERROR`, `FATAL`), when the server sent one.
+    public var severity: String?
+    /// The five-character SQLSTATE code, e.g. `42P01`. Compare with the static constants.
+    public var sqlState: String?
+    public var message: String
+    public var detail: String?
+    public var hint: String?
+    /// 1-based character offset into `statement` where the server located the error.
+    public var position: Int?
+    public var schema: String?
+    public var table: String?
+    public var column: String?
+    public var constraint: String?
+    /// The SQL text that failed, with `$n` placeholders; bind values are never kept.
+    public var statement: String?
+
+    public init(
+        kind: Kind,
+        message: String,
+        severity: String? = nil,
+        sqlState: String? = nil,
+        detail: String? = nil,
+        hint: String? = nil,
+        position: Int? = nil,
+        schema: String? = nil,
+        table: String? = nil,
+        column: String? = nil,
+        constraint: String? = nil,
+        statement: String? = nil
+    ) {
+        self.kind = kind
+        self.message = message
+        self.severity = severity
+        self.sqlState = sqlState
+        self.detail = detail
+        self.hint = hint
+        self.position = position
+        self.schema = schema
+        self.table = table
+        self.column = column
+        self.constraint = constraint
+        self.statement = statement
+    }
+
+    /// `ERROR 42P01: relation "x" does not exist (statement: SELECT ...)`.
+    public var description: String {
+        var text = severity ?? defaultLabel
+        if let sqlState { text += " \(sqlState)" }
+        text += ": " + singleLine(message)
+        if let statement {
+            text += " (statement: \(truncated(collapsingWhitespace(statement), to: Self.statementDescriptionLimit)))"
+        }
+        return text
+    }
+
+    /// How many characters of the statement `description` shows.
+    static let statementDescriptionLimit = 200
+
+    private var defaultLabel: String {
+        switch kind {
+        case .connection: return "connection error"
+        case .query, .copy: return "ERROR"
+        case .protocol: return "protocol error"
+        }
+    }
+}
+
+// SQLSTATE codes the orchestrator reacts to. See PostgreSQL's "Appendix A. Error Codes".
+extension PostgresError {
+    public static let lockNotAvailable = "55P03"
+    public static let uniqueViolation = "23505"
+    public static let notNullViolation = "23502"
+    public static let checkViolation = "23514"
+    public static let foreignKeyViolation = "23503"
+    public static let invalidPassword = "28P01"
+    public static let undefinedTable = "42P01"
+    public static let serializationFailure = "40001"
+    public static let deadlockDetected = "40P01"
+}
+
+/// Joins the non-empty lines of a libpq or server message with "; ".
+func singleLine(_ text: String) -> String {
+    text.split(whereSeparator: \.isNewline)
+        .map { $0.trimmingCharacters(in: .whitespaces) }
+        .filter { !$0.isEmpty }
+        .joined(separator: "; ")
+}
+
+/// Runs of whitespace (newlines included) as one space, so a statement fits on one line.
+private func collapsingWhitespace(_ text: String) -> String {
+    text.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+}
+
+private func truncated(_ text: String, to limit: Int) -> String {
+    text.count <= limit ? text : String(text.prefix(limit)) + "…"
+}

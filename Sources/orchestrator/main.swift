@@ -1,0 +1,3 @@
+import OrchestratorCLI
+
+Orchestrator.main()
