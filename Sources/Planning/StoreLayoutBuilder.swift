@@ -80,7 +80,7 @@ extension StoreLayout {
         ))
         table.checks.append(CheckConstraint(
             name: StoreNaming.shortened(tableName + "_entity_check"),
-            expression: "\(quoteIdentifier("_entity")) IN (\(members.map(\.name).map(quoteLiteral).joined(separator: ", ")))"
+            expression: "\(quoteIdentifier("_entity")) IN (\(concrete.map(quoteLiteral).joined(separator: ", ")))"
         ))
         for entity in members {
             let isRoot = entity.name == root.name

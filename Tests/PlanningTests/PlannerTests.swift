@@ -1,0 +1,73 @@
+import Testing
+import ObjectModel
+@testable import Planning
+
+@Suite struct PlannerTests {
+    static func metadata(_ version: ModelVersion) -> StoreMetadata {
+        let hashes = VersionHash.hashes(of: version)
+        return StoreMetadata(modelName: "Recipes", versionName: version.name, modelHash: hashes.model, entityHashes: hashes.entities, versionIdentifiers: [])
+    }
+
+    @Test func aMissingStoreGetsOneCreateStep() throws {
+        let model = try Fixtures.model("migrations")
+        let plan = try Planner.plan(model: model, snapshot: StoreSnapshot(store: "recipes", schemaExists: false, metadata: nil))
+        #expect(plan.status == .missing)
+        #expect(plan.steps.map(\.kind) == [.create])
+        #expect(plan.steps[0].to == "Recipes 3")
+        #expect(plan.steps[0].statements.first?.sql.text == #"CREATE SCHEMA "recipes""#)
+        #expect(plan.isExecutable)
+    }
+
+    @Test func aStoreWithTheCurrentHashesIsUpToDate() throws {
+        let model = try Fixtures.model("migrations")
+        let snapshot = StoreSnapshot(store: "recipes", schemaExists: true, metadata: Self.metadata(model.currentVersion))
+        let plan = try Planner.plan(model: model, snapshot: snapshot)
+        #expect(plan.isUpToDate)
+        #expect(plan.steps.isEmpty)
+        #expect(plan.storeVersion == "Recipes 3")
+    }
+
+    @Test func anOlderStoreIsFoundByHashAndNeedsAMigration() throws {
+        let model = try Fixtures.model("migrations")
+        let snapshot = StoreSnapshot(store: "recipes", schemaExists: true, metadata: Self.metadata(model.versions[0]))
+        let plan = try Planner.plan(model: model, snapshot: snapshot)
+        #expect(plan.status == .migrationRequired)
+        #expect(plan.storeVersion == "Recipes 1")
+        #expect(!plan.isExecutable)
+        #expect(plan.blockers.first?.contains("migration required from 'Recipes 1' to 'Recipes 3'") == true)
+    }
+
+    @Test func aVersionKnownOnlyToTheDatabaseIsStillFound() throws {
+        let model = try Fixtures.model("migrations")
+        var metadata = Self.metadata(model.versions[0])
+        metadata.modelHash = String(repeating: "cd", count: 32)
+        let snapshot = StoreSnapshot(store: "recipes", schemaExists: true, metadata: metadata)
+        let plan = try Planner.plan(model: model, snapshot: snapshot, recordedVersions: [RecordedVersion(name: "Recipes 0", modelHash: metadata.modelHash)])
+        #expect(plan.storeVersion == "Recipes 0")
+        #expect(plan.storeVersionIsRecordedOnly)
+    }
+
+    @Test func aStoreOfAnUnknownVersionIsAnErrorNamingItsHash() throws {
+        let model = try Fixtures.model("migrations")
+        var metadata = Self.metadata(model.versions[0])
+        metadata.modelHash = String(repeating: "ab", count: 32)
+        let snapshot = StoreSnapshot(store: "recipes", schemaExists: true, metadata: metadata)
+        let error = #expect(throws: PlanningError.self) { try Planner.plan(model: model, snapshot: snapshot) }
+        #expect(error?.description.contains(String(repeating: "ab", count: 32)) == true)
+        #expect(error?.description.contains("store 'recipes'") == true)
+    }
+
+    @Test func aSchemaThatIsNotAStoreIsNeverTouched() throws {
+        let model = try Fixtures.model("migrations")
+        #expect(throws: PlanningError.schemaWithoutMetadata(store: "recipes")) {
+            try Planner.plan(model: model, snapshot: StoreSnapshot(store: "recipes", schemaExists: true, metadata: nil))
+        }
+    }
+
+    @Test func anUnknownTargetVersionIsNamed() throws {
+        let model = try Fixtures.model("migrations")
+        #expect(throws: PlanningError.unknownTargetVersion(name: "Recipes 9", available: ["Recipes 1", "Recipes 2", "Recipes 3"])) {
+            try Planner.plan(model: model, targetVersion: "Recipes 9", snapshot: StoreSnapshot(store: "r", schemaExists: false, metadata: nil))
+        }
+    }
+}
