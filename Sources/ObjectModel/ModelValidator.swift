@@ -148,6 +148,9 @@ public enum ModelValidator {
                 for relationship in entity.relationships where !relationship.isTransient {
                     if !relationship.isToMany {
                         stored.append((relationship.name, StoreNaming.foreignKeyColumnName(relationship: relationship.name), "to-one \(relationship.destination)"))
+                        if let inverse = version.inverse(of: relationship), inverse.isToMany, inverse.isOrdered {
+                            stored.append((relationship.name, StoreNaming.orderColumnName(relationship: relationship.name), "order of \(relationship.destination).\(inverse.name)"))
+                        }
                     } else {
                         let join = StoreNaming.joinTableName(entity: entity.name, relationship: relationship.name)
                         if let other = tables[join] {

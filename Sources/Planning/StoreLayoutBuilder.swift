@@ -20,14 +20,17 @@ extension StoreLayout {
                 tables.append(Self.joinTable(entity: entity, relationship: relationship, in: version))
             }
         }
-        // Ordered one-to-many: the order lives beside the inverse's column.
+        // Ordered one-to-many: the order lives beside the inverse's to-one column.
         for entity in version.entities {
             for relationship in entity.relationships where relationship.isOrdered
                 && Self.storage(of: relationship, in: entity, version: version) == .inverseColumn {
                 let destination = version.root(of: version.entity(named: relationship.destination)!)
                 let index = tables.firstIndex { $0.name == StoreNaming.tableName(entity: destination.name) }!
+                // Named after the inverse's column (`recipe_pk` -> `recipe_order`): unique in the
+                // table, where several entities may each have an ordered `items` pointing here.
+                let inverse = version.inverse(of: relationship)!
                 tables[index].columns.append(ColumnLayout(
-                    name: StoreNaming.orderColumnName(relationship: relationship.name), type: "integer",
+                    name: StoreNaming.orderColumnName(relationship: inverse.name), type: "integer",
                     isNullable: true, defaultExpression: nil, isIdentity: false,
                     role: .order(entity: entity.name, relationship: relationship.name)
                 ))

@@ -31,7 +31,7 @@ import TestSupport
             #expect(tables == ["all_types", "author", "book__tags", "item", "shelf", "tag", "tag__related_tags"])
 
             let item = try columns(in: "library", table: "item", on: connection)
-            #expect(item.map(\.name) == ["_pk", "_entity", "title", "added_at", "shelf_pk", "isbn", "page_count", "author_pk", "issue_number", "items_order"])
+            #expect(item.map(\.name) == ["_pk", "_entity", "title", "added_at", "shelf_pk", "isbn", "page_count", "author_pk", "issue_number", "shelf_order"])
             #expect(item.first { $0.name == "title" }?.isNullable == false)
             #expect(item.first { $0.name == "isbn" }?.isNullable == true)
 
@@ -73,7 +73,7 @@ import TestSupport
             let author = try connection.execute("INSERT INTO library.author (name) VALUES ('Le Guin') RETURNING _pk").int(0, "_pk")!
             let shelf = try connection.execute("INSERT INTO library.shelf (code) VALUES ('A1') RETURNING _pk").int(0, "_pk")!
             try connection.execute("""
-                INSERT INTO library.item (_entity, title, isbn, author_pk, shelf_pk, items_order)
+                INSERT INTO library.item (_entity, title, isbn, author_pk, shelf_pk, shelf_order)
                 VALUES ('Book', 'The Dispossessed', '978-0', \(author), \(shelf), 0)
                 """)
             // A magazine needs no ISBN and no author; a book does (CHECKs scoped to Book).

@@ -9,7 +9,7 @@ import ObjectModel
         let item = try #require(layout.table(named: "item"))
         #expect(item.entities == ["Item", "Book", "Magazine"])
         #expect(item.columns.map(\.name) == [
-            "_pk", "_entity", "title", "added_at", "shelf_pk", "isbn", "page_count", "author_pk", "issue_number", "items_order",
+            "_pk", "_entity", "title", "added_at", "shelf_pk", "isbn", "page_count", "author_pk", "issue_number", "shelf_order",
         ])
     }
 
