@@ -49,7 +49,7 @@ let package = Package(
         .executableTarget(name: "orchestrator", dependencies: ["OrchestratorCLI"]),
         .target(name: "TestSupport", dependencies: ["PostgresClient"], path: "Tests/TestSupport"),
         .testTarget(name: "SQLBuildingTests", dependencies: ["SQLBuilding"]),
-        .testTarget(name: "ObjectModelTests", dependencies: ["ObjectModel"], exclude: ["Fixtures"]),
+        .testTarget(name: "ObjectModelTests", dependencies: ["ObjectModel", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "PlanningTests", dependencies: ["Planning"]),
         .testTarget(name: "PostgresClientTests", dependencies: ["PostgresClient", "TestSupport"]),
         .testTarget(name: "EngineTests", dependencies: ["Engine", "TestSupport"]),

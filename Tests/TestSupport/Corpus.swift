@@ -8,6 +8,8 @@ public enum Corpus {
         public var path: String
         /// Version names, oldest first.
         public var versions: [String]
+        /// The current version named by `.xccurrentversion`; nil when the bundle has none.
+        public var current: String?
         public var fullPath: String { Corpus.root + "/" + repository + "/" + path }
         public var description: String { repository + "/" + path }
     }
@@ -30,7 +32,8 @@ public enum Corpus {
         for (repository, info) in repos.sorted(by: { $0.key < $1.key }) {
             for (path, model) in ((info["models"] as? [String: [String: Any]]) ?? [:]).sorted(by: { $0.key < $1.key }) {
                 let versions = ((model["versions"] as? [String]) ?? []).map { ($0 as NSString).deletingPathExtension }
-                result.append(Bundle(repository: repository, path: path, versions: versions))
+                let current = (model["current"] as? String).map { ($0 as NSString).deletingPathExtension }
+                result.append(Bundle(repository: repository, path: path, versions: versions, current: current))
             }
         }
         return result
