@@ -72,11 +72,16 @@ public struct StoreMigrator {
         return try Planner.plan(model: model, targetVersion: targetVersion, snapshot: snapshot, recordedVersions: recorded)
     }
 
-    /// 1. Make sure the metadata schema exists.
-    /// 2. Take the store's advisory lock, then re-read the metadata and re-plan under it (another
+    /// 1. Plan without writing anything: a store of an unknown version, a schema that is not a
+    ///    store or a plan that cannot run stops here, with the database untouched.
+    /// 2. Make sure the metadata schema exists.
+    /// 3. Take the store's advisory lock, then re-read the metadata and re-plan under it (another
     ///    process may have migrated the store meanwhile).
-    /// 3. Run each step in one transaction with its metadata and history.
+    /// 4. Run each step in one transaction with its metadata and history.
     public func apply(options: ApplyOptions = ApplyOptions(), onStep: (Int, Int, PlannedStep) -> Void = { _, _, _ in }) throws -> ApplyReport {
+        let preliminary = try plan()
+        if preliminary.isUpToDate { return ApplyReport(plan: preliminary, appliedSteps: []) }
+        guard preliminary.isExecutable else { throw NotExecutable(blockers: preliminary.blockers) }
         try MetadataSchema.bootstrap(on: connection)
         let lockKey = PostgresConnection.advisoryLockKey(for: "orchestrator:store:" + store)
         try connection.advisoryLock(key: lockKey)

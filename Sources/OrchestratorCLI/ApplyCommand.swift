@@ -26,6 +26,7 @@ struct ApplyCommand: ParsableCommand {
     func run() throws {
         try reportingFailures {
             let model = try modelOptions.loadValidated()
+            try modelOptions.checkVersion(to, in: model)
             let url = try storeOptions.resolvedDatabaseURL()
             let connection = try connect(url)
             defer { connection.close() }

@@ -8,7 +8,9 @@ func reportingFailures(_ body: () throws -> Void) throws {
     } catch let exit as ExitCode {
         throw exit
     } catch let validation as ValidationError {
-        throw validation
+        // Usage problems found while running: one line, and the usage exit code.
+        printError(validation.message)
+        throw ExitCode.validationFailure
     } catch {
         printError(String(describing: error))
         throw ExitCode.failure

@@ -16,13 +16,8 @@ struct HashCommand: ParsableCommand {
     func run() throws {
         try reportingFailures {
             let model = try modelOptions.load()
-            var versions = model.versions
-            if let version {
-                guard let found = model.version(named: version) else {
-                    throw ValidationError("no version named '\(version)' in \(model.path) (versions: \(model.versions.map(\.name).joined(separator: ", ")))")
-                }
-                versions = [found]
-            }
+            try modelOptions.checkVersion(version, in: model)
+            let versions = version.flatMap { model.version(named: $0) }.map { [$0] } ?? model.versions
             let hashed = versions.map { ($0.name, VersionHash.hashes(of: $0)) }
             switch formatOptions.format {
             case .json:

@@ -15,6 +15,12 @@ struct ModelOptions: ParsableArguments {
         try ModelLoader.load(path: model)
     }
 
+    /// A version named on the command line must exist: a usage error otherwise.
+    func checkVersion(_ name: String?, in model: VersionedModel) throws {
+        guard let name, model.version(named: name) == nil else { return }
+        throw ValidationError("no version named '\(name)' in \(model.path) (versions: \(model.versions.map(\.name).joined(separator: ", ")))")
+    }
+
     /// Loads and validates every version; any problem stops the command.
     func loadValidated() throws -> VersionedModel {
         try ModelLoader.loadValidated(path: model)

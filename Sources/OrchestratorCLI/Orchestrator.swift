@@ -6,14 +6,15 @@ public struct Orchestrator: ParsableCommand {
         commandName: "orchestrator",
         abstract: "Core Data model versioning and migration for PostgreSQL.",
         discussion: """
-            A store is a PostgreSQL schema holding the data of one version of a model. `plan`
-            tells whether a store matches the current version and what `apply` would run;
-            `apply` runs exactly that.
+            A store is a PostgreSQL schema holding the data of one version of a
+            model. `plan` tells whether a store matches the current version and
+            what `apply` would run; `apply` runs exactly that.
 
             EXIT CODES
-              0   success (for `status`: the report was produced, compatible or not)
-              1   failure: bad model, unreachable database, unknown store version, failed step
-              64  bad usage: unknown option, missing argument, no database URL
+              0   success (`status`: the report was produced, compatible or not)
+              1   failure: bad model, unreachable database, store of an unknown
+                  version, a plan that cannot run, a failed step
+              64  bad usage: unknown option or version, no database URL
             """,
         subcommands: [StatusCommand.self, PlanCommand.self, ApplyCommand.self, HashCommand.self, ValidateCommand.self]
     )

@@ -19,6 +19,7 @@ struct PlanCommand: ParsableCommand {
     func run() throws {
         try reportingFailures {
             let model = try modelOptions.loadValidated()
+            try modelOptions.checkVersion(to, in: model)
             let url = try storeOptions.resolvedDatabaseURL()
             let connection = try connect(url)
             defer { connection.close() }
