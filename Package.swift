@@ -50,7 +50,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["PostgresClient"], path: "Tests/TestSupport"),
         .testTarget(name: "SQLBuildingTests", dependencies: ["SQLBuilding"]),
         .testTarget(name: "ObjectModelTests", dependencies: ["ObjectModel", "TestSupport"], exclude: ["Fixtures"]),
-        .testTarget(name: "PlanningTests", dependencies: ["Planning"]),
+        .testTarget(name: "PlanningTests", dependencies: ["Planning", "TestSupport"], exclude: ["Expectations"]),
         .testTarget(name: "PostgresClientTests", dependencies: ["PostgresClient", "TestSupport"]),
         .testTarget(name: "EngineTests", dependencies: ["Engine", "TestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["TestSupport"]),

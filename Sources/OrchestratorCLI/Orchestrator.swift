@@ -16,7 +16,7 @@ public struct Orchestrator: ParsableCommand {
                   version, a plan that cannot run, a failed step
               64  bad usage: unknown option or version, no database URL
             """,
-        subcommands: [StatusCommand.self, PlanCommand.self, ApplyCommand.self, HashCommand.self, ValidateCommand.self]
+        subcommands: [StatusCommand.self, PlanCommand.self, ApplyCommand.self, InferCommand.self, HashCommand.self, ValidateCommand.self]
     )
 
     public init() {}
