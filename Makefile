@@ -17,7 +17,7 @@ SWIFTPM_FLAGS ?=
 export SWIFTPM_FLAGS
 
 .DEFAULT_GOAL := build
-.PHONY: build test demo clean deps
+.PHONY: build test demo bench clean deps
 
 build:
 	$(SWIFT) build $(SWIFTPM_FLAGS)
@@ -43,6 +43,11 @@ test: deps
 demo: deps
 	$(SWIFT) build $(SWIFTPM_FLAGS)
 	bash scripts/with-postgres.sh bash scripts/demo.sh
+
+# A benchmark, not a test: orchestrator against hand-written SQL in the same run (scripts/bench.sh).
+bench: deps
+	command -v /usr/bin/time >/dev/null || (apt-get update -qq && apt-get install -y -qq time)
+	bash scripts/with-postgres.sh bash scripts/bench.sh
 
 clean:
 	$(SWIFT) package $(SWIFTPM_FLAGS) clean
