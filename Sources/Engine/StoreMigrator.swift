@@ -10,10 +10,13 @@ public struct ApplyOptions: Sendable {
     public var lockTimeoutMilliseconds: Int
     /// Attempts of a step that failed with lock-not-available (55P03), with backoff between.
     public var lockRetries: Int
+    /// Steps that drop rows or values (hazard `dataLoss`) run only when true.
+    public var allowDataLoss: Bool
 
-    public init(lockTimeoutMilliseconds: Int = 5000, lockRetries: Int = 5) {
+    public init(lockTimeoutMilliseconds: Int = 5000, lockRetries: Int = 5, allowDataLoss: Bool = false) {
         self.lockTimeoutMilliseconds = lockTimeoutMilliseconds
         self.lockRetries = lockRetries
+        self.allowDataLoss = allowDataLoss
     }
 }
 
@@ -51,6 +54,28 @@ public struct NotExecutable: Error, CustomStringConvertible {
     public var description: String { blockers.joined(separator: "; ") }
 }
 
+/// The plan drops rows or values and `ApplyOptions.allowDataLoss` is false: nothing was changed.
+public struct DataLossNotAllowed: Error, CustomStringConvertible {
+    /// Each lossy step as "step n of m ('A' -> 'B')" with what it loses.
+    public var losses: [String]
+
+    public var description: String {
+        "the migration loses data: \(losses.joined(separator: "; ")); nothing was changed (run again with --allow-data-loss to accept the loss)"
+    }
+
+    static func check(_ plan: MigrationPlan, options: ApplyOptions) throws {
+        guard !options.allowDataLoss else { return }
+        var losses: [String] = []
+        for (index, step) in plan.steps.enumerated() {
+            let lost = step.hazards.filter(\.isDataLoss).map(\.message)
+            guard !lost.isEmpty else { continue }
+            let from = step.from.map { "'\($0)' -> " } ?? ""
+            losses.append("step \(index + 1) of \(plan.steps.count) (\(from)'\(step.to)') \(lost.joined(separator: ", "))")
+        }
+        if !losses.isEmpty { throw DataLossNotAllowed(losses: losses) }
+    }
+}
+
 /// Runs plans against PostgreSQL under the store's advisory lock.
 public struct StoreMigrator {
     public var connection: PostgresConnection
@@ -73,7 +98,8 @@ public struct StoreMigrator {
     }
 
     /// 1. Plan without writing anything: a store of an unknown version, a schema that is not a
-    ///    store or a plan that cannot run stops here, with the database untouched.
+    ///    store, a plan that cannot run or one that loses data without `allowDataLoss` stops
+    ///    here, with the database untouched.
     /// 2. Make sure the metadata schema exists.
     /// 3. Take the store's advisory lock, then re-read the metadata and re-plan under it (another
     ///    process may have migrated the store meanwhile).
@@ -82,6 +108,7 @@ public struct StoreMigrator {
         let preliminary = try plan()
         if preliminary.isUpToDate { return ApplyReport(plan: preliminary, appliedSteps: []) }
         guard preliminary.isExecutable else { throw NotExecutable(blockers: preliminary.blockers) }
+        try DataLossNotAllowed.check(preliminary, options: options)
         try MetadataSchema.bootstrap(on: connection)
         let lockKey = PostgresConnection.advisoryLockKey(for: "orchestrator:store:" + store)
         try connection.advisoryLock(key: lockKey)
@@ -89,6 +116,7 @@ public struct StoreMigrator {
 
         let plan = try self.plan()
         guard plan.isExecutable else { throw NotExecutable(blockers: plan.blockers) }
+        try DataLossNotAllowed.check(plan, options: options)
         var applied: [AppliedStep] = []
         for (index, step) in plan.steps.enumerated() {
             onStep(index + 1, plan.steps.count, step)

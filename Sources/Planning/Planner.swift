@@ -7,8 +7,9 @@ public enum Planner {
     /// 2. No store: one `create` step.
     /// 3. Otherwise find the store's version by hash, in the files, else in the database's
     ///    record; none: an error naming the store's hash.
-    /// 4. A path to the target: not available yet (migrations are planned by later work), so
-    ///    the plan says migration is required and lists why it cannot run.
+    /// 4. A path to the target: lightweight steps, inferred directly or through the versions in
+    ///    between (`LightweightPath`); none, and the blockers say why. A version found only in
+    ///    the database's record has no definition here to infer from.
     public static func plan(
         model: VersionedModel, targetVersion: String? = nil, snapshot: StoreSnapshot,
         recordedVersions: [RecordedVersion] = []
@@ -44,9 +45,16 @@ public enum Planner {
             throw PlanningError.unknownStoreVersion(store: snapshot.store, modelHash: metadata.modelHash)
         }
         plan.status = .migrationRequired
-        plan.blockers = [
-            "migration required from '\(plan.storeVersion!)' to '\(target.name)': this release plans no migrations yet (lightweight and heavyweight migrations come next)",
-        ]
+        guard let source = model.version(named: plan.storeVersion!), !plan.storeVersionIsRecordedOnly else {
+            plan.blockers = [
+                "the store is at '\(plan.storeVersion!)', a version known only from the database's record of applied versions; migrations are inferred from versions in the model's files (add '\(plan.storeVersion!)' back to them)",
+            ]
+            return plan
+        }
+        switch LightweightPath.steps(model: model, from: source, to: target, schema: snapshot.store) {
+        case .success(let steps): plan.steps = steps
+        case .failure(let blockers): plan.blockers = blockers.reasons
+        }
         return plan
     }
 }

@@ -1,0 +1,150 @@
+import ObjectModel
+import SQLBuilding
+
+/// Constraints and indexes of a continued table. A source constraint is kept when the
+/// destination has the same one once columns and tables are renamed (renamed itself if its name
+/// changed); otherwise it is dropped first and the destination's is added at the end.
+extension LightweightDiff {
+    mutating func constraints(of table: TableLayout, from sourceTable: TableLayout) {
+        let columns = pairing.sourceColumnOf[table.name] ?? [:]
+        let renamed = Dictionary(uniqueKeysWithValues: columns.map { ($0.value, $0.key) })
+        foreignKeys(of: table, from: sourceTable, columns: columns, renamed: renamed)
+        checks(of: table, from: sourceTable, columns: columns, renamed: renamed)
+        uniques(of: table, from: sourceTable, columns: columns, renamed: renamed)
+        indexes(of: table, from: sourceTable, renamed: renamed)
+    }
+
+    /// Kept when the column, the referenced table and the delete rule all continue.
+    private mutating func foreignKeys(of table: TableLayout, from sourceTable: TableLayout, columns: [String: String], renamed: [String: String]) {
+        var kept: Set<String> = []
+        for foreignKey in sourceTable.foreignKeys {
+            if let column = renamed[foreignKey.column], let referenced = pairing.destinationTable(continuing: foreignKey.referencedTable),
+               let match = table.foreignKeys.first(where: {
+                   $0.column == column && $0.referencedTable == referenced && $0.onDelete == foreignKey.onDelete && !kept.contains($0.name)
+               }) {
+                kept.insert(match.name)
+                renameConstraint(.constraint, table: table.name, from: foreignKey.name, to: match.name)
+            } else {
+                add(.dropConstraints, DropConstraint(table: sourceTable.name, name: foreignKey.name))
+            }
+        }
+        for foreignKey in table.foreignKeys where !kept.contains(foreignKey.name) {
+            add(.tighten, AddForeignKey(table: table.name, foreignKey: foreignKey, scansRows: columns[foreignKey.column] != nil))
+        }
+    }
+
+    /// Kept when the expression is the same once columns are renamed; a check naming a renamed
+    /// entity is recreated after `_entity` is updated.
+    private mutating func checks(of table: TableLayout, from sourceTable: TableLayout, columns: [String: String], renamed: [String: String]) {
+        var kept: Set<String> = []
+        for check in sourceTable.checks {
+            if let expression = CheckExpression.renamingColumns(check.expression, renamed),
+               let match = table.checks.first(where: { $0.expression == expression && !kept.contains($0.name) }) {
+                kept.insert(match.name)
+                renameConstraint(.constraint, table: table.name, from: check.name, to: match.name)
+            } else {
+                add(.dropConstraints, DropConstraint(table: sourceTable.name, name: check.name))
+            }
+        }
+        for check in table.checks where !kept.contains(check.name) {
+            requiredCheck(check, of: table, from: sourceTable, columns: columns)
+            add(.tighten, AddCheck(table: table.name, check: check, scansRows: true))
+        }
+    }
+
+    /// A new `<table>_<column>_required` check of a sub-entity: NULLs of the rows in its scope
+    /// are backfilled with the default, or, without one, counted before anything changes.
+    private mutating func requiredCheck(_ check: CheckConstraint, of table: TableLayout, from sourceTable: TableLayout, columns: [String: String]) {
+        guard let column = table.columns.first(where: { StoreNaming.shortened(table.name + "_" + $0.name + "_required") == check.name }) else { return }
+        let scope = CheckExpression.literals(check.expression)
+        let sourceScope = scope.compactMap { pairing.sourceEntity(ofDestination: $0) }
+            .filter { pairing.sourceTable(ofEntity: $0) == sourceTable.name && source.entity(named: $0)?.isAbstract == false }
+        let sourceColumn = columns[column.name]
+        if let sourceColumn, isRequired(sourceColumn, for: sourceScope, in: sourceTable) { return }
+        if let value = column.defaultExpression {
+            if sourceColumn != nil {
+                add(.fill, BackfillNulls(table: table.name, column: column.name, value: value, entities: scope))
+            }
+            return
+        }
+        guard !sourceScope.isEmpty else { return }
+        var offending = "\(quoteIdentifier("_entity")) IN (\(entityList(sourceScope)))"
+        if let sourceColumn { offending += " AND \(quoteIdentifier(sourceColumn)) IS NULL" }
+        add(.checkData, DataCheck(
+            table: sourceTable.name, offending: offending,
+            problem: "rows of \(sourceScope.joined(separator: ", ")) without \(sourceColumn ?? column.name) (\(Self.describe(column.role)) \(sourceColumn == nil ? "added as" : "made") required)",
+            hint: Self.requiredHint
+        ))
+    }
+
+    /// Whether the source already required a value in the column for these entities' rows.
+    private func isRequired(_ column: String, for entities: [String], in sourceTable: TableLayout) -> Bool {
+        if sourceTable.column(named: column)?.isNullable == false { return true }
+        let name = StoreNaming.shortened(sourceTable.name + "_" + column + "_required")
+        guard let check = sourceTable.checks.first(where: { $0.name == name }) else { return false }
+        return Set(entities).isSubset(of: CheckExpression.literals(check.expression))
+    }
+
+    /// Kept when the columns continue and the entity scope is the same.
+    private mutating func uniques(of table: TableLayout, from sourceTable: TableLayout, columns: [String: String], renamed: [String: String]) {
+        var kept: Set<String> = []
+        for unique in sourceTable.uniqueConstraints {
+            let mapped = unique.columns.compactMap { renamed[$0] }
+            if mapped.count == unique.columns.count,
+               let match = table.uniqueConstraints.first(where: { $0.columns == mapped && $0.entityScope == unique.entityScope && !kept.contains($0.name) }) {
+                kept.insert(match.name)
+                renameConstraint(unique.entityScope == nil ? .constraint : .index, table: table.name, from: unique.name, to: match.name)
+            } else {
+                add(.dropConstraints, DropUnique(table: sourceTable.name, unique: unique))
+            }
+        }
+        for unique in table.uniqueConstraints where !kept.contains(unique.name) {
+            let sourceColumns = unique.columns.compactMap { columns[$0] }
+            if sourceColumns.count == unique.columns.count {
+                duplicateCheck(unique, sourceColumns: sourceColumns, from: sourceTable)
+            }
+            add(.tighten, AddUnique(table: table.name, unique: unique, scansRows: true))
+        }
+    }
+
+    /// Rows sharing the values of a new uniqueness constraint are counted before anything changes.
+    private mutating func duplicateCheck(_ unique: UniqueConstraint, sourceColumns: [String], from sourceTable: TableLayout) {
+        let tuple = sourceColumns.map(quoteIdentifier).joined(separator: ", ")
+        let names = unique.entityScope.map { $0.compactMap { pairing.sourceEntity(ofDestination: $0) } }
+        if names?.isEmpty == true { return }
+        // The source already had these rows unique.
+        if sourceTable.uniqueConstraints.contains(where: { existing in
+            existing.columns == sourceColumns && (existing.entityScope.map { scope in names.map { Set($0).isSubset(of: scope) } ?? false } ?? true)
+        }) { return }
+        var scope = ""
+        if let names { scope = "\(quoteIdentifier("_entity")) IN (\(entityList(names)))" }
+        let table = "\(quoteIdentifier(schema)).\(quoteIdentifier(sourceTable.name))"
+        let offending = "(\(tuple)) IN (SELECT \(tuple) FROM \(table)\(scope.isEmpty ? "" : " WHERE " + scope) GROUP BY \(tuple) HAVING count(*) > 1)"
+            + (scope.isEmpty ? "" : " AND " + scope)
+        add(.checkData, DataCheck(
+            table: sourceTable.name, offending: offending,
+            problem: "rows of \(sourceTable.name) sharing (\(sourceColumns.joined(separator: ", "))) (new uniqueness constraint \(unique.name))",
+            hint: "make those rows unique, or drop the uniqueness constraint from this version"
+        ))
+    }
+
+    /// Kept when the columns continue; an index whose name already fits is preferred.
+    private mutating func indexes(of table: TableLayout, from sourceTable: TableLayout, renamed: [String: String]) {
+        var kept: Set<String> = []
+        for index in sourceTable.indexes {
+            let mapped = index.columns.compactMap { renamed[$0] }
+            let candidates = mapped.count == index.columns.count
+                ? table.indexes.filter { $0.columns == mapped && !kept.contains($0.name) }
+                : []
+            if let match = candidates.first(where: { $0.name == index.name }) ?? candidates.first {
+                kept.insert(match.name)
+                renameConstraint(.index, table: table.name, from: index.name, to: match.name)
+            } else {
+                add(.dropConstraints, DropIndex(table: sourceTable.name, name: index.name))
+            }
+        }
+        for index in table.indexes where !kept.contains(index.name) {
+            add(.tighten, CreateIndex(table: table.name, index: index, scansRows: true))
+        }
+    }
+}

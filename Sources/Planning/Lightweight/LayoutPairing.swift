@@ -1,0 +1,240 @@
+import ObjectModel
+
+/// Which tables and columns of the store, laid out for the source version, continue as which
+/// tables and columns of the destination's layout: the same physical object, perhaps under
+/// another name. Everything else is added, filled from elsewhere, or dropped.
+///
+/// 1. A source hierarchy table continues as the table of the hierarchy that receives its
+///    shallowest kept entity (its root, unless the root was removed). Entities of it that land
+///    in another hierarchy move their rows there.
+/// 2. A join table continues when the relationship that owns it still owns a join table.
+/// 3. In a continued table, a destination column continues the source column of the property
+///    the mapping pairs with it, as seen from any entity of the table.
+struct LayoutPairing {
+    let source: ModelVersion
+    let destination: ModelVersion
+    let mapping: InferredMapping
+    let sourceLayout: StoreLayout
+    let destinationLayout: StoreLayout
+
+    /// Destination table -> the source table it continues.
+    private(set) var sourceTableOf: [String: String] = [:]
+    /// Destination table -> destination column -> the source column it continues.
+    private(set) var sourceColumnOf: [String: [String: String]] = [:]
+    /// What this release cannot do in place, one reason each.
+    private(set) var problems: [String] = []
+
+    init(mapping: InferredMapping, source: ModelVersion, destination: ModelVersion, schema: String) {
+        self.source = source
+        self.destination = destination
+        self.mapping = mapping
+        sourceLayout = StoreLayout(version: source, schema: schema)
+        destinationLayout = StoreLayout(version: destination, schema: schema)
+        pairHierarchyTables()
+        pairJoinTables()
+    }
+
+    // MARK: Lookups
+
+    func destinationEntity(ofSource name: String) -> String? {
+        mapping.mapping(forSourceEntity: name)?.destinationEntity
+    }
+
+    func sourceEntity(ofDestination name: String) -> String? {
+        mapping.mapping(forDestinationEntity: name)?.sourceEntity
+    }
+
+    /// The source name of a destination entity's stored attribute (own or inherited).
+    func sourceAttribute(_ name: String, of entity: String) -> String? {
+        mapping.mapping(forDestinationEntity: entity)?.attributeMappings.first { $0.destination == name }?.source
+    }
+
+    func sourceRelationship(_ name: String, of entity: String) -> String? {
+        mapping.mapping(forDestinationEntity: entity)?.relationshipMappings.first { $0.destination == name }?.source
+    }
+
+    /// The table a source entity's rows are in.
+    func sourceTable(ofEntity name: String) -> String {
+        StoreNaming.tableName(entity: source.root(of: source.entity(named: name)!).name)
+    }
+
+    func destinationTable(ofEntity name: String) -> String {
+        StoreNaming.tableName(entity: destination.root(of: destination.entity(named: name)!).name)
+    }
+
+    /// The destination table that continues a source table.
+    func destinationTable(continuing sourceTable: String) -> String? {
+        sourceTableOf.first { $0.value == sourceTable }?.key
+    }
+
+    /// The name a source table has once tables are renamed: its continuation's, else its own.
+    func currentName(ofSourceTable table: String) -> String {
+        destinationTable(continuing: table) ?? table
+    }
+
+    /// The ancestor (or the entity itself) that declares a relationship, in the source.
+    static func declaringEntity(of relationship: String, from entity: Entity, in version: ModelVersion) -> Entity {
+        version.ancestry(of: entity).last { $0.relationship(named: relationship) != nil } ?? entity
+    }
+
+    // MARK: 1. Hierarchy tables
+
+    private mutating func pairHierarchyTables() {
+        for table in sourceLayout.tables {
+            guard case .hierarchy = table.kind else { continue }
+            let members = table.entities.enumerated()
+                .map { (depth: source.ancestry(of: source.entity(named: $0.element)!).count, order: $0.offset, name: $0.element) }
+                .sorted { ($0.depth, $0.order) < ($1.depth, $1.order) }
+            guard let kept = members.first(where: { destinationEntity(ofSource: $0.name) != nil }),
+                  let successor = destinationEntity(ofSource: kept.name) else { continue }
+            let destinationName = destinationTable(ofEntity: successor)
+            if let other = sourceTableOf[destinationName] {
+                problems.append("tables \(other) and \(table.name) would both become \(destinationName)")
+                continue
+            }
+            sourceTableOf[destinationName] = table.name
+        }
+        for table in destinationLayout.tables {
+            guard case .hierarchy = table.kind, let sourceName = sourceTableOf[table.name],
+                  let sourceTable = sourceLayout.table(named: sourceName) else { continue }
+            pairColumns(of: table, with: sourceTable)
+        }
+    }
+
+    private mutating func pairColumns(of table: TableLayout, with sourceTable: TableLayout) {
+        let (columns, found) = columnSources(of: table, in: sourceTable)
+        sourceColumnOf[table.name] = columns
+        problems += found
+    }
+
+    /// Destination column -> the source column holding its values, for the rows of `table`'s
+    /// entities that come from `sourceTable`.
+    func columnSources(of table: TableLayout, in sourceTable: TableLayout) -> (columns: [String: String], problems: [String]) {
+        var columns: [String: String] = [:]
+        var problems: [String] = []
+        for column in table.columns {
+            var candidates: [String] = []
+            switch column.role {
+            case .primaryKey, .entityName:
+                candidates = [column.name]
+            case .attribute(_, let name):
+                for entity in table.entities {
+                    guard let sourceEntity = sourceEntity(ofDestination: entity), self.sourceTable(ofEntity: sourceEntity) == sourceTable.name,
+                          let attribute = sourceAttribute(name, of: entity) else { continue }
+                    candidates.append(StoreNaming.columnName(attribute: attribute))
+                }
+            case .toOne(_, let name):
+                for entity in table.entities {
+                    guard let sourceEntity = sourceEntity(ofDestination: entity), self.sourceTable(ofEntity: sourceEntity) == sourceTable.name,
+                          let relationship = sourceRelationship(name, of: entity),
+                          let holder = source.entity(named: sourceEntity) else { continue }
+                    let declaring = Self.declaringEntity(of: relationship, from: holder, in: source)
+                    guard let stored = declaring.relationship(named: relationship),
+                          StoreLayout.storage(of: stored, in: declaring, version: source) == .column else { continue }
+                    candidates.append(StoreNaming.foreignKeyColumnName(relationship: relationship))
+                }
+            case .order(let owner, let name):
+                if let column = sourceOrderColumn(owner: owner, relationship: name, in: sourceTable.name) {
+                    candidates = [column]
+                }
+            case .joinOwner, .joinTarget:
+                break
+            }
+            let distinct = Array(Set(candidates.filter { sourceTable.column(named: $0) != nil }))
+            if distinct.count > 1 {
+                problems.append("column \(table.name).\(column.name) would continue several source columns (\(distinct.sorted().joined(separator: ", ")))")
+            } else if let found = distinct.first {
+                if let taken = columns.first(where: { $0.value == found }) {
+                    problems.append("source column \(sourceTable.name).\(found) would continue as both \(taken.key) and \(column.name)")
+                } else {
+                    columns[column.name] = found
+                }
+            }
+        }
+        return (columns, problems)
+    }
+
+    /// The source order column of an ordered one-to-many that is still stored beside its
+    /// inverse's column in `table`.
+    private func sourceOrderColumn(owner: String, relationship: String, in table: String) -> String? {
+        guard let sourceOwner = sourceEntity(ofDestination: owner), let name = sourceRelationship(relationship, of: owner),
+              let entity = source.entity(named: sourceOwner) else { return nil }
+        let declaring = Self.declaringEntity(of: name, from: entity, in: source)
+        guard let stored = declaring.relationship(named: name), stored.isOrdered,
+              StoreLayout.storage(of: stored, in: declaring, version: source) == .inverseColumn,
+              let inverse = source.inverse(of: stored), sourceTable(ofEntity: stored.destination) == table else { return nil }
+        return StoreNaming.orderColumnName(relationship: inverse.name)
+    }
+
+    // MARK: 2. Join tables
+
+    private mutating func pairJoinTables() {
+        for table in destinationLayout.tables {
+            guard case .join(let owner, let name) = table.kind,
+                  let sourceOwner = sourceEntity(ofDestination: owner), let relationship = sourceRelationship(name, of: owner),
+                  let entity = source.entity(named: sourceOwner) else { continue }
+            let declaring = Self.declaringEntity(of: relationship, from: entity, in: source)
+            guard let stored = declaring.relationship(named: relationship),
+                  StoreLayout.storage(of: stored, in: declaring, version: source) == .joinTable,
+                  let sourceTable = sourceLayout.table(named: StoreNaming.joinTableName(entity: declaring.name, relationship: relationship)),
+                  destinationTable(continuing: sourceTable.name) == nil else { continue }
+            sourceTableOf[table.name] = sourceTable.name
+            // Owner, target, then each side's order column where both versions keep one.
+            var columns = [table.columns[0].name: sourceTable.columns[0].name, table.columns[1].name: sourceTable.columns[1].name]
+            let ownerOrder = StoreNaming.orderColumnName(relationship: relationship)
+            for column in table.columns.dropFirst(2) {
+                guard case .order(_, let orderedName) = column.role else { continue }
+                let isOwnerSide = orderedName == name
+                let match = sourceTable.columns.dropFirst(2).first { ($0.name == ownerOrder) == isOwnerSide }
+                if let match { columns[column.name] = match.name }
+            }
+            sourceColumnOf[table.name] = columns
+        }
+    }
+
+    // MARK: Links kept elsewhere
+
+    /// Where the source kept the links of a source relationship declared by `entity`.
+    func sourceLinks(of relationship: Relationship, declaredBy entity: Entity) -> SourceLinks? {
+        switch StoreLayout.storage(of: relationship, in: entity, version: source) {
+        case .none:
+            return nil
+        case .column:
+            let column = StoreNaming.foreignKeyColumnName(relationship: relationship.name)
+            return SourceLinks(
+                table: currentName(ofSourceTable: sourceTable(ofEntity: entity.name)), a: "_pk", b: column,
+                orderOfB: nil, orderOfA: nil, requiredNotNull: column,
+                origins: [.column(table: sourceTable(ofEntity: entity.name), column: column)]
+            )
+        case .inverseColumn:
+            let inverse = source.inverse(of: relationship)!
+            let column = StoreNaming.foreignKeyColumnName(relationship: inverse.name)
+            let table = sourceTable(ofEntity: relationship.destination)
+            let order = StoreNaming.orderColumnName(relationship: inverse.name)
+            let keepsOrder = relationship.isOrdered && sourceLayout.table(named: table)?.column(named: order) != nil
+            return SourceLinks(
+                table: currentName(ofSourceTable: table), a: column, b: "_pk",
+                orderOfB: keepsOrder ? order : nil, orderOfA: nil, requiredNotNull: column,
+                origins: [.column(table: table, column: column)] + (keepsOrder ? [.column(table: table, column: order)] : [])
+            )
+        case .joinTable:
+            return joinTableLinks(StoreNaming.joinTableName(entity: entity.name, relationship: relationship.name), ownerSide: relationship)
+        case .inverseJoinTable:
+            let inverse = source.inverse(of: relationship)!
+            let holder = Self.declaringEntity(of: inverse.name, from: source.entity(named: relationship.destination)!, in: source)
+            return joinTableLinks(StoreNaming.joinTableName(entity: holder.name, relationship: inverse.name), ownerSide: inverse)?.reversed
+        }
+    }
+
+    /// Links of a source join table, `a` the owner side.
+    private func joinTableLinks(_ name: String, ownerSide relationship: Relationship) -> SourceLinks? {
+        guard let table = sourceLayout.table(named: name) else { return nil }
+        let ownerOrder = StoreNaming.orderColumnName(relationship: relationship.name)
+        let orders = table.columns.dropFirst(2).map(\.name)
+        return SourceLinks(
+            table: currentName(ofSourceTable: name), a: table.columns[0].name, b: table.columns[1].name,
+            orderOfB: orders.first { $0 == ownerOrder }, orderOfA: orders.first { $0 != ownerOrder }, requiredNotNull: nil,
+            origins: [.table(name)]
+        )
+    }
+}

@@ -1,0 +1,411 @@
+import ObjectModel
+import SQLBuilding
+
+/// The changes that turn a store laid out for the source version into one laid out for the
+/// destination, computed from a `LayoutPairing` and nothing else.
+///
+/// Changes run in phases (`Phase`): checks of the rows first, then everything that loosens or
+/// removes, then renames, then additions and data moves, then what the moves read, and last
+/// the constraints the destination adds, validated once the data is in place.
+struct LightweightDiff {
+    enum Phase: Int, Comparable {
+        /// Rows that would make a later change fail stop the step before anything changes.
+        case checkData
+        /// Constraints and indexes that change, so nothing below trips over them.
+        case dropConstraints
+        /// Columns made nullable, before any value is cleared.
+        case relax
+        /// Rows of removed entities, removed columns and tables: before renames and additions,
+        /// so a name given up can be taken again.
+        case remove
+        case renameTables
+        case renameColumns
+        case renameConstraints
+        /// `_entity` of renamed entities, while the `_entity` checks are dropped.
+        case renameEntities
+        /// New tables and columns, type widenings, defaults.
+        case add
+        /// Rows and links copied, order numbered, NULLs backfilled, values cleared.
+        case fill
+        /// What the copies read: columns, join tables and rows that moved.
+        case dropMoved
+        /// NOT NULL, checks, foreign keys, uniques and indexes as the destination has them.
+        case tighten
+
+        static func < (lhs: Phase, rhs: Phase) -> Bool { lhs.rawValue < rhs.rawValue }
+    }
+
+    struct ColumnKey: Hashable {
+        var table: String
+        var column: String
+    }
+
+    let pairing: LayoutPairing
+    private(set) var changes: [(phase: Phase, change: any SchemaChange)] = []
+    private(set) var problems: [String]
+    /// Source columns and tables the copies read (source names).
+    private var consumedColumns: Set<ColumnKey> = []
+    private var consumedTables: Set<String> = []
+    private var constraintRenames: [RenameConstraint] = []
+
+    var schema: String { pairing.sourceLayout.schema }
+    var source: ModelVersion { pairing.source }
+    var destination: ModelVersion { pairing.destination }
+
+    init(pairing: LayoutPairing) {
+        self.pairing = pairing
+        problems = pairing.problems
+        for table in pairing.destinationLayout.tables {
+            if let sourceName = pairing.sourceTableOf[table.name], let sourceTable = pairing.sourceLayout.table(named: sourceName) {
+                continued(table, from: sourceTable)
+            } else {
+                added(table)
+            }
+        }
+        dropUnclaimed()
+        orderRenames()
+    }
+
+    /// The changes in the order they run: by phase, then as found.
+    var orderedChanges: [any SchemaChange] {
+        changes.enumerated().sorted { ($0.element.phase, $0.offset) < ($1.element.phase, $1.offset) }.map(\.element.change)
+    }
+
+    mutating func add(_ phase: Phase, _ change: any SchemaChange) {
+        changes.append((phase, change))
+    }
+
+    // MARK: Continued tables
+
+    private mutating func continued(_ table: TableLayout, from sourceTable: TableLayout) {
+        let columns = pairing.sourceColumnOf[table.name] ?? [:]
+        if sourceTable.name != table.name {
+            add(.renameTables, RenameTable(from: sourceTable.name, to: table.name, hasIdentity: table.column(named: "_pk")?.isIdentity == true))
+        }
+        for column in table.columns {
+            guard let sourceName = columns[column.name], let sourceColumn = sourceTable.column(named: sourceName) else {
+                addedColumn(column, to: table, from: sourceTable)
+                continue
+            }
+            if sourceName != column.name {
+                add(.renameColumns, RenameColumn(table: table.name, from: sourceName, to: column.name))
+            }
+            if sourceColumn.type != column.type {
+                add(.add, AlterColumnType(table: table.name, column: column.name, from: sourceColumn.type, to: column.type))
+            }
+            if sourceColumn.defaultExpression != column.defaultExpression {
+                add(.add, ChangeColumnDefault(table: table.name, column: column.name, expression: column.defaultExpression))
+            }
+            if !sourceColumn.isNullable && column.isNullable {
+                add(.relax, DropNotNull(table: sourceTable.name, column: sourceName))
+            } else if sourceColumn.isNullable && !column.isNullable {
+                if let value = column.defaultExpression {
+                    add(.fill, BackfillNulls(table: table.name, column: column.name, value: value, entities: nil))
+                } else {
+                    add(.checkData, DataCheck(
+                        table: sourceTable.name, offending: "\(quoteIdentifier(sourceName)) IS NULL",
+                        problem: "rows of \(sourceTable.name) without \(sourceName) (\(Self.describe(column.role)) made required)",
+                        hint: Self.requiredHint
+                    ))
+                }
+                add(.tighten, SetNotNull(table: table.name, column: column.name, scansRows: true))
+            }
+        }
+        if case .hierarchy = table.kind {
+            entityRows(of: table, from: sourceTable)
+            clearValues(of: table, from: sourceTable)
+        }
+        constraints(of: table, from: sourceTable)
+    }
+
+    static let requiredHint = "give those rows a value, or keep the property optional in this version"
+
+    static func describe(_ role: ColumnLayout.Role) -> String {
+        switch role {
+        case .attribute(let entity, let name): "\(entity).\(name)"
+        case .toOne(let entity, let relationship), .order(let entity, let relationship): "\(entity).\(relationship)"
+        case .primaryKey: "_pk"
+        case .entityName: "_entity"
+        case .joinOwner, .joinTarget: "link"
+        }
+    }
+
+    private mutating func addedColumn(_ column: ColumnLayout, to table: TableLayout, from sourceTable: TableLayout) {
+        let addition = AddColumn(table: table.name, column: column)
+        add(.add, addition)
+        if !column.isNullable && !addition.isNotNullAtOnce {
+            add(.checkData, DataCheck(
+                table: sourceTable.name, offending: "true",
+                problem: "rows of \(sourceTable.name) (\(Self.describe(column.role)) added as required; they have none)",
+                hint: Self.requiredHint
+            ))
+            add(.tighten, SetNotNull(table: table.name, column: column.name, scansRows: true))
+        }
+        switch column.role {
+        case .order(let owner, let name):
+            if case .join(_, let ownerSide) = table.kind {
+                let (partition, order) = ownerSide == name
+                    ? (table.columns[0].name, table.columns[1].name)
+                    : (table.columns[1].name, table.columns[0].name)
+                add(.fill, FillOrderColumn(table: table.name, column: column.name, partitionBy: partition, orderBy: order, keys: [table.columns[0].name, table.columns[1].name]))
+                return
+            }
+            guard let relationship = destination.entity(named: owner)?.relationship(named: name),
+                  let inverse = destination.inverse(of: relationship) else { return }
+            add(.fill, FillOrderColumn.oneToMany(table: table.name, column: column.name, ownerColumn: StoreNaming.foreignKeyColumnName(relationship: inverse.name)))
+        case .toOne(_, let name):
+            for entity in table.entities {
+                guard let sourceEntity = pairing.sourceEntity(ofDestination: entity), let holder = source.entity(named: sourceEntity),
+                      let relationship = pairing.sourceRelationship(name, of: entity) else { continue }
+                let declaring = LayoutPairing.declaringEntity(of: relationship, from: holder, in: source)
+                guard let stored = declaring.relationship(named: relationship),
+                      let links = pairing.sourceLinks(of: stored, declaredBy: declaring) else { continue }
+                // Only a column holds at most one link per row; a join table may hold several.
+                guard links.requiredNotNull != nil else {
+                    problems.append("the links of \(entity).\(name) would move into column \(table.name).\(column.name) from join table \(links.table), where a row may have several; not inferred in place (write a mapping model)")
+                    return
+                }
+                consume(links)
+                add(.fill, FillToOneColumn(table: table.name, column: column.name, links: links))
+                return
+            }
+        default:
+            break
+        }
+    }
+
+    /// Rows of removed entities leave; rows of renamed entities get their new name.
+    private mutating func entityRows(of table: TableLayout, from sourceTable: TableLayout) {
+        var renames: [(from: String, to: String)] = []
+        var removed: [String] = []
+        for name in sourceTable.entities {
+            guard let entity = source.entity(named: name), !entity.isAbstract else { continue }
+            guard let destinationName = pairing.destinationEntity(ofSource: name) else {
+                removed.append(name)
+                continue
+            }
+            if destinationName != name && pairing.destinationTable(ofEntity: destinationName) == table.name {
+                renames.append((name, destinationName))
+            }
+        }
+        if !removed.isEmpty { add(.remove, DeleteRows(table: sourceTable.name, entities: removed, isLossy: true)) }
+        if !renames.isEmpty { add(.renameEntities, UpdateEntityNames(table: table.name, renames: renames)) }
+    }
+
+    /// A column kept for some entities of the hierarchy loses its values in the rows of the
+    /// entities that no longer have the property (it moved down to a sub-entity).
+    private mutating func clearValues(of table: TableLayout, from sourceTable: TableLayout) {
+        let columns = pairing.sourceColumnOf[table.name] ?? [:]
+        for column in table.columns {
+            switch column.role {
+            case .attribute, .toOne: break
+            default: continue
+            }
+            guard let sourceColumn = columns[column.name] else { continue }
+            var cleared: [String] = []
+            for name in table.entities {
+                guard let entity = destination.entity(named: name), !entity.isAbstract,
+                      !Self.storedColumns(of: entity, in: destination).contains(column.name),
+                      let sourceName = pairing.sourceEntity(ofDestination: name), let sourceEntity = source.entity(named: sourceName),
+                      pairing.sourceTable(ofEntity: sourceName) == sourceTable.name,
+                      Self.storedColumns(of: sourceEntity, in: source).contains(sourceColumn) else { continue }
+                cleared.append(name)
+            }
+            if !cleared.isEmpty { add(.fill, ClearValues(table: table.name, column: column.name, entities: cleared)) }
+        }
+    }
+
+    /// The columns an entity's rows use: its stored attributes and to-one columns, inherited ones included.
+    static func storedColumns(of entity: Entity, in version: ModelVersion) -> Set<String> {
+        var columns: Set<String> = []
+        for attribute in version.allAttributes(of: entity) where !attribute.isTransient {
+            columns.insert(StoreNaming.columnName(attribute: attribute.name))
+        }
+        for relationship in version.allRelationships(of: entity) {
+            let declaring = LayoutPairing.declaringEntity(of: relationship.name, from: entity, in: version)
+            if StoreLayout.storage(of: relationship, in: declaring, version: version) == .column {
+                columns.insert(StoreNaming.foreignKeyColumnName(relationship: relationship.name))
+            }
+        }
+        return columns
+    }
+
+    // MARK: Added tables
+
+    private mutating func added(_ table: TableLayout) {
+        add(.add, AddTable(table: table))
+        var hasRows = false
+        switch table.kind {
+        case .hierarchy:
+            hasRows = copyMovedRows(into: table)
+        case .join(let owner, let name):
+            hasRows = fillLinks(of: table, owner: owner, relationship: name)
+        }
+        for foreignKey in table.foreignKeys {
+            add(.tighten, AddForeignKey(table: table.name, foreignKey: foreignKey, scansRows: hasRows))
+        }
+        for unique in table.uniqueConstraints {
+            add(.tighten, AddUnique(table: table.name, unique: unique, scansRows: hasRows))
+        }
+        for index in table.indexes {
+            add(.tighten, CreateIndex(table: table.name, index: index, scansRows: hasRows))
+        }
+    }
+
+    /// Entities moved out of their hierarchy: their rows are copied, `_pk` kept, then deleted
+    /// from the old table once everything that reads them ran.
+    private mutating func copyMovedRows(into table: TableLayout) -> Bool {
+        var bySourceTable: [String: [String]] = [:]
+        for name in table.entities {
+            guard let sourceName = pairing.sourceEntity(ofDestination: name), source.entity(named: sourceName)?.isAbstract == false else { continue }
+            bySourceTable[pairing.sourceTable(ofEntity: sourceName), default: []].append(sourceName)
+        }
+        guard let (sourceName, entities) = bySourceTable.first, let sourceTable = pairing.sourceLayout.table(named: sourceName) else { return false }
+        if bySourceTable.count > 1 {
+            problems.append("table \(table.name) would receive rows of several source tables (\(bySourceTable.keys.sorted().joined(separator: ", ")))")
+            return false
+        }
+        let (columns, found) = pairing.columnSources(of: table, in: sourceTable)
+        problems += found
+        var copied: [(destination: String, source: String)] = [("_pk", "_pk")]
+        for column in table.columns where column.name != "_pk" && column.name != "_entity" {
+            guard let sourceColumn = columns[column.name] else { continue }
+            copied.append((column.name, currentName(ofColumn: sourceColumn, inSourceTable: sourceName)))
+            consumedColumns.insert(ColumnKey(table: sourceName, column: sourceColumn))
+        }
+        let current = pairing.currentName(ofSourceTable: sourceName)
+        add(.fill, CopyRows(fromTable: current, toTable: table.name, columns: copied, entities: entities.map { ($0, pairing.destinationEntity(ofSource: $0)!) }))
+        add(.fill, ResetIdentity(table: table.name))
+        add(.dropMoved, DeleteRows(table: current, entities: entities, isLossy: false))
+        return true
+    }
+
+    /// A source column's name once columns are renamed.
+    private func currentName(ofColumn column: String, inSourceTable table: String) -> String {
+        guard let continuation = pairing.destinationTable(continuing: table) else { return column }
+        return pairing.sourceColumnOf[continuation]?.first { $0.value == column }?.key ?? column
+    }
+
+    /// A source entity's name in `_entity` once entities are renamed: the destination name for
+    /// rows that stay in their table, the source name for rows that are moving out.
+    private func currentName(ofEntity name: String) -> String {
+        guard let destinationName = pairing.destinationEntity(ofSource: name),
+              pairing.destinationTable(ofEntity: destinationName) == pairing.destinationTable(continuing: pairing.sourceTable(ofEntity: name)) else { return name }
+        return destinationName
+    }
+
+    /// A new join table gets the links the source kept elsewhere: a to-one column (a to-one
+    /// made to-many), or a join table owned by the other side or by a parent.
+    private mutating func fillLinks(of table: TableLayout, owner: String, relationship name: String) -> Bool {
+        var links: SourceLinks?
+        if let sourceOwner = pairing.sourceEntity(ofDestination: owner), let sourceName = pairing.sourceRelationship(name, of: owner),
+           let entity = source.entity(named: sourceOwner) {
+            let declaring = LayoutPairing.declaringEntity(of: sourceName, from: entity, in: source)
+            links = pairing.sourceLinks(of: declaring.relationship(named: sourceName)!, declaredBy: declaring)
+            // The source kept links of more entities than the destination's owner covers.
+            let covered = destination.hierarchy(of: destination.entity(named: owner)!).filter { !$0.isAbstract }
+                .compactMap { pairing.sourceEntity(ofDestination: $0.name) }
+            let kept = source.hierarchy(of: declaring).filter { !$0.isAbstract }.map(\.name)
+            if links != nil, Set(kept) != Set(covered) {
+                links!.ownerFilter = SourceLinks.OwnerFilter(
+                    table: pairing.currentName(ofSourceTable: pairing.sourceTable(ofEntity: declaring.name)),
+                    entities: covered.map(currentName(ofEntity:))
+                )
+            }
+        } else if let relationship = destination.entity(named: owner)?.relationship(named: name),
+                  let inverse = destination.inverse(of: relationship), let target = destination.entity(named: relationship.destination) {
+            let holder = LayoutPairing.declaringEntity(of: inverse.name, from: target, in: destination)
+            if let sourceHolder = pairing.sourceEntity(ofDestination: holder.name), let sourceName = pairing.sourceRelationship(inverse.name, of: holder.name),
+               let entity = source.entity(named: sourceHolder) {
+                let declaring = LayoutPairing.declaringEntity(of: sourceName, from: entity, in: source)
+                links = pairing.sourceLinks(of: declaring.relationship(named: sourceName)!, declaredBy: declaring)?.reversed
+            }
+        }
+        guard let links else { return false }
+        consume(links)
+        let orderColumns: [(column: String, side: FillJoinTable.Side)] = table.columns.dropFirst(2).compactMap { column in
+            guard case .order(_, let ordered) = column.role else { return nil }
+            return (column.name, ordered == name ? .target : .owner)
+        }
+        add(.fill, FillJoinTable(table: table.name, ownerColumn: table.columns[0].name, targetColumn: table.columns[1].name, orderColumns: orderColumns, links: links))
+        return true
+    }
+
+    /// What reading the links uses up is dropped after the copies, without loss.
+    private mutating func consume(_ links: SourceLinks) {
+        for origin in links.origins {
+            switch origin {
+            case .column(let table, let column): consumedColumns.insert(ColumnKey(table: table, column: column))
+            case .table(let table): consumedTables.insert(table)
+            }
+        }
+    }
+
+    // MARK: What nothing continues
+
+    /// Source columns and tables without a continuation: dropped after the copies that read
+    /// them, or as removed (lossy) before anything else.
+    private mutating func dropUnclaimed() {
+        for table in pairing.destinationLayout.tables {
+            guard let sourceName = pairing.sourceTableOf[table.name], let sourceTable = pairing.sourceLayout.table(named: sourceName) else { continue }
+            let claimed = Set((pairing.sourceColumnOf[table.name] ?? [:]).values)
+            for column in sourceTable.columns where !claimed.contains(column.name) {
+                if consumedColumns.contains(ColumnKey(table: sourceName, column: column.name)) {
+                    add(.dropMoved, DropColumn(table: table.name, column: column.name, reason: .moved))
+                } else if case .order(let owner, let name) = column.role, relationshipIsKept(name, of: owner) {
+                    add(.remove, DropColumn(table: sourceName, column: column.name, reason: .madeUnordered))
+                } else {
+                    add(.remove, DropColumn(table: sourceName, column: column.name, reason: .removed))
+                }
+            }
+        }
+        var removed: [String] = []
+        var moved: [String] = []
+        for table in pairing.sourceLayout.tables where pairing.destinationTable(continuing: table.name) == nil {
+            if consumedTables.contains(table.name) {
+                moved.append(table.name)
+            } else {
+                removed.append(table.name)
+            }
+        }
+        if !removed.isEmpty { add(.remove, DropTables(tables: removed, isLossy: true)) }
+        if !moved.isEmpty { add(.dropMoved, DropTables(tables: moved, isLossy: false)) }
+    }
+
+    private func relationshipIsKept(_ name: String, of sourceEntity: String) -> Bool {
+        guard let mapping = pairing.mapping.mapping(forSourceEntity: sourceEntity) else { return false }
+        return mapping.relationshipMappings.contains { $0.source == name && $0.destination != nil }
+    }
+
+    // MARK: Renames
+
+    mutating func renameConstraint(_ kind: RenameConstraint.Kind, table: String, from: String, to: String) {
+        guard from != to else { return }
+        constraintRenames.append(RenameConstraint(kind: kind, table: table, from: from, to: to))
+    }
+
+    /// Renames of one kind ordered so that no name is taken when it is given.
+    private mutating func orderRenames() {
+        let tables = changes.filter { $0.phase == .renameTables }.compactMap { $0.change as? RenameTable }
+        let columns = changes.filter { $0.phase == .renameColumns }.compactMap { $0.change as? RenameColumn }
+        changes.removeAll { $0.phase == .renameTables || $0.phase == .renameColumns }
+        guard let orderedTables = RenameOrder.sorted(tables, from: \.from, to: \.to) else {
+            problems.append("tables swap names (\(tables.map { "\($0.from) -> \($0.to)" }.joined(separator: ", ")))")
+            return
+        }
+        orderedTables.forEach { add(.renameTables, $0) }
+        for table in Set(columns.map(\.table)).sorted() {
+            let renames = columns.filter { $0.table == table }
+            guard let ordered = RenameOrder.sorted(renames, from: \.from, to: \.to) else {
+                problems.append("columns of \(table) swap names (\(renames.map { "\($0.from) -> \($0.to)" }.joined(separator: ", ")))")
+                return
+            }
+            ordered.forEach { add(.renameColumns, $0) }
+        }
+        guard let constraints = RenameOrder.sorted(constraintRenames, from: \.from, to: \.to) else {
+            problems.append("constraints swap names")
+            return
+        }
+        constraints.forEach { add(.renameConstraints, $0) }
+    }
+}

@@ -1,0 +1,31 @@
+import SQLBuilding
+
+/// A table continued under another name: an entity hierarchy whose root was renamed (or gained
+/// a new root), or a join table named after a renamed entity or relationship. Its primary key
+/// and identity sequence follow, named as PostgreSQL would name them for the new table.
+struct RenameTable: SchemaChange {
+    var from: String
+    var to: String
+    var hasIdentity: Bool
+
+    func statements(in schema: String) -> [PlannedStatement] {
+        var statements = [
+            PlannedStatement(
+                "ALTER TABLE \(ident: schema, from) RENAME TO \(ident: to)",
+                lock: .accessExclusive, summary: "rename table \(from) -> \(to)"
+            ),
+            PlannedStatement(
+                "ALTER TABLE \(ident: schema, to) RENAME CONSTRAINT \(ident: ImplicitNames.primaryKey(table: from)) TO \(ident: ImplicitNames.primaryKey(table: to))",
+                lock: .accessExclusive, summary: "rename primary key of \(to)"
+            ),
+        ]
+        if hasIdentity {
+            let sequence = (from: ImplicitNames.identitySequence(table: from, column: "_pk"), to: ImplicitNames.identitySequence(table: to, column: "_pk"))
+            statements.append(PlannedStatement(
+                "ALTER SEQUENCE \(ident: schema, sequence.from) RENAME TO \(ident: sequence.to)",
+                lock: .accessExclusive, summary: "rename identity sequence of \(to)"
+            ))
+        }
+        return statements
+    }
+}

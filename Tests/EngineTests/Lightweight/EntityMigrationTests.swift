@@ -1,0 +1,81 @@
+import Testing
+import ObjectModel
+import Planning
+import PostgresClient
+import TestSupport
+@testable import Engine
+
+/// Entities added, removed and renamed, on a store holding rows.
+@Suite(integration) struct EntityMigrationTests {
+    typealias S = MigratedStore
+
+    @Test func addingAnEntityKeepsEveryRowAndLinksNothingYet() throws {
+        let model = try S.model([
+            ("v1", S.version("Recipe: {attributes: {name: string, rating: int16}}")),
+            ("v2", S.version("""
+                Recipe: {attributes: {name: string, rating: int16}, relationships: {cuisine: {destination: Cuisine, inverse: recipes}}}
+                Cuisine: {attributes: {name: {type: string, optional: false}}, relationships: {recipes: {destination: Recipe, inverse: cuisine, toMany: true}}}
+                """)),
+        ])
+        try S.withStore(model) { connection in
+            let before = try S.rows("recipe", ["name", "rating"], on: connection)
+            try S.migrate(model, on: connection)
+            #expect(try S.rows("recipe", ["name", "rating"], on: connection) == before)
+            #expect(try S.rows("recipe", ["cuisine_pk"], on: connection).allSatisfy { $0[1] == nil })
+            #expect(try rowCount(schema: S.store, table: "cuisine", on: connection) == 0)
+            try S.expectFollowsContract(model, on: connection)
+        }
+    }
+
+    @Test func removingAnEntityDropsItsRowsOnlyWithConsent() throws {
+        let model = try S.model([
+            ("v1", S.version("Recipe: {attributes: {name: string}}\nCuisine: {attributes: {name: string}}")),
+            ("v2", S.version("Recipe: {attributes: {name: string}}")),
+        ])
+        try S.withStore(model) { connection in
+            let before = try S.rows("recipe", ["name"], on: connection)
+            let refusal = #expect(throws: DataLossNotAllowed.self) { try S.migrate(model, on: connection) }
+            #expect(refusal?.description == "the migration loses data: step 1 of 1 ('v1' -> 'v2') entity Cuisine removed: every row of it is deleted; nothing was changed (run again with --allow-data-loss to accept the loss)")
+            #expect(try rowCount(schema: S.store, table: "cuisine", on: connection) == 300)
+            #expect(try S.version(on: connection) == "v1")
+
+            try S.migrate(model, allowDataLoss: true, on: connection)
+            #expect(try !tableExists(schema: S.store, table: "cuisine", on: connection))
+            #expect(try S.rows("recipe", ["name"], on: connection) == before)
+            try S.expectFollowsContract(model, on: connection)
+        }
+    }
+
+    @Test func renamingARootEntityKeepsItsRowsUnderTheNewName() throws {
+        let model = try S.model([
+            ("v1", S.version("Recipe: {attributes: {name: {type: string, optional: false}}, uniquenessConstraints: [[name]]}")),
+            ("v2", S.version("Dish: {renamingIdentifier: Recipe, attributes: {name: {type: string, optional: false}}, uniquenessConstraints: [[name]]}")),
+        ])
+        try S.withStore(model) { connection in
+            let before = try S.rows("recipe", ["name"], on: connection)
+            try S.migrate(model, on: connection)
+            #expect(try S.rows("dish", ["name"], on: connection) == before)
+            #expect(try S.rows("dish", ["_entity"], on: connection).allSatisfy { $0[1] == "Dish" })
+            // Rows inserted by applications continue the identity and get the entity's name.
+            let inserted = try connection.execute("INSERT INTO shop.dish (name) VALUES ('new') RETURNING _pk, _entity")
+            #expect(inserted.int(0, "_pk")! > Int64(before.count))
+            #expect(inserted.value(0, "_entity") == "Dish")
+            try S.expectFollowsContract(model, on: connection)
+        }
+    }
+
+    @Test func renamingASubEntityUpdatesItsRowsOnly() throws {
+        let model = try S.model([
+            ("v1", S.version("Animal: {attributes: {name: string}}\nDog: {parent: Animal, attributes: {bark: {type: string, optional: false}}}")),
+            ("v2", S.version("Animal: {attributes: {name: string}}\nHound: {parent: Animal, renamingIdentifier: Dog, attributes: {bark: {type: string, optional: false}}}")),
+        ])
+        try S.withStore(model) { connection in
+            let before = try S.rows("animal", ["_entity", "name", "bark"], on: connection)
+            try S.migrate(model, on: connection)
+            let renamed = before.map { row in row.enumerated().map { $0.offset == 1 && $0.element == "Dog" ? "Hound" : $0.element } }
+            #expect(try S.rows("animal", ["_entity", "name", "bark"], on: connection) == renamed)
+            #expect(renamed.filter { $0[1] == "Hound" }.count == 300)
+            try S.expectFollowsContract(model, on: connection)
+        }
+    }
+}

@@ -1,0 +1,74 @@
+import Testing
+@testable import Planning
+
+/// Attributes added, removed, renamed, made optional or required, widened, given a new default.
+@Suite struct AttributeRuleTests {
+    typealias M = LightweightModels
+
+    static let rows: [LightweightCase] = [
+        .init("adding an optional attribute adds a nullable column", from: M.recipe, to: M.recipe("name: string, notes: string"), [
+            #"ALTER TABLE "s"."recipe" ADD COLUMN "notes" text"#,
+        ]),
+        .init("adding a non-optional attribute with a default adds it NOT NULL with the default at once", from: M.recipe,
+              to: M.recipe("name: string, rating: {type: int16, optional: false, default: 0}"), [
+            #"ALTER TABLE "s"."recipe" ADD COLUMN "rating" smallint NOT NULL DEFAULT 0"#,
+        ]),
+        .init("adding an optional attribute with a default gives existing rows the default", from: M.recipe,
+              to: M.recipe("name: string, servings: {type: int32, default: 2}"), [
+            #"ALTER TABLE "s"."recipe" ADD COLUMN "servings" integer DEFAULT 2"#,
+        ]),
+        .init("removing an attribute drops its column", from: M.recipe("name: string, notes: string"), to: M.recipe, [
+            #"ALTER TABLE "s"."recipe" DROP COLUMN "notes""#,
+        ]),
+        .init("renaming an attribute renames its column", from: M.recipe, to: M.recipe("title: {type: string, renamingIdentifier: name}"), [
+            #"ALTER TABLE "s"."recipe" RENAME COLUMN "name" TO "title""#,
+        ]),
+        .init("renaming an attribute renames the indexes and uniqueness constraints over it",
+              from: "Recipe: {attributes: {name: string, code: string}, uniquenessConstraints: [[code]], indexes: {byName: [name]}}",
+              to: "Recipe: {attributes: {title: {type: string, renamingIdentifier: name}, reference: {type: string, renamingIdentifier: code}}, uniquenessConstraints: [[reference]], indexes: {byName: [title]}}", [
+            #"ALTER TABLE "s"."recipe" RENAME COLUMN "name" TO "title""#,
+            #"ALTER TABLE "s"."recipe" RENAME COLUMN "code" TO "reference""#,
+            #"ALTER TABLE "s"."recipe" RENAME CONSTRAINT "recipe_code_key" TO "recipe_reference_key""#,
+        ]),
+        .init("making an attribute optional drops NOT NULL", from: M.recipe("name: {type: string, optional: false}"), to: M.recipe, [
+            #"ALTER TABLE "s"."recipe" ALTER COLUMN "name" DROP NOT NULL"#,
+        ]),
+        .init("making an attribute non-optional with a default backfills NULLs, then sets NOT NULL", from: M.recipe("rating: int16"),
+              to: M.recipe("rating: {type: int16, optional: false, default: 0}"), [
+            #"ALTER TABLE "s"."recipe" ALTER COLUMN "rating" SET DEFAULT 0"#,
+            #"UPDATE "s"."recipe" SET "rating" = 0 WHERE "rating" IS NULL"#,
+            #"ALTER TABLE "s"."recipe" ALTER COLUMN "rating" SET NOT NULL"#,
+        ]),
+        .init("making a sub-entity's attribute non-optional backfills its rows, then adds a scoped check", from: M.animals,
+              to: "Animal: {attributes: {name: string}}\nDog: {parent: Animal, attributes: {bark: {type: string, optional: false, default: woof}}}", [
+            #"ALTER TABLE "s"."animal" ALTER COLUMN "bark" SET DEFAULT 'woof'"#,
+            #"UPDATE "s"."animal" SET "bark" = 'woof' WHERE "bark" IS NULL AND "_entity" IN ('Dog')"#,
+            #"ALTER TABLE "s"."animal" ADD CONSTRAINT "animal_bark_required" CHECK ("_entity" NOT IN ('Dog') OR "bark" IS NOT NULL)"#,
+        ]),
+        .init("changing a default changes the column default only", from: M.recipe("rating: {type: int16, default: 0}"), to: M.recipe("rating: {type: int16, default: 1}"), [
+            #"ALTER TABLE "s"."recipe" ALTER COLUMN "rating" SET DEFAULT 1"#,
+        ]),
+        .init("widening Integer 16 to Integer 32 alters the column type", from: M.recipe("n: int16"), to: M.recipe("n: int32"), [
+            #"ALTER TABLE "s"."recipe" ALTER COLUMN "n" TYPE integer"#,
+        ]),
+        .init("widening Integer 32 to Integer 64 alters the column type", from: M.recipe("n: int32"), to: M.recipe("n: int64"), [
+            #"ALTER TABLE "s"."recipe" ALTER COLUMN "n" TYPE bigint"#,
+        ]),
+        .init("widening Float to Double alters the column type", from: M.recipe("n: float"), to: M.recipe("n: double"), [
+            #"ALTER TABLE "s"."recipe" ALTER COLUMN "n" TYPE double precision"#,
+        ]),
+        .init("widening an integer to Decimal alters the column type and its default", from: M.recipe("n: {type: int64, default: 3}"), to: M.recipe("n: {type: decimal, default: 3}"), [
+            #"ALTER TABLE "s"."recipe" ALTER COLUMN "n" TYPE numeric"#,
+            #"ALTER TABLE "s"."recipe" ALTER COLUMN "n" SET DEFAULT '3'::numeric"#,
+        ]),
+        .init("making a stored attribute transient drops its column", from: M.recipe("name: string, notes: string"),
+              to: M.recipe("name: string, notes: {type: string, transient: true}"), [
+            #"ALTER TABLE "s"."recipe" DROP COLUMN "notes""#,
+        ]),
+    ]
+
+    @Test(arguments: rows)
+    func sql(_ row: LightweightCase) throws {
+        #expect(try LightweightFixtures.sql(row.source, row.destination) == row.expected)
+    }
+}
