@@ -79,8 +79,9 @@ BEGIN;
 INSERT INTO "$schema".chef (_entity, name)
 VALUES ('Chef', 'Julia');
 
-INSERT INTO "$schema".recipe (_entity, name, chef_pk)
-SELECT 'Recipe', 'Ratatouille', c._pk FROM "$schema".chef c WHERE c.name = 'Julia';
+INSERT INTO "$schema".recipe (_entity, name, instructions, chef_pk)
+SELECT 'Recipe', 'Ratatouille', 'Slice, fry separately, then bake together.', c._pk
+FROM "$schema".chef c WHERE c.name = 'Julia';
 
 INSERT INTO "$schema".ingredient (_entity, name, amount, recipe_pk)
 SELECT 'Ingredient', i.name, i.amount, r._pk
@@ -101,8 +102,17 @@ ORDER BY i._pk"
 
 # The store is at "Recipes 1", the model's current version is "Recipes 3".
 step_out_of_date status --model "$model"
-step_out_of_date plan --model "$model"
-step_out_of_date plan --model "$model" --format json
+step plan --model "$model"
+step plan --model "$model" --format json
+
+# Lightweight migration in place: instructions renamed directions, rating backfilled with 0,
+# Cuisine added.
+step apply --model "$model"
+step status --model "$model"
+
+header "psql: the same rows at Recipes 3"
+psql_demo -c "SELECT _pk, name, directions, rating, cuisine_pk FROM \"$schema\".recipe ORDER BY _pk"
+psql_demo -c "SELECT to_version, kind, outcome, rows, duration_ms FROM orchestrator.migrations ORDER BY id"
 
 echo
 echo "==> demo done"

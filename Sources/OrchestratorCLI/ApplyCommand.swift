@@ -19,6 +19,9 @@ struct ApplyCommand: ParsableCommand {
     @Option(name: .long, help: "lock_timeout for each statement, in milliseconds.")
     var lockTimeout: Int = 5000
 
+    @Flag(name: .long, help: "Run steps that drop entities, attributes or relationships (and their data).")
+    var allowDataLoss = false
+
     func validate() throws {
         guard lockTimeout > 0 else { throw ValidationError("--lock-timeout must be a positive number of milliseconds") }
     }
@@ -33,7 +36,7 @@ struct ApplyCommand: ParsableCommand {
             let store = storeOptions.storeName(for: model)
             let migrator = StoreMigrator(connection: connection, model: model, store: store, targetVersion: to)
             let isText = formatOptions.format == .text
-            let report = try migrator.apply(options: ApplyOptions(lockTimeoutMilliseconds: lockTimeout)) { number, count, step in
+            let report = try migrator.apply(options: ApplyOptions(lockTimeoutMilliseconds: lockTimeout, allowDataLoss: allowDataLoss)) { number, count, step in
                 if isText {
                     printLine("step \(number) of \(count): \(step.kind.rawValue) \(step.from.map { "'\($0)' -> " } ?? "")'\(step.to)' (\(step.statements.count) statements)")
                 }

@@ -88,7 +88,7 @@ struct StoreStatus {
         let made = storeVersion.map { "'\($0)'\(storeVersionIsRecordedOnly ? " (known from the database's record of versions)" : "")" }
             ?? "an unknown version"
         var lines = [
-            "store \(store): made by \(made), model hash \(storeModelHash ?? "")",
+            "store \(store): at \(made), model hash \(storeModelHash ?? "")",
             "current version: '\(currentVersion)', model hash \(modelHash)",
         ]
         lines.append(isCompatible ? "compatible: yes" : "compatible: no, migration required (see `orchestrator plan`)")

@@ -98,4 +98,34 @@ struct ApplyTests {
             #expect(try !schemaExists("orchestrator", on: connection))
         }
     }
+
+    @Test("a step that loses data runs only with --allow-data-loss", integration)
+    func dataLossNeedsTheFlag() throws {
+        try withTemporaryFolder { folder in
+            try "name: Shop\nversions: [Shop 1, Shop 2]\n".write(to: folder.appendingPathComponent("model.yaml"), atomically: true, encoding: .utf8)
+            try "entities:\n  Item:\n    attributes:\n      name: string\n      note: string\n".write(to: folder.appendingPathComponent("Shop 1.yaml"), atomically: true, encoding: .utf8)
+            try "entities:\n  Item:\n    attributes:\n      name: string\n".write(to: folder.appendingPathComponent("Shop 2.yaml"), atomically: true, encoding: .utf8)
+            try TestDatabase.withFreshDatabase { url in
+                let create = try OrchestratorBinary.run(["apply", "--model", folder.path, "--to", "Shop 1"], databaseURL: url)
+                #expect(create.exitCode == 0, "\(create)")
+                let connection = try PostgresConnection(url: url)
+                defer { connection.close() }
+                try connection.execute("INSERT INTO shop.item (name, note) SELECT 'item ' || g, 'note ' || g FROM generate_series(1, 300) g")
+
+                let refused = try OrchestratorBinary.run(["apply", "--model", folder.path], databaseURL: url)
+                #expect(refused.exitCode == 1, "\(refused)")
+                #expect(refused.stderrLines.count == 1, "\(refused)")
+                #expect(refused.stderr.contains("--allow-data-loss"), "\(refused)")
+                #expect(refused.stderr.contains("note"), "\(refused)")
+                #expect(try columns(in: "shop", table: "item", on: connection).map(\.name).contains("note"))
+                #expect(try connection.execute("SELECT version_name FROM orchestrator.stores").rows == [["Shop 1"]])
+
+                let allowed = try OrchestratorBinary.run(["apply", "--model", folder.path, "--allow-data-loss"], databaseURL: url)
+                #expect(allowed.exitCode == 0, "\(allowed)")
+                #expect(try !columns(in: "shop", table: "item", on: connection).map(\.name).contains("note"))
+                #expect(try rowCount(schema: "shop", table: "item", on: connection) == 300)
+                #expect(try connection.execute("SELECT version_name FROM orchestrator.stores").rows == [["Shop 2"]])
+            }
+        }
+    }
 }
