@@ -69,7 +69,7 @@ for round in $(seq 1 "$rounds"); do
 done
 admin -c "DROP DATABASE IF EXISTS bench_o" -c "DROP DATABASE IF EXISTS bench_h" -c "DROP DATABASE IF EXISTS bench_template"
 
-stats() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {m = (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2; printf "%.3f %.3f %.3f", m, a[1], a[NR]}'; }
+stats() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {m = (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2; printf "%.3f %.3f %.3f\n", m, a[1], a[NR]}'; }
 read -r o_med o_min o_max < <(stats "${orchestrator_times[@]}")
 read -r p_med p_min p_max < <(stats "${psql_times[@]}")
 peak_max=$(printf '%s\n' "${peaks[@]}" | sort -n | tail -1)
