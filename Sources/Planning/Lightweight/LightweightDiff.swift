@@ -42,10 +42,10 @@ struct LightweightDiff {
 
     let pairing: LayoutPairing
     private(set) var changes: [(phase: Phase, change: any SchemaChange)] = []
-    private(set) var problems: [String]
+    var problems: [String]
     /// Source columns and tables the copies read (source names).
-    private var consumedColumns: Set<ColumnKey> = []
-    private var consumedTables: Set<String> = []
+    var consumedColumns: Set<ColumnKey> = []
+    var consumedTables: Set<String> = []
     private var constraintRenames: [RenameConstraint] = []
 
     var schema: String { pairing.sourceLayout.schema }
@@ -230,117 +230,6 @@ struct LightweightDiff {
         return columns
     }
 
-    // MARK: Added tables
-
-    private mutating func added(_ table: TableLayout) {
-        add(.add, AddTable(table: table))
-        var hasRows = false
-        switch table.kind {
-        case .hierarchy:
-            hasRows = copyMovedRows(into: table)
-        case .join(let owner, let name):
-            hasRows = fillLinks(of: table, owner: owner, relationship: name)
-        }
-        for foreignKey in table.foreignKeys {
-            add(.tighten, AddForeignKey(table: table.name, foreignKey: foreignKey, scansRows: hasRows))
-        }
-        for unique in table.uniqueConstraints {
-            add(.tighten, AddUnique(table: table.name, unique: unique, scansRows: hasRows))
-        }
-        for index in table.indexes {
-            add(.tighten, CreateIndex(table: table.name, index: index, scansRows: hasRows))
-        }
-    }
-
-    /// Entities moved out of their hierarchy: their rows are copied, `_pk` kept, then deleted
-    /// from the old table once everything that reads them ran.
-    private mutating func copyMovedRows(into table: TableLayout) -> Bool {
-        var bySourceTable: [String: [String]] = [:]
-        for name in table.entities {
-            guard let sourceName = pairing.sourceEntity(ofDestination: name), source.entity(named: sourceName)?.isAbstract == false else { continue }
-            bySourceTable[pairing.sourceTable(ofEntity: sourceName), default: []].append(sourceName)
-        }
-        guard let (sourceName, entities) = bySourceTable.first, let sourceTable = pairing.sourceLayout.table(named: sourceName) else { return false }
-        if bySourceTable.count > 1 {
-            problems.append("table \(table.name) would receive rows of several source tables (\(bySourceTable.keys.sorted().joined(separator: ", ")))")
-            return false
-        }
-        let (columns, found) = pairing.columnSources(of: table, in: sourceTable)
-        problems += found
-        var copied: [(destination: String, source: String)] = [("_pk", "_pk")]
-        for column in table.columns where column.name != "_pk" && column.name != "_entity" {
-            guard let sourceColumn = columns[column.name] else { continue }
-            copied.append((column.name, currentName(ofColumn: sourceColumn, inSourceTable: sourceName)))
-            consumedColumns.insert(ColumnKey(table: sourceName, column: sourceColumn))
-        }
-        let current = pairing.currentName(ofSourceTable: sourceName)
-        add(.fill, CopyRows(fromTable: current, toTable: table.name, columns: copied, entities: entities.map { ($0, pairing.destinationEntity(ofSource: $0)!) }))
-        add(.fill, ResetIdentity(table: table.name))
-        add(.dropMoved, DeleteRows(table: current, entities: entities, isLossy: false))
-        return true
-    }
-
-    /// A source column's name once columns are renamed.
-    private func currentName(ofColumn column: String, inSourceTable table: String) -> String {
-        guard let continuation = pairing.destinationTable(continuing: table) else { return column }
-        return pairing.sourceColumnOf[continuation]?.first { $0.value == column }?.key ?? column
-    }
-
-    /// A source entity's name in `_entity` once entities are renamed: the destination name for
-    /// rows that stay in their table, the source name for rows that are moving out.
-    private func currentName(ofEntity name: String) -> String {
-        guard let destinationName = pairing.destinationEntity(ofSource: name),
-              pairing.destinationTable(ofEntity: destinationName) == pairing.destinationTable(continuing: pairing.sourceTable(ofEntity: name)) else { return name }
-        return destinationName
-    }
-
-    /// A new join table gets the links the source kept elsewhere: a to-one column (a to-one
-    /// made to-many), or a join table owned by the other side or by a parent.
-    private mutating func fillLinks(of table: TableLayout, owner: String, relationship name: String) -> Bool {
-        var links: SourceLinks?
-        if let sourceOwner = pairing.sourceEntity(ofDestination: owner), let sourceName = pairing.sourceRelationship(name, of: owner),
-           let entity = source.entity(named: sourceOwner) {
-            let declaring = LayoutPairing.declaringEntity(of: sourceName, from: entity, in: source)
-            links = pairing.sourceLinks(of: declaring.relationship(named: sourceName)!, declaredBy: declaring)
-            // The source kept links of more entities than the destination's owner covers.
-            let covered = destination.hierarchy(of: destination.entity(named: owner)!).filter { !$0.isAbstract }
-                .compactMap { pairing.sourceEntity(ofDestination: $0.name) }
-            let kept = source.hierarchy(of: declaring).filter { !$0.isAbstract }.map(\.name)
-            if links != nil, Set(kept) != Set(covered) {
-                links!.ownerFilter = SourceLinks.OwnerFilter(
-                    table: pairing.currentName(ofSourceTable: pairing.sourceTable(ofEntity: declaring.name)),
-                    entities: covered.map(currentName(ofEntity:))
-                )
-            }
-        } else if let relationship = destination.entity(named: owner)?.relationship(named: name),
-                  let inverse = destination.inverse(of: relationship), let target = destination.entity(named: relationship.destination) {
-            let holder = LayoutPairing.declaringEntity(of: inverse.name, from: target, in: destination)
-            if let sourceHolder = pairing.sourceEntity(ofDestination: holder.name), let sourceName = pairing.sourceRelationship(inverse.name, of: holder.name),
-               let entity = source.entity(named: sourceHolder) {
-                let declaring = LayoutPairing.declaringEntity(of: sourceName, from: entity, in: source)
-                links = pairing.sourceLinks(of: declaring.relationship(named: sourceName)!, declaredBy: declaring)?.reversed
-            }
-        }
-        guard let links else { return false }
-        consume(links)
-        let orderColumns: [(column: String, side: FillJoinTable.Side)] = table.columns.dropFirst(2).compactMap { column in
-            guard case .order(_, let ordered) = column.role else { return nil }
-            return (column.name, ordered == name ? .target : .owner)
-        }
-        add(.fill, FillJoinTable(table: table.name, ownerColumn: table.columns[0].name, targetColumn: table.columns[1].name, orderColumns: orderColumns, links: links))
-        return true
-    }
-
-    /// What reading the links uses up is dropped after the copies, without loss.
-    private mutating func consume(_ links: SourceLinks) {
-        for origin in links.origins {
-            switch origin {
-            case .column(let table, let column): consumedColumns.insert(ColumnKey(table: table, column: column))
-            case .table(let table): consumedTables.insert(table)
-            }
-        }
-    }
-
     // MARK: What nothing continues
 
     /// Source columns and tables without a continuation: dropped after the copies that read
@@ -351,6 +240,10 @@ struct LightweightDiff {
             let claimed = Set((pairing.sourceColumnOf[table.name] ?? [:]).values)
             for column in sourceTable.columns where !claimed.contains(column.name) {
                 if consumedColumns.contains(ColumnKey(table: sourceName, column: column.name)) {
+                    // Still there while the copies run: its name cannot be taken before.
+                    if table.column(named: column.name) != nil {
+                        problems.append("column \(table.name).\(column.name) would be added while the old \(column.name) is still being copied elsewhere; not supported in place")
+                    }
                     add(.dropMoved, DropColumn(table: table.name, column: column.name, reason: .moved))
                 } else if case .order(let owner, let name) = column.role, relationshipIsKept(name, of: owner) {
                     add(.remove, DropColumn(table: sourceName, column: column.name, reason: .madeUnordered))
@@ -363,6 +256,9 @@ struct LightweightDiff {
         var moved: [String] = []
         for table in pairing.sourceLayout.tables where pairing.destinationTable(continuing: table.name) == nil {
             if consumedTables.contains(table.name) {
+                if pairing.destinationLayout.table(named: table.name) != nil {
+                    problems.append("table \(table.name) would be created while the old \(table.name) is still being copied; not supported in place")
+                }
                 moved.append(table.name)
             } else {
                 removed.append(table.name)

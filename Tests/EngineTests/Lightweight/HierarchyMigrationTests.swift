@@ -92,4 +92,21 @@ import TestSupport
             try S.expectFollowsContract(model, on: connection)
         }
     }
+
+    @Test func movingAnEntityOutKeepsTheLinksItInherited() throws {
+        let model = try S.model([
+            ("v1", S.version("Animal: {attributes: {name: string}, relationships: {toys: {destination: Toy, toMany: true}}}\nDog: {parent: Animal}\nToy: {attributes: {label: string}}")),
+            ("v2", S.version("Animal: {attributes: {name: string}, relationships: {toys: {destination: Toy, toMany: true}}}\nDog: {attributes: {name: string}, relationships: {toys: {destination: Toy, toMany: true}}}\nToy: {attributes: {label: string}}")),
+        ])
+        try S.withStore(model) { connection in
+            let links = "SELECT l.animal_pk, l.toys_pk FROM shop.animal__toys l JOIN shop.animal a ON a._pk = l.animal_pk WHERE a._entity = "
+            let dogLinks = try connection.execute("\(unsafeRaw: links)'Dog' ORDER BY 1, 2").rows
+            let animalLinks = try connection.execute("\(unsafeRaw: links)'Animal' ORDER BY 1, 2").rows
+            #expect(dogLinks.count == 600 && animalLinks.count == 600)
+            try S.migrate(model, on: connection)
+            #expect(try connection.execute("SELECT dog_pk, toys_pk FROM shop.dog__toys ORDER BY 1, 2").rows == dogLinks)
+            #expect(try connection.execute("SELECT animal_pk, toys_pk FROM shop.animal__toys ORDER BY 1, 2").rows == animalLinks)
+            try S.expectFollowsContract(model, on: connection)
+        }
+    }
 }
