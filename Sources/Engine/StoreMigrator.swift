@@ -33,7 +33,7 @@ public struct AppliedStep: Sendable {
     public var durationMilliseconds: Int
 }
 
-/// A step failed; the store is left at the version it had.
+/// A step failed and rolled back; the store is left at the version the step started from.
 public struct StepFailure: Error, CustomStringConvertible {
     public var stepNumber: Int
     public var stepCount: Int
@@ -44,7 +44,9 @@ public struct StepFailure: Error, CustomStringConvertible {
     public var description: String {
         var text = "step \(stepNumber) of \(stepCount) (\(step.kind.rawValue) \(step.from.map { "'\($0)' -> " } ?? "")'\(step.to)') failed"
         if let statement { text += " at \"\(statement.summary)\"" }
-        return text + ": \(underlying); the store is unchanged"
+        // Earlier steps of a chain have committed; this one rolled back.
+        let state = step.from.map { "the store is at '\($0)'" } ?? "nothing was created"
+        return text + ": \(underlying); \(state)"
     }
 }
 
@@ -94,7 +96,12 @@ public struct StoreMigrator {
     public func plan() throws -> MigrationPlan {
         let snapshot = try StoreCatalog.snapshot(store: store, on: connection)
         let recorded = try StoreCatalog.recordedVersions(model: model.name, on: connection)
-        return try Planner.plan(model: model, targetVersion: targetVersion, snapshot: snapshot, recordedVersions: recorded)
+        var plan = try Planner.plan(model: model, targetVersion: targetVersion, snapshot: snapshot, recordedVersions: recorded)
+        if plan.status == .migrationRequired {
+            let rows = try StoreCatalog.estimatedRows(store: store, on: connection)
+            for index in plan.steps.indices { plan.steps[index].rowEstimate = rows }
+        }
+        return plan
     }
 
     /// 1. Plan without writing anything: a store of an unknown version, a schema that is not a
@@ -186,7 +193,8 @@ public struct StoreMigrator {
     func insertHistory(_ step: PlannedStep, plan: MigrationPlan, rows: Int, started: Date, outcome: String, error: String?) throws {
         let statements = JSONValue.array(step.statements.map { .string($0.sql.text) }).rendered
         let toHash = model.version(named: step.to).map { VersionHash.hashes(of: $0).model } ?? ""
-        let fromHash = step.kind == .create ? nil : plan.storeModelHash
+        let fromHash = step.kind == .create ? nil
+            : step.from.flatMap { model.version(named: $0) }.map { VersionHash.hashes(of: $0).model } ?? plan.storeModelHash
         let startedText = ISO8601DateFormatter.withFractionalSeconds.string(from: started)
         _ = try connection.execute("""
             INSERT INTO \(ident: MetadataSchema.schema, "migrations")

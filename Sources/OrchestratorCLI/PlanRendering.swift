@@ -16,6 +16,7 @@ enum PlanRendering {
             ("storeModelHash", plan.storeModelHash.map(JSONValue.string) ?? .null),
             ("migrationRequired", .bool(plan.status == .migrationRequired)),
             ("executable", .bool(plan.isExecutable)),
+            ("needsAllowDataLoss", .bool(plan.steps.contains { $0.hazards.contains(where: \.isDataLoss) })),
             ("blockers", .array(plan.blockers.map(JSONValue.string))),
             ("steps", .array(plan.steps.map(stepJSON))),
         ])
@@ -69,6 +70,11 @@ enum PlanRendering {
                 lines.append("-- \(statement.summary) [lock: \(statement.lock.rawValue)]")
                 lines.append(statement.sql.text + ";")
             }
+        }
+        let losses = plan.steps.flatMap(\.hazards).filter(\.isDataLoss)
+        if !losses.isEmpty {
+            lines.append("")
+            lines.append("apply needs --allow-data-loss: " + losses.map(\.message).joined(separator: "; "))
         }
         for blocker in plan.blockers {
             lines.append("cannot apply: \(blocker)")

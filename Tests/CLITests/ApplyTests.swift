@@ -111,6 +111,14 @@ struct ApplyTests {
                 let connection = try PostgresConnection(url: url)
                 defer { connection.close() }
                 try connection.execute("INSERT INTO shop.item (name, note) SELECT 'item ' || g, 'note ' || g FROM generate_series(1, 300) g")
+                try connection.execute("ANALYZE shop.item")
+
+                let plan = try OrchestratorBinary.run(["plan", "--model", folder.path, "--format", "json"], databaseURL: url)
+                let planned = try jsonObject(plan.stdout)
+                #expect(planned["needsAllowDataLoss"] as? Bool == true, "\(plan)")
+                let step = try #require((planned["steps"] as? [[String: Any]])?.first, "\(plan)")
+                #expect((step["hazards"] as? [[String: Any]])?.contains { $0["code"] as? String == "dataLoss" } == true, "\(plan)")
+                #expect(step["rowEstimate"] as? Int == 300, "\(plan)")
 
                 let refused = try OrchestratorBinary.run(["apply", "--model", folder.path], databaseURL: url)
                 #expect(refused.exitCode == 1, "\(refused)")
