@@ -8,7 +8,7 @@ let package = Package(
         .executable(name: "orchestrator", targets: ["orchestrator"]),
         .library(
             name: "Orchestrator",
-            targets: ["ObjectModel", "SQLBuilding", "Planning", "PostgresClient", "Engine", "OrchestratorCLI"]
+            targets: ["ObjectModel", "SQLBuilding", "Mapping", "Planning", "PostgresClient", "Engine", "OrchestratorCLI"]
         ),
     ],
     dependencies: [
@@ -33,6 +33,8 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
+        // Pure: mapping models and their expressions: parse, type-check, to SQL, evaluate.
+        .target(name: "Mapping", dependencies: ["ObjectModel", "SQLBuilding", .product(name: "Yams", package: "Yams")]),
         // Pure: store layout, plans. Never talks to a database.
         .target(name: "Planning", dependencies: ["ObjectModel", "SQLBuilding"]),
         // The only module that talks to libpq.
@@ -50,6 +52,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["PostgresClient"], path: "Tests/TestSupport"),
         .testTarget(name: "SQLBuildingTests", dependencies: ["SQLBuilding"]),
         .testTarget(name: "ObjectModelTests", dependencies: ["ObjectModel", "TestSupport"], exclude: ["Fixtures"]),
+        .testTarget(name: "MappingTests", dependencies: ["Mapping", "TestSupport"]),
         .testTarget(name: "PlanningTests", dependencies: ["Planning", "TestSupport"], exclude: ["Expectations"]),
         .testTarget(name: "PostgresClientTests", dependencies: ["PostgresClient", "TestSupport"]),
         .testTarget(name: "EngineTests", dependencies: ["Engine", "TestSupport"]),
