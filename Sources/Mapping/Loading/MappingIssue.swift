@@ -1,0 +1,42 @@
+/// A problem found in a mapping model file, located as precisely as we know: file, line, entity
+/// mapping, property.
+public struct MappingIssue: Error, Sendable, Hashable, CustomStringConvertible {
+    public var file: String
+    public var line: Int?
+    public var entityMapping: String?
+    public var property: String?
+    public var message: String
+
+    public init(file: String, line: Int? = nil, entityMapping: String? = nil, property: String? = nil, message: String) {
+        self.file = file
+        self.line = line
+        self.entityMapping = entityMapping
+        self.property = property
+        self.message = message
+    }
+
+    /// One line: `file:line: entity mapping RecipeToRecipe, property author: message`.
+    public var description: String {
+        var text = file
+        if let line { text += ":\(line)" }
+        var location: [String] = []
+        if let entityMapping { location.append("entity mapping \(entityMapping)") }
+        if let property { location.append("property \(property)") }
+        text += ": "
+        if !location.isEmpty { text += location.joined(separator: ", ") + ": " }
+        return text + message
+    }
+}
+
+/// Loading mapping models failed; every problem found is listed.
+public struct MappingLoadError: Error, Sendable, CustomStringConvertible {
+    public var issues: [MappingIssue]
+
+    public init(_ issues: [MappingIssue]) {
+        self.issues = issues
+    }
+
+    public var description: String {
+        issues.map(\.description).joined(separator: "\n")
+    }
+}

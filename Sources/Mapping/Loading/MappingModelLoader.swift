@@ -1,0 +1,78 @@
+import Foundation
+import Yams
+
+/// Finds and reads mapping models: native files (YAML or JSON, see docs/mapping-format.md) and
+/// Xcode `.xcmappingmodel` packages.
+public enum MappingModelLoader {
+    static let nativeExtensions: Set<String> = ["yaml", "yml", "json"]
+    static let manifestNames: Set<String> = ["model.yaml", "model.yml", "model.json"]
+
+    /// Reads one mapping model, by extension: `.yaml`/`.yml`/`.json` native, `.xcmappingmodel`
+    /// (or its `xcmapping.xml`) Xcode. Throws `MappingLoadError` listing every problem found.
+    public static func load(path: String) throws -> MappingModel {
+        let fileExtension = (path as NSString).pathExtension.lowercased()
+        if fileExtension == "xcmappingmodel" || (path as NSString).lastPathComponent == "xcmapping.xml" {
+            return try XcodeMappingLoader.load(package: path)
+        }
+        guard nativeExtensions.contains(fileExtension) else {
+            throw MappingLoadError([MappingIssue(file: path, message: "not a mapping model: expected a .yaml, .yml, .json or .xcmappingmodel file")])
+        }
+        do {
+            return try NativeMappingLoader.parse(try readText(path), file: path)
+        } catch let issue as MappingIssue {
+            throw MappingLoadError([issue])
+        }
+    }
+
+    /// Every mapping model directly in each directory (not in subdirectories), by file name.
+    ///
+    /// Mapping folders often sit beside a native model, so a `.yaml`, `.yml` or `.json` file is a
+    /// mapping model only when its top level has an `entityMappings` key; the model's manifest
+    /// (`model.yaml`) and version files do not, and are skipped. Every `.xcmappingmodel` is read.
+    /// Problems in all files are reported together.
+    public static func loadAll(directories: [String]) throws -> [MappingModel] {
+        var models: [MappingModel] = []
+        var issues: [MappingIssue] = []
+        for directory in directories {
+            guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else {
+                issues.append(MappingIssue(file: directory, message: "cannot read the mapping models directory"))
+                continue
+            }
+            for name in names.sorted() where !name.hasPrefix(".") {
+                let path = (directory as NSString).appendingPathComponent(name)
+                do {
+                    if try isMappingModel(path) { models.append(try load(path: path)) }
+                } catch let error as MappingLoadError {
+                    issues += error.issues
+                } catch let issue as MappingIssue {
+                    issues.append(issue)
+                }
+            }
+        }
+        if !issues.isEmpty { throw MappingLoadError(issues) }
+        return models
+    }
+
+    static func isMappingModel(_ path: String) throws -> Bool {
+        let name = (path as NSString).lastPathComponent
+        let fileExtension = (name as NSString).pathExtension.lowercased()
+        if fileExtension == "xcmappingmodel" { return true }
+        guard nativeExtensions.contains(fileExtension), !manifestNames.contains(name.lowercased()) else { return false }
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else { return false }
+        let text = try readText(path)
+        if text.allSatisfy(\.isWhitespace) { return false }
+        let root = try MappingYAMLReader.compose(text, file: path)
+        return root.mapping?.keys.contains { $0.scalar?.string == "entityMappings" } ?? false
+    }
+
+    static func readText(_ path: String) throws -> String {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw MappingIssue(file: path, message: "cannot read the file")
+        }
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw MappingIssue(file: path, message: "the file is not UTF-8 text")
+        }
+        return text
+    }
+}
