@@ -52,7 +52,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["PostgresClient"], path: "Tests/TestSupport"),
         .testTarget(name: "SQLBuildingTests", dependencies: ["SQLBuilding"]),
         .testTarget(name: "ObjectModelTests", dependencies: ["ObjectModel", "TestSupport"], exclude: ["Fixtures"]),
-        .testTarget(name: "MappingTests", dependencies: ["Mapping", "TestSupport"]),
+        .testTarget(name: "MappingTests", dependencies: ["Mapping", "PostgresClient", "TestSupport"]),
         .testTarget(name: "PlanningTests", dependencies: ["Planning", "TestSupport"], exclude: ["Expectations"]),
         .testTarget(name: "PostgresClientTests", dependencies: ["PostgresClient", "TestSupport"]),
         .testTarget(name: "EngineTests", dependencies: ["Engine", "TestSupport"]),

@@ -49,7 +49,7 @@ enum Arithmetic {
             return .int(-i)
         case .double(let d): return .double(-d)
         case .decimal: return .decimal((-(try Conversion.decimal(value))).description)
-        default: throw Conversion.Failure(message: "cannot negate a \(value.kindName) value")
+        default: throw Conversion.Failure(message: "cannot negate \(withIndefiniteArticle(value.kindName)) value")
         }
     }
 }

@@ -82,7 +82,7 @@ public struct ExpressionEvaluator: Sendable {
             return .int(Swift.abs(i))
         case (.abs, .double(let d)): return .double(Swift.abs(d))
         case (.abs, .decimal(let text)): return .decimal(text.hasPrefix("-") ? String(text.dropFirst()) : text)
-        default: throw Conversion.Failure(message: "\(function.rawValue) cannot take a \(values[0].kindName) value")
+        default: throw Conversion.Failure(message: "\(function.rawValue) cannot take \(withIndefiniteArticle(values[0].kindName)) value")
         }
     }
 
@@ -116,6 +116,11 @@ public struct FunctionCall: Sendable, Hashable {
 public struct EvaluationError: Error, Sendable, Hashable, CustomStringConvertible {
     public var expression: String
     public var message: String
+
+    public init(expression: String, message: String) {
+        self.expression = expression
+        self.message = message
+    }
 
     public var description: String { "\(message) in \(expression)" }
 }

@@ -1,8 +1,8 @@
 import Foundation
 
-/// Parses value expressions (NSExpression format syntax) and filter predicates (NSPredicate
-/// format syntax). The grammar is in docs/mapping-format.md; keywords are case-insensitive,
-/// variable and property names are not.
+/// Parses value expressions (NSExpression's format syntax) and filter predicates (NSPredicate's
+/// format syntax); the grammar is in docs/mapping-format.md. Keywords are case-insensitive;
+/// variable, property and function names are not.
 public enum ExpressionParser {
     public static func parseExpression(_ text: String) throws(ExpressionError) -> ValueExpression {
         var parser = try Parser(text: text, bareKeyPathsReferToSource: false)
@@ -26,7 +26,18 @@ private let operatorWords: Set<String> = ["AND", "OR", "NOT", "IN", "LIKE", "CON
 /// NSPredicate features we do not translate: aggregates over to-many paths and the like.
 let unsupportedWords: Set<String> = ["ANY", "ALL", "SOME", "NONE", "SUBQUERY", "FETCH", "SELF", "ANYKEY", "MATCHES", "BETWEEN", "TERNARY"]
 
-/// Recursive descent over the tokens; one method per grammar rule.
+/// Recursive descent over the tokens; one method per grammar rule (predicates in
+/// PredicateParser.swift):
+///
+///     expression := term (('+' | '-') term)*
+///     term       := unary (('*' | '/') unary)*
+///     unary      := '-' unary | primary
+///     primary    := number | string | nil | YES | NO | '$'variable ('.' name)*
+///                 | '(' expression ')' | '{' [expression (',' expression)*] '}'
+///                 | FUNCTION '(' expression ',' string (',' expression)* ')'
+///                 | selector '(' arguments ')' | CAST '(' number ',' "NSDate" ')'
+///                 | name ('.' name)*            (predicates only: a key path of $source)
+///     name       := identifier | '#'identifier  (a reserved word needs the '#')
 struct Parser {
     let text: String
     let tokens: [Token]

@@ -16,6 +16,7 @@ extension Site {
 
     /// `$source.chef.name`: to-one relationships, then a stored attribute.
     func attribute(at path: [String]) throws(ExpressionCheckError) -> AttributeReference {
+        precondition(!path.isEmpty, "a key path names at least one property")
         let keyPath = ValueExpression.keyPath(.source, path).description
         let (relationships, entity) = try followToOne(path.dropLast(), keyPath: keyPath)
         let name = path[path.count - 1]
@@ -37,6 +38,7 @@ extension Site {
     /// `$source.chef` or `$source.recipe.ingredients`: to-one relationships, then any
     /// relationship. Returns the relationships and the entity the last one leads to.
     func relationships(at path: [String]) throws(ExpressionCheckError) -> (relationships: [Relationship], target: Entity) {
+        precondition(!path.isEmpty, "a key path names at least one property")
         let keyPath = ValueExpression.keyPath(.source, path).description
         let (steps, entity) = try followToOne(path.dropLast(), keyPath: keyPath)
         let name = path[path.count - 1]

@@ -21,8 +21,6 @@ public enum Value: Sendable, Hashable {
         guard let number = decimalNumber(text) else { return nil }
         return .decimal(number.description)
     }
-
-    public var isNull: Bool { self == .null }
 }
 
 /// Parses decimal text in the forms PostgreSQL prints (`12.50`, `-3`, `1e+20`), exactly.

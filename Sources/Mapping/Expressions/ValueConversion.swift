@@ -43,7 +43,7 @@ enum Conversion {
              (.transformable, .bytes), (.uuid, .uuid):
             return value
         default:
-            throw Failure(message: "a \(value.kindName) value cannot be stored in a \(target.rawValue) attribute")
+            throw Failure(message: "\(withIndefiniteArticle(value.kindName)) value cannot be stored in an attribute of type \(target.rawValue)")
         }
     }
 
@@ -54,7 +54,7 @@ enum Conversion {
         case .decimal(let text):
             guard let d = Double(text) else { throw Failure(message: "invalid decimal \(text)") }
             return d
-        default: throw Failure(message: "a \(value.kindName) value is not a number")
+        default: throw Failure(message: "\(withIndefiniteArticle(value.kindName)) value is not a number")
         }
     }
 
@@ -64,7 +64,7 @@ enum Conversion {
         case .decimal(let text):
             guard let d = decimalNumber(text) else { throw Failure(message: "invalid decimal \(text)") }
             return d
-        default: throw Failure(message: "a \(value.kindName) value is not a decimal")
+        default: throw Failure(message: "\(withIndefiniteArticle(value.kindName)) value is not a decimal")
         }
     }
 
@@ -84,7 +84,7 @@ enum Conversion {
             guard let i = Int64(rounded.description) else { throw Failure(message: "bigint out of range") }
             return i
         default:
-            throw Failure(message: "a \(value.kindName) value is not a number")
+            throw Failure(message: "\(withIndefiniteArticle(value.kindName)) value is not a number")
         }
     }
 }

@@ -108,6 +108,9 @@ public enum ValueType: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// "a Double value", "an Integer 32 value".
+    var withArticle: String { withIndefiniteArticle(description) }
+
     /// Whether `==` and `!=` can compare the two.
     func isEquatable(with other: ValueType) -> Bool {
         if self == .null || other == .null { return true }
@@ -120,4 +123,11 @@ public enum ValueType: Sendable, Hashable, CustomStringConvertible {
         if isNumeric && other.isNumeric { return true }
         return self == other && (self == .string || self == .date)
     }
+}
+
+/// "an integer", "a UUID": by the first letter's sound, which for our nouns is its vowel-ness
+/// except U (UUID, URI).
+func withIndefiniteArticle(_ noun: String) -> String {
+    let startsWithVowelSound = noun.first.map { "aeioAEIO".contains($0) } ?? false
+    return (startsWithVowelSound ? "an " : "a ") + noun
 }

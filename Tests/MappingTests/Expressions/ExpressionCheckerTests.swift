@@ -114,7 +114,7 @@ import Testing
             hint: #"a to-many relationship can only be the sourceInstances of FUNCTION($manager, "destinationInstancesForEntityMappingNamed:sourceInstances:", …) in a relationship mapping"#
         ),
         Rejected(
-            text: "$source.name.first", attribute: "title", keyPath: "$source.name.first",
+            text: "$source.name.initial", attribute: "title", keyPath: "$source.name.initial",
             message: "'name' is an attribute of Recipe: a key path cannot go past it"
         ),
         Rejected(
@@ -145,6 +145,10 @@ import Testing
         Rejected(
             text: "$source.isVegan", attribute: "small", keyPath: "$source.isVegan",
             message: "a Boolean value cannot be stored in Integer 16 attribute 'small'"
+        ),
+        Rejected(
+            text: "$source.amount", attribute: "title", keyPath: "$source.amount",
+            message: "an Integer 32 value cannot be stored in String attribute 'title'"
         ),
         Rejected(
             text: "$source.uid", attribute: "title", keyPath: "$source.uid",
