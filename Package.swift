@@ -45,6 +45,7 @@ let package = Package(
             name: "OrchestratorCLI",
             dependencies: [
                 "Engine",
+                "Mapping",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -1,4 +1,6 @@
 import ArgumentParser
+import Foundation
+import Mapping
 import ObjectModel
 
 struct ValidateCommand: ParsableCommand {
@@ -10,11 +12,15 @@ struct ValidateCommand: ParsableCommand {
     @OptionGroup var modelOptions: ModelOptions
     @OptionGroup var formatOptions: FormatOptions
 
+    @Option(name: .long, help: "A folder of mapping models (*.yaml, *.yml, *.json, *.xcmappingmodel); repeatable. Default: beside the model.")
+    var mappings: [String] = []
+
     func run() throws {
         try reportingFailures {
             let model = try modelOptions.load()
             let results = model.versions.map { ($0.name, ModelValidator.validate($0)) }
-            let problemCount = results.reduce(0) { $0 + $1.1.count }
+            let mappingResults = try mappingModels(for: model).map { ($0, MappingModelValidator.validate($0, model: model)) }
+            let problemCount = results.reduce(0) { $0 + $1.1.count } + mappingResults.reduce(0) { $0 + $1.1.count }
             switch formatOptions.format {
             case .json:
                 printLine(JSONValue.object([
@@ -29,6 +35,16 @@ struct ValidateCommand: ParsableCommand {
                             ("problems", .array(issues.map { .string($0.description) })),
                         ])
                     })),
+                    ("mappingModels", .array(mappingResults.map { mapping, issues in
+                        .object([
+                            ("file", .string(mapping.file)),
+                            ("source", .string(mapping.source)),
+                            ("destination", .string(mapping.destination)),
+                            ("entityMappings", .number(mapping.entityMappings.count)),
+                            ("valid", .bool(issues.isEmpty)),
+                            ("problems", .array(issues.map { .string($0.description) })),
+                        ])
+                    })),
                     ("warnings", .array(model.warnings.map { .string($0.description) })),
                 ]).rendered)
             case .text:
@@ -36,10 +52,24 @@ struct ValidateCommand: ParsableCommand {
                 for (_, issues) in results {
                     for issue in issues { printLine("error: \(issue)") }
                 }
+                for (mapping, issues) in mappingResults {
+                    printLine("mapping model \(mapping.file): '\(mapping.source)' -> '\(mapping.destination)', \(mapping.entityMappings.count) entity mapping(s): " + (issues.isEmpty ? "valid" : "\(issues.count) problem(s)"))
+                    for issue in issues { printLine("error: \(issue)") }
+                }
                 printLine("\(model.name): \(model.versions.count) version(s), current '\(model.currentVersionName)': " +
                     (problemCount == 0 ? "valid" : "\(problemCount) problem(s)"))
             }
             if problemCount > 0 { throw ExitCode.failure }
         }
+    }
+
+    /// Mapping models in the folders given; by default those beside the model that map
+    /// between two of its versions (a folder may hold other models' mapping models too).
+    func mappingModels(for model: VersionedModel) throws -> [MappingModel] {
+        if !mappings.isEmpty { return try MappingModelLoader.loadAll(directories: mappings) }
+        let isNativeFolder = model.format == .native
+        let folder = isNativeFolder ? model.path : (model.path as NSString).deletingLastPathComponent
+        let found = try MappingModelLoader.loadAll(directories: [folder.isEmpty ? "." : folder])
+        return found.filter { model.version(named: $0.source) != nil && model.version(named: $0.destination) != nil }
     }
 }

@@ -1,0 +1,78 @@
+import Foundation
+import ObjectModel
+
+/// Checks a mapping model against the versioned model before anything runs: its versions and
+/// entities exist, every property it maps exists in the destination, and every expression and
+/// filter parses and type-checks against both versions. Every problem is listed.
+public enum MappingModelValidator {
+    public static func validate(_ mapping: MappingModel, model: VersionedModel) -> [MappingIssue] {
+        func issue(_ entityMapping: String?, _ property: String?, _ message: String) -> MappingIssue {
+            MappingIssue(file: mapping.file, entityMapping: entityMapping, property: property, message: message)
+        }
+        guard let source = model.version(named: mapping.source), let destination = model.version(named: mapping.destination) else {
+            let missing = [mapping.source, mapping.destination].filter { model.version(named: $0) == nil }
+            return [issue(nil, nil, "names version(s) \(missing.map { "'\($0)'" }.joined(separator: ", ")) that \(model.name) does not have (versions: \(model.versions.map(\.name).joined(separator: ", ")))")]
+        }
+        var issues: [MappingIssue] = []
+        for entityMapping in mapping.entityMappings {
+            if let name = entityMapping.sourceEntity, source.entity(named: name) == nil {
+                issues.append(issue(entityMapping.name, nil, "source entity '\(name)' does not exist in '\(source.name)'"))
+            }
+            guard let name = entityMapping.destinationEntity else { continue }
+            guard let entity = destination.entity(named: name) else {
+                issues.append(issue(entityMapping.name, nil, "destination entity '\(name)' does not exist in '\(destination.name)'"))
+                continue
+            }
+            guard entityMapping.sourceEntity.map({ source.entity(named: $0) != nil }) ?? true else { continue }
+            let checker = ExpressionChecker(entityMapping: entityMapping, entityMappings: mapping.entityMappings, source: source, destination: destination)
+            let attributes = destination.allAttributes(of: entity)
+            let relationships = destination.allRelationships(of: entity)
+            for property in entityMapping.attributeMappings {
+                guard let attribute = attributes.first(where: { $0.name == property.name }) else {
+                    issues.append(issue(entityMapping.name, property.name, "\(name) has no attribute '\(property.name)'"))
+                    continue
+                }
+                guard let text = property.valueExpression else { continue }
+                issues += check(text, entityMapping: entityMapping.name, property: property.name, file: mapping.file) { expression in
+                    _ = try checker.check(expression, destinationAttribute: attribute)
+                }
+            }
+            for property in entityMapping.relationshipMappings {
+                guard let relationship = relationships.first(where: { $0.name == property.name }) else {
+                    issues.append(issue(entityMapping.name, property.name, "\(name) has no relationship '\(property.name)'"))
+                    continue
+                }
+                guard let text = property.valueExpression else { continue }
+                issues += check(text, entityMapping: entityMapping.name, property: property.name, file: mapping.file) { expression in
+                    _ = try checker.checkRelationship(expression, destinationRelationship: relationship)
+                }
+            }
+            if let filter = entityMapping.filter {
+                do {
+                    _ = try checker.checkFilter(try ExpressionParser.parsePredicate(filter))
+                } catch {
+                    issues.append(issue(entityMapping.name, nil, "filter: " + oneLine(error)))
+                }
+            }
+        }
+        return issues
+    }
+
+    static func check(
+        _ text: String, entityMapping: String, property: String, file: String,
+        _ body: (ValueExpression) throws -> Void
+    ) -> [MappingIssue] {
+        do {
+            try body(try ExpressionParser.parseExpression(text))
+            return []
+        } catch let error as ExpressionCheckError {
+            return [MappingIssue(file: file, entityMapping: entityMapping, property: property, message: oneLine(error.message + (error.keyPath.map { " (\($0))" } ?? "") + ": " + error.expression))]
+        } catch {
+            return [MappingIssue(file: file, entityMapping: entityMapping, property: property, message: oneLine(error))]
+        }
+    }
+
+    static func oneLine(_ error: Any) -> String {
+        String(describing: error).split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
+    }
+}

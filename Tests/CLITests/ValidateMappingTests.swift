@@ -1,0 +1,68 @@
+import Foundation
+import Testing
+
+/// `validate` loads the mapping models beside the model (or in --mappings folders) and checks
+/// each against the versions it maps between.
+@Suite("validate with mapping models")
+struct ValidateMappingTests {
+    static func writeModel(in folder: URL, mapping: String) throws {
+        try "name: Kitchen\nversions: [Kitchen 1, Kitchen 2]\n".write(to: folder.appendingPathComponent("model.yaml"), atomically: true, encoding: .utf8)
+        try "entities:\n  Recipe:\n    attributes:\n      temperature: double\n      amount: int32\n".write(to: folder.appendingPathComponent("Kitchen 1.yaml"), atomically: true, encoding: .utf8)
+        try "entities:\n  Recipe:\n    attributes:\n      temperatureC: double\n      totalCost: int64\n".write(to: folder.appendingPathComponent("Kitchen 2.yaml"), atomically: true, encoding: .utf8)
+        try mapping.write(to: folder.appendingPathComponent("kitchen-1-to-2.yaml"), atomically: true, encoding: .utf8)
+    }
+
+    static let mapping = """
+        source: Kitchen 1
+        destination: Kitchen 2
+        entityMappings:
+          - name: RecipeToRecipe
+            type: transform
+            source: Recipe
+            destination: Recipe
+            filter: "amount > 100"
+            attributes:
+              temperatureC: "($source.temperature - 32.0) / 1.8"
+              totalCost: "$source.amount"
+        """
+
+    @Test("a mapping model beside the model is checked and reported valid")
+    func validMapping() throws {
+        try withTemporaryFolder { folder in
+            try Self.writeModel(in: folder, mapping: Self.mapping)
+            let result = try OrchestratorBinary.run(["validate", "--model", folder.path, "--format", "json"])
+            #expect(result.exitCode == 0, "\(result)")
+            let json = try jsonObject(result.stdout)
+            let mappings = try #require(json["mappingModels"] as? [[String: Any]], "\(result)")
+            #expect(mappings.count == 1)
+            #expect(mappings.first?["source"] as? String == "Kitchen 1")
+            #expect(mappings.first?["destination"] as? String == "Kitchen 2")
+            #expect(mappings.first?["valid"] as? Bool == true, "\(result)")
+        }
+    }
+
+    @Test("a misspelt key path fails validate, naming the entity mapping and the property")
+    func misspeltKeyPath() throws {
+        try withTemporaryFolder { folder in
+            try Self.writeModel(in: folder, mapping: Self.mapping.replacingOccurrences(of: "$source.temperature", with: "$source.temprature"))
+            let result = try OrchestratorBinary.run(["validate", "--model", folder.path])
+            #expect(result.exitCode == 1, "\(result)")
+            let errors = result.stdoutLines.filter { $0.hasPrefix("error: ") }
+            #expect(errors.count == 1, "\(result)")
+            #expect(errors.first?.contains("kitchen-1-to-2.yaml") == true, "\(result)")
+            #expect(errors.first?.contains("entity mapping RecipeToRecipe") == true, "\(result)")
+            #expect(errors.first?.contains("temperatureC") == true, "\(result)")
+            #expect(errors.first?.contains("temprature") == true, "\(result)")
+        }
+    }
+
+    @Test("a parse error in a filter is reported with the entity mapping")
+    func badFilter() throws {
+        try withTemporaryFolder { folder in
+            try Self.writeModel(in: folder, mapping: Self.mapping.replacingOccurrences(of: "amount > 100", with: "amount >"))
+            let result = try OrchestratorBinary.run(["validate", "--model", folder.path])
+            #expect(result.exitCode == 1, "\(result)")
+            #expect(result.stdoutLines.contains { $0.hasPrefix("error: ") && $0.contains("RecipeToRecipe") && $0.contains("filter") }, "\(result)")
+        }
+    }
+}
