@@ -85,18 +85,28 @@ public struct StoreMigrator {
     public var store: String
     public var targetVersion: String?
 
-    public init(connection: PostgresConnection, model: VersionedModel, store: String, targetVersion: String? = nil) {
+    /// Mapping models found for the model; the planner never infers past one.
+    public var explicitMappings: [ExplicitMapping]
+
+    public init(
+        connection: PostgresConnection, model: VersionedModel, store: String, targetVersion: String? = nil,
+        explicitMappings: [ExplicitMapping] = []
+    ) {
         self.connection = connection
         self.model = model
         self.store = store
         self.targetVersion = targetVersion
+        self.explicitMappings = explicitMappings
     }
 
     /// The plan for the store as it is now, read without taking any lock or writing anything.
     public func plan() throws -> MigrationPlan {
         let snapshot = try StoreCatalog.snapshot(store: store, on: connection)
         let recorded = try StoreCatalog.recordedVersions(model: model.name, on: connection)
-        var plan = try Planner.plan(model: model, targetVersion: targetVersion, snapshot: snapshot, recordedVersions: recorded)
+        var plan = try Planner.plan(
+            model: model, targetVersion: targetVersion, snapshot: snapshot, recordedVersions: recorded,
+            explicitMappings: explicitMappings
+        )
         if plan.status == .migrationRequired {
             let rows = try StoreCatalog.estimatedRows(store: store, on: connection)
             for index in plan.steps.indices { plan.steps[index].rowEstimate = rows }

@@ -12,6 +12,7 @@ struct ApplyCommand: ParsableCommand {
     @OptionGroup var modelOptions: ModelOptions
     @OptionGroup var storeOptions: StoreOptions
     @OptionGroup var formatOptions: FormatOptions
+    @OptionGroup var mappingOptions: MappingOptions
 
     @Option(name: .long, help: "Bring the store to this version instead of the current one.")
     var to: String?
@@ -34,7 +35,8 @@ struct ApplyCommand: ParsableCommand {
             let connection = try connect(url)
             defer { connection.close() }
             let store = storeOptions.storeName(for: model)
-            let migrator = StoreMigrator(connection: connection, model: model, store: store, targetVersion: to)
+            let migrator = StoreMigrator(connection: connection, model: model, store: store, targetVersion: to,
+                explicitMappings: try mappingOptions.explicitMappings(for: model))
             let isText = formatOptions.format == .text
             let report = try migrator.apply(options: ApplyOptions(lockTimeoutMilliseconds: lockTimeout, allowDataLoss: allowDataLoss)) { number, count, step in
                 if isText {

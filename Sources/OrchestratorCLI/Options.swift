@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
+import Mapping
 import ObjectModel
+import Planning
 
 public enum OutputFormat: String, ExpressibleByArgument, CaseIterable, Sendable {
     case text
@@ -59,4 +61,22 @@ struct StoreOptions: ParsableArguments {
 struct FormatOptions: ParsableArguments {
     @Option(name: .long, help: "Output format: text or json.")
     var format: OutputFormat = .text
+}
+
+struct MappingOptions: ParsableArguments {
+    @Option(name: .long, help: "A folder of mapping models (*.yaml, *.yml, *.json, *.xcmappingmodel); repeatable. Default: beside the model.")
+    var mappings: [String] = []
+
+    /// Mapping models in the folders given; by default those beside the model that map
+    /// between two of its versions (a folder may hold other models' mapping models too).
+    func load(for model: VersionedModel) throws -> [MappingModel] {
+        if !mappings.isEmpty { return try MappingModelLoader.loadAll(directories: mappings) }
+        let folder = model.format == .native ? model.path : (model.path as NSString).deletingLastPathComponent
+        let found = try MappingModelLoader.loadAll(directories: [folder.isEmpty ? "." : folder])
+        return found.filter { model.version(named: $0.source) != nil && model.version(named: $0.destination) != nil }
+    }
+
+    func explicitMappings(for model: VersionedModel) throws -> [ExplicitMapping] {
+        try load(for: model).map { ExplicitMapping(source: $0.source, destination: $0.destination, file: $0.file) }
+    }
 }

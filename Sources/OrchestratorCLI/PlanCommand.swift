@@ -12,6 +12,7 @@ struct PlanCommand: ParsableCommand {
     @OptionGroup var modelOptions: ModelOptions
     @OptionGroup var storeOptions: StoreOptions
     @OptionGroup var formatOptions: FormatOptions
+    @OptionGroup var mappingOptions: MappingOptions
 
     @Option(name: .long, help: "Plan to this version instead of the current one.")
     var to: String?
@@ -23,7 +24,8 @@ struct PlanCommand: ParsableCommand {
             let url = try storeOptions.resolvedDatabaseURL()
             let connection = try connect(url)
             defer { connection.close() }
-            let migrator = StoreMigrator(connection: connection, model: model, store: storeOptions.storeName(for: model), targetVersion: to)
+            let migrator = StoreMigrator(connection: connection, model: model, store: storeOptions.storeName(for: model), targetVersion: to,
+                explicitMappings: try mappingOptions.explicitMappings(for: model))
             let plan = try migrator.plan()
             switch formatOptions.format {
             case .json: printLine(PlanRendering.json(plan).rendered)

@@ -12,14 +12,13 @@ struct ValidateCommand: ParsableCommand {
     @OptionGroup var modelOptions: ModelOptions
     @OptionGroup var formatOptions: FormatOptions
 
-    @Option(name: .long, help: "A folder of mapping models (*.yaml, *.yml, *.json, *.xcmappingmodel); repeatable. Default: beside the model.")
-    var mappings: [String] = []
+    @OptionGroup var mappingOptions: MappingOptions
 
     func run() throws {
         try reportingFailures {
             let model = try modelOptions.load()
             let results = model.versions.map { ($0.name, ModelValidator.validate($0)) }
-            let mappingResults = try mappingModels(for: model).map { ($0, MappingModelValidator.validate($0, model: model)) }
+            let mappingResults = try mappingOptions.load(for: model).map { ($0, MappingModelValidator.validate($0, model: model)) }
             let problemCount = results.reduce(0) { $0 + $1.1.count } + mappingResults.reduce(0) { $0 + $1.1.count }
             switch formatOptions.format {
             case .json:
@@ -61,15 +60,5 @@ struct ValidateCommand: ParsableCommand {
             }
             if problemCount > 0 { throw ExitCode.failure }
         }
-    }
-
-    /// Mapping models in the folders given; by default those beside the model that map
-    /// between two of its versions (a folder may hold other models' mapping models too).
-    func mappingModels(for model: VersionedModel) throws -> [MappingModel] {
-        if !mappings.isEmpty { return try MappingModelLoader.loadAll(directories: mappings) }
-        let isNativeFolder = model.format == .native
-        let folder = isNativeFolder ? model.path : (model.path as NSString).deletingLastPathComponent
-        let found = try MappingModelLoader.loadAll(directories: [folder.isEmpty ? "." : folder])
-        return found.filter { model.version(named: $0.source) != nil && model.version(named: $0.destination) != nil }
     }
 }

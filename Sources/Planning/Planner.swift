@@ -7,12 +7,15 @@ public enum Planner {
     /// 2. No store: one `create` step.
     /// 3. Otherwise find the store's version by hash, in the files, else in the database's
     ///    record; none: an error naming the store's hash.
-    /// 4. A path to the target: lightweight steps, inferred directly or through the versions in
+    /// 4. An explicit mapping model between versions on the way: inferring past it would
+    ///    silently skip the data transformation it defines, and heavyweight migrations are not
+    ///    run yet, so it is a blocker.
+    /// 5. A path to the target: lightweight steps, inferred directly or through the versions in
     ///    between (`LightweightPath`); none, and the blockers say why. A version found only in
     ///    the database's record has no definition here to infer from.
     public static func plan(
         model: VersionedModel, targetVersion: String? = nil, snapshot: StoreSnapshot,
-        recordedVersions: [RecordedVersion] = []
+        recordedVersions: [RecordedVersion] = [], explicitMappings: [ExplicitMapping] = []
     ) throws -> MigrationPlan {
         let targetName = targetVersion ?? model.currentVersionName
         guard let target = model.version(named: targetName) else {
@@ -51,10 +54,36 @@ public enum Planner {
             ]
             return plan
         }
+        let onTheWay = explicitMappings.filter { mapping in
+            guard let from = model.versions.firstIndex(where: { $0.name == mapping.source }),
+                  let to = model.versions.firstIndex(where: { $0.name == mapping.destination }),
+                  let start = model.versions.firstIndex(where: { $0.name == source.name }),
+                  let end = model.versions.firstIndex(where: { $0.name == target.name }) else { return false }
+            return start <= from && to <= end && from < to
+        }
+        if !onTheWay.isEmpty {
+            plan.blockers = onTheWay.map { mapping in
+                "'\(mapping.source)' -> '\(mapping.destination)' has an explicit mapping model (\(mapping.file)); inferring past it would skip the transformation it defines, and this release does not run mapping models yet"
+            }
+            return plan
+        }
         switch LightweightPath.steps(model: model, from: source, to: target, schema: snapshot.store) {
         case .success(let steps): plan.steps = steps
         case .failure(let blockers): plan.blockers = blockers.reasons
         }
         return plan
+    }
+}
+
+/// A mapping model found for the model: which versions it maps between, and its file.
+public struct ExplicitMapping: Sendable, Hashable {
+    public var source: String
+    public var destination: String
+    public var file: String
+
+    public init(source: String, destination: String, file: String) {
+        self.source = source
+        self.destination = destination
+        self.file = file
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// `validate` loads the mapping models beside the model (or in --mappings folders) and checks
 /// each against the versions it maps between.
@@ -63,6 +64,25 @@ struct ValidateMappingTests {
             let result = try OrchestratorBinary.run(["validate", "--model", folder.path])
             #expect(result.exitCode == 1, "\(result)")
             #expect(result.stdoutLines.contains { $0.hasPrefix("error: ") && $0.contains("RecipeToRecipe") && $0.contains("filter") }, "\(result)")
+        }
+    }
+
+    @Test("plan and apply refuse to infer past a mapping model beside the model", integration)
+    func planStopsAtAnExplicitMapping() throws {
+        try withTemporaryFolder { folder in
+            try Self.writeModel(in: folder, mapping: Self.mapping)
+            try TestDatabase.withFreshDatabase { url in
+                let create = try OrchestratorBinary.run(["apply", "--model", folder.path, "--to", "Kitchen 1"], databaseURL: url)
+                #expect(create.exitCode == 0, "\(create)")
+                let plan = try OrchestratorBinary.run(["plan", "--model", folder.path, "--format", "json"], databaseURL: url)
+                let planned = try jsonObject(plan.stdout)
+                #expect(planned["executable"] as? Bool == false, "\(plan)")
+                let blockers = try #require(planned["blockers"] as? [String], "\(plan)")
+                #expect(blockers.count == 1 && blockers[0].contains("kitchen-1-to-2.yaml"), "\(plan)")
+                let apply = try OrchestratorBinary.run(["apply", "--model", folder.path, "--allow-data-loss"], databaseURL: url)
+                #expect(apply.exitCode == 1, "\(apply)")
+                #expect(apply.stderr.contains("explicit mapping model"), "\(apply)")
+            }
         }
     }
 }

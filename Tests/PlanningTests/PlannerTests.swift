@@ -70,4 +70,21 @@ import ObjectModel
             try Planner.plan(model: model, targetVersion: "Recipes 9", snapshot: StoreSnapshot(store: "r", schemaExists: false, metadata: nil))
         }
     }
+
+    @Test func anExplicitMappingModelOnTheWayIsNeverInferredPast() throws {
+        let model = try Fixtures.model("migrations")
+        let snapshot = StoreSnapshot(store: "recipes", schemaExists: true, metadata: Self.metadata(model.versions[0]))
+        let mapping = ExplicitMapping(source: "Recipes 2", destination: "Recipes 3", file: "recipes-2-to-3.yaml")
+        let plan = try Planner.plan(model: model, snapshot: snapshot, explicitMappings: [mapping])
+        #expect(plan.steps.isEmpty)
+        #expect(!plan.isExecutable)
+        #expect(plan.blockers == [
+            "'Recipes 2' -> 'Recipes 3' has an explicit mapping model (recipes-2-to-3.yaml); inferring past it would skip the transformation it defines, and this release does not run mapping models yet",
+        ])
+        // A mapping model off the path (the store is already past it) changes nothing.
+        let later = StoreSnapshot(store: "recipes", schemaExists: true, metadata: Self.metadata(model.versions[1]))
+        let unaffected = try Planner.plan(model: model, snapshot: later, explicitMappings: [ExplicitMapping(source: "Recipes 1", destination: "Recipes 2", file: "x.yaml")])
+        #expect(unaffected.isExecutable)
+        #expect(unaffected.steps.map(\.kind) == [.lightweight])
+    }
 }
