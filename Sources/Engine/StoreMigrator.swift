@@ -85,7 +85,8 @@ public struct StoreMigrator {
     public var store: String
     public var targetVersion: String?
 
-    /// Mapping models found for the model; the planner never infers past one.
+    /// Mapping models found for the model; each on the way runs as a heavyweight step, never
+    /// inferred past.
     public var explicitMappings: [ExplicitMapping]
 
     public init(

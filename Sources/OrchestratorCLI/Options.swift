@@ -77,6 +77,6 @@ struct MappingOptions: ParsableArguments {
     }
 
     func explicitMappings(for model: VersionedModel) throws -> [ExplicitMapping] {
-        try load(for: model).map { ExplicitMapping(source: $0.source, destination: $0.destination, file: $0.file) }
+        try load(for: model).map { ExplicitMapping($0) }
     }
 }

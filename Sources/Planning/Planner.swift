@@ -1,3 +1,4 @@
+import Mapping
 import ObjectModel
 
 /// Computes the plan for a store from (store snapshot, model versions). Pure: `plan` prints
@@ -7,12 +8,11 @@ public enum Planner {
     /// 2. No store: one `create` step.
     /// 3. Otherwise find the store's version by hash, in the files, else in the database's
     ///    record; none: an error naming the store's hash.
-    /// 4. An explicit mapping model between versions on the way: inferring past it would
-    ///    silently skip the data transformation it defines, and heavyweight migrations are not
-    ///    run yet, so it is a blocker.
-    /// 5. A path to the target: lightweight steps, inferred directly or through the versions in
-    ///    between (`LightweightPath`); none, and the blockers say why. A version found only in
-    ///    the database's record has no definition here to infer from.
+    /// 4. A path to the target: each explicit mapping model between versions on the way is a
+    ///    heavyweight step (inferring past it would silently skip the transformation it
+    ///    defines), the stretches between them lightweight steps, inferred directly or through
+    ///    the versions in between (`LightweightPath`); none, and the blockers say why. A version
+    ///    found only in the database's record has no definition here to infer from.
     public static func plan(
         model: VersionedModel, targetVersion: String? = nil, snapshot: StoreSnapshot,
         recordedVersions: [RecordedVersion] = [], explicitMappings: [ExplicitMapping] = []
@@ -54,20 +54,7 @@ public enum Planner {
             ]
             return plan
         }
-        let onTheWay = explicitMappings.filter { mapping in
-            guard let from = model.versions.firstIndex(where: { $0.name == mapping.source }),
-                  let to = model.versions.firstIndex(where: { $0.name == mapping.destination }),
-                  let start = model.versions.firstIndex(where: { $0.name == source.name }),
-                  let end = model.versions.firstIndex(where: { $0.name == target.name }) else { return false }
-            return start <= from && to <= end && from < to
-        }
-        if !onTheWay.isEmpty {
-            plan.blockers = onTheWay.map { mapping in
-                "'\(mapping.source)' -> '\(mapping.destination)' has an explicit mapping model (\(mapping.file)); inferring past it would skip the transformation it defines, and this release does not run mapping models yet"
-            }
-            return plan
-        }
-        switch LightweightPath.steps(model: model, from: source, to: target, schema: snapshot.store) {
+        switch steps(model: model, from: source, to: target, schema: snapshot.store, explicitMappings: explicitMappings) {
         case .success(let steps): plan.steps = steps
         case .failure(let blockers): plan.blockers = blockers.reasons
         }
@@ -75,15 +62,72 @@ public enum Planner {
     }
 }
 
-/// A mapping model found for the model: which versions it maps between, and its file.
+/// A mapping model found for the model: which versions it maps between, its file, and the
+/// model itself when the caller loaded it (without it, the planner can only stop there).
 public struct ExplicitMapping: Sendable, Hashable {
     public var source: String
     public var destination: String
     public var file: String
+    public var mappingModel: MappingModel?
 
-    public init(source: String, destination: String, file: String) {
+    public init(source: String, destination: String, file: String, mappingModel: MappingModel? = nil) {
         self.source = source
         self.destination = destination
         self.file = file
+        self.mappingModel = mappingModel
+    }
+
+    public init(_ mappingModel: MappingModel) {
+        self.init(source: mappingModel.source, destination: mappingModel.destination, file: mappingModel.file, mappingModel: mappingModel)
+    }
+}
+
+extension Planner {
+    /// Steps from `source` to `target`: the explicit mappings on the way in model order, each a
+    /// heavyweight step, joined by lightweight paths. Overlapping mapping models, or one that is
+    /// not at hand or needs Swift, are blockers.
+    static func steps(
+        model: VersionedModel, from source: ModelVersion, to target: ModelVersion, schema: String, explicitMappings: [ExplicitMapping]
+    ) -> Result<[PlannedStep], LightweightPath.Blockers> {
+        func index(_ name: String) -> Int? { model.versions.firstIndex { $0.name == name } }
+        guard let start = index(source.name), let end = index(target.name) else { preconditionFailure("versions of a plan come from its model") }
+        let onTheWay = explicitMappings.filter { mapping in
+            guard let from = index(mapping.source), let to = index(mapping.destination) else { return false }
+            return start <= from && to <= end && from < to
+        }.sorted { (index($0.source)!, index($0.destination)!) < (index($1.source)!, index($1.destination)!) }
+        var steps: [PlannedStep] = []
+        var reasons: [String] = []
+        var current = source
+        for mapping in onTheWay {
+            let from = model.versions[index(mapping.source)!], to = model.versions[index(mapping.destination)!]
+            guard index(from.name)! >= index(current.name)! else {
+                reasons.append("'\(mapping.source)' -> '\(mapping.destination)' (\(mapping.file)) overlaps another mapping model on the way to '\(target.name)'; keep one")
+                continue
+            }
+            if from.name != current.name {
+                switch LightweightPath.steps(model: model, from: current, to: from, schema: schema) {
+                case .success(let lightweight): steps += lightweight
+                case .failure(let blockers): reasons += blockers.reasons
+                }
+            }
+            guard let mappingModel = mapping.mappingModel else {
+                reasons.append("'\(mapping.source)' -> '\(mapping.destination)' has an explicit mapping model (\(mapping.file)), which was not loaded for planning; inferring past it would skip the transformation it defines")
+                current = to
+                continue
+            }
+            do {
+                steps.append(try HeavyweightMigration.step(mapping: mappingModel, from: from, to: to, schema: schema))
+            } catch {
+                reasons += error.reasons
+            }
+            current = to
+        }
+        if current.name != target.name {
+            switch LightweightPath.steps(model: model, from: current, to: target, schema: schema) {
+            case .success(let lightweight): steps += lightweight
+            case .failure(let blockers): reasons += blockers.reasons
+            }
+        }
+        return reasons.isEmpty ? .success(steps) : .failure(LightweightPath.Blockers(reasons: reasons))
     }
 }

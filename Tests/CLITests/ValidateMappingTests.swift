@@ -67,8 +67,8 @@ struct ValidateMappingTests {
         }
     }
 
-    @Test("plan and apply refuse to infer past a mapping model beside the model", integration)
-    func planStopsAtAnExplicitMapping() throws {
+    @Test("plan and apply run a mapping model beside the model as a heavyweight step", integration)
+    func planRunsAnExplicitMapping() throws {
         try withTemporaryFolder { folder in
             try Self.writeModel(in: folder, mapping: Self.mapping)
             try TestDatabase.withFreshDatabase { url in
@@ -76,12 +76,14 @@ struct ValidateMappingTests {
                 #expect(create.exitCode == 0, "\(create)")
                 let plan = try OrchestratorBinary.run(["plan", "--model", folder.path, "--format", "json"], databaseURL: url)
                 let planned = try jsonObject(plan.stdout)
-                #expect(planned["executable"] as? Bool == false, "\(plan)")
-                let blockers = try #require(planned["blockers"] as? [String], "\(plan)")
-                #expect(blockers.count == 1 && blockers[0].contains("kitchen-1-to-2.yaml"), "\(plan)")
-                let apply = try OrchestratorBinary.run(["apply", "--model", folder.path, "--allow-data-loss"], databaseURL: url)
-                #expect(apply.exitCode == 1, "\(apply)")
-                #expect(apply.stderr.contains("explicit mapping model"), "\(apply)")
+                #expect(planned["executable"] as? Bool == true, "\(plan)")
+                let steps = try #require(planned["steps"] as? [[String: Any]], "\(plan)")
+                #expect(steps.map { $0["kind"] as? String } == ["heavyweight"], "\(plan)")
+                let apply = try OrchestratorBinary.run(["apply", "--model", folder.path], databaseURL: url)
+                #expect(apply.exitCode == 0, "\(apply)")
+                #expect(apply.stdout.contains("heavyweight") || apply.stderr.contains("heavyweight"), "\(apply)")
+                let status = try OrchestratorBinary.run(["status", "--model", folder.path, "--format", "json"], databaseURL: url)
+                #expect(try jsonObject(status.stdout)["compatible"] as? Bool == true, "\(status)")
             }
         }
     }

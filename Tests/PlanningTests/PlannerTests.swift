@@ -1,4 +1,5 @@
 import Testing
+import Mapping
 import ObjectModel
 @testable import Planning
 
@@ -74,17 +75,42 @@ import ObjectModel
     @Test func anExplicitMappingModelOnTheWayIsNeverInferredPast() throws {
         let model = try Fixtures.model("migrations")
         let snapshot = StoreSnapshot(store: "recipes", schemaExists: true, metadata: Self.metadata(model.versions[0]))
-        let mapping = ExplicitMapping(source: "Recipes 2", destination: "Recipes 3", file: "recipes-2-to-3.yaml")
-        let plan = try Planner.plan(model: model, snapshot: snapshot, explicitMappings: [mapping])
+        // Without the mapping model at hand, the planner can only stop there.
+        let unloaded = ExplicitMapping(source: "Recipes 2", destination: "Recipes 3", file: "recipes-2-to-3.yaml")
+        let plan = try Planner.plan(model: model, snapshot: snapshot, explicitMappings: [unloaded])
         #expect(plan.steps.isEmpty)
         #expect(!plan.isExecutable)
         #expect(plan.blockers == [
-            "'Recipes 2' -> 'Recipes 3' has an explicit mapping model (recipes-2-to-3.yaml); inferring past it would skip the transformation it defines, and this release does not run mapping models yet",
+            "'Recipes 2' -> 'Recipes 3' has an explicit mapping model (recipes-2-to-3.yaml), which was not loaded for planning; inferring past it would skip the transformation it defines",
+        ])
+        // With it: lightweight up to its source, then the mapping model as a heavyweight step.
+        let mapping = MappingModel(source: "Recipes 2", destination: "Recipes 3", entityMappings: Self.recipes2To3(policy: nil), file: "recipes-2-to-3.yaml")
+        let running = try Planner.plan(model: model, snapshot: snapshot, explicitMappings: [ExplicitMapping(mapping)])
+        #expect(running.isExecutable, "\(running.blockers)")
+        #expect(running.steps.map(\.kind) == [.lightweight, .heavyweight])
+        #expect(running.steps.map(\.to) == ["Recipes 2", "Recipes 3"])
+        // A mapping that needs Swift stays a blocker naming its entity mapping.
+        let withPolicy = MappingModel(source: "Recipes 2", destination: "Recipes 3", entityMappings: Self.recipes2To3(policy: "RatingPolicy"), file: "recipes-2-to-3.yaml")
+        let blocked = try Planner.plan(model: model, snapshot: snapshot, explicitMappings: [ExplicitMapping(withPolicy)])
+        #expect(blocked.steps.isEmpty)
+        #expect(blocked.blockers == [
+            "'Recipes 2' -> 'Recipes 3': recipes-2-to-3.yaml: entity mapping RecipeToRecipe: custom policy 'RatingPolicy' runs in Swift, and this release runs only mappings whose expressions compile to SQL",
         ])
         // A mapping model off the path (the store is already past it) changes nothing.
         let later = StoreSnapshot(store: "recipes", schemaExists: true, metadata: Self.metadata(model.versions[1]))
         let unaffected = try Planner.plan(model: model, snapshot: later, explicitMappings: [ExplicitMapping(source: "Recipes 1", destination: "Recipes 2", file: "x.yaml")])
         #expect(unaffected.isExecutable)
         #expect(unaffected.steps.map(\.kind) == [.lightweight])
+    }
+
+    /// Recipes 2 -> 3 by hand: every entity copied, Recipe's rating given a value.
+    static func recipes2To3(policy: String?) -> [EntityMappingDefinition] {
+        [
+            EntityMappingDefinition(name: "RecipeToRecipe", type: .transform, sourceEntity: "Recipe", destinationEntity: "Recipe", policy: policy,
+                                    attributeMappings: [PropertyMappingDefinition(name: "rating", valueExpression: "3")]),
+            EntityMappingDefinition(name: "ChefToChef", type: .copy, sourceEntity: "Chef", destinationEntity: "Chef"),
+            EntityMappingDefinition(name: "IngredientToIngredient", type: .copy, sourceEntity: "Ingredient", destinationEntity: "Ingredient"),
+            EntityMappingDefinition(name: "CuisineToCuisine", type: .copy, sourceEntity: "Cuisine", destinationEntity: "Cuisine"),
+        ]
     }
 }

@@ -1,0 +1,166 @@
+import Foundation
+import Mapping
+import ObjectModel
+
+/// One entity mapping made ready for the set-based path: the defaults Xcode generates filled
+/// in, every expression parsed and type-checked, and the store's tables and columns named.
+struct ResolvedEntityMapping: Sendable {
+    var name: String
+    var sourceEntity: String
+    var sourceTable: String
+    /// `_entity` values of the source rows it reads: the source entity and its sub-entities
+    /// that no other entity mapping reads.
+    var sourceEntities: [String]
+    var destinationEntity: String
+    var destinationTable: String
+    var filter: CheckedPredicate?
+    var attributes: [MappedColumn]
+    var toOneLinks: [ToOneLink]
+
+    struct MappedColumn: Sendable {
+        var column: String
+        var expression: CheckedExpression
+    }
+
+    /// A destination to-one column set in stage 2: the destination row made by entity mapping
+    /// `mappingName` from the source row at the end of `sourcePath` (to-one relationships).
+    struct ToOneLink: Sendable {
+        var column: String
+        var mappingName: String
+        var sourcePath: [String]
+    }
+}
+
+/// Why a mapping model cannot run set-based, one reason per entity mapping and property.
+struct HeavyweightRefusal: Error, Sendable {
+    var reasons: [String]
+}
+
+extension ResolvedEntityMapping {
+    /// 1. `add` creates nothing from rows and `remove` reads nothing: nil.
+    /// 2. A custom policy, or an expression calling a policy function, needs Swift: refused.
+    /// 3. Attributes: the expression written, else `$source.<name>` when the source entity has
+    ///    an attribute of the same (canonical) name, else nothing (the column's default).
+    /// 4. Relationships: the expression written, else through the entity mapping that reads the
+    ///    source relationship's destination and makes the destination relationship's; to-one
+    ///    columns are linked in stage 2, to-manys stored by their inverse are set from that side.
+    static func resolve(
+        _ definition: EntityMappingDefinition, in mapping: MappingModel, source: ModelVersion, destination: ModelVersion
+    ) throws(HeavyweightRefusal) -> ResolvedEntityMapping? {
+        guard definition.type != .add, definition.type != .remove else { return nil }
+        let name = definition.name
+        func refusal(_ text: String) -> HeavyweightRefusal {
+            HeavyweightRefusal(reasons: ["\(mapping.file): entity mapping \(name): \(text)"])
+        }
+        if let policy = definition.policy {
+            throw refusal("custom policy '\(policy)' runs in Swift, and this release runs only mappings whose expressions compile to SQL")
+        }
+        guard let sourceEntity = definition.sourceEntity.flatMap({ source.entity(named: $0) }),
+              let destinationEntity = definition.destinationEntity.flatMap({ destination.entity(named: $0) }) else {
+            throw refusal("needs a source and a destination entity that exist in '\(source.name)' and '\(destination.name)'")
+        }
+        let checker = ExpressionChecker(entityMapping: definition, entityMappings: mapping.entityMappings, source: source, destination: destination)
+        var resolved = ResolvedEntityMapping(
+            name: name, sourceEntity: sourceEntity.name, sourceTable: StoreNaming.tableName(entity: source.root(of: sourceEntity).name),
+            sourceEntities: sourceEntities(of: sourceEntity, for: definition, in: mapping, source: source),
+            destinationEntity: destinationEntity.name,
+            destinationTable: StoreNaming.tableName(entity: destination.root(of: destinationEntity).name),
+            filter: nil, attributes: [], toOneLinks: []
+        )
+        var reasons: [String] = []
+        do {
+            if let filter = definition.filter {
+                resolved.filter = try checker.checkFilter(try ExpressionParser.parsePredicate(filter))
+            }
+        } catch {
+            reasons.append("filter: \(oneLine(error))")
+        }
+        let sourceAttributes = source.allAttributes(of: sourceEntity).filter { !$0.isTransient }
+        let attributes = destination.allAttributes(of: destinationEntity).filter { !$0.isTransient }
+        for property in definition.attributeMappings where !attributes.contains(where: { $0.name == property.name }) {
+            reasons.append("\(destinationEntity.name) has no stored attribute '\(property.name)'")
+        }
+        for attribute in attributes {
+            let written = definition.attributeMappings.first { $0.name == attribute.name }?.valueExpression
+            guard let text = written ?? sourceAttributes.first(where: { $0.canonicalName == attribute.canonicalName })
+                .map({ "$source.\($0.name)" }) else { continue }
+            do {
+                let checked = try checker.check(try ExpressionParser.parseExpression(text), destinationAttribute: attribute)
+                if checked.needsSwift {
+                    reasons.append("attribute '\(attribute.name)': \(text) calls a policy function, which runs in Swift; this release runs only expressions that compile to SQL")
+                    continue
+                }
+                resolved.attributes.append(MappedColumn(column: StoreNaming.columnName(attribute: attribute.name), expression: checked))
+            } catch {
+                reasons.append("attribute '\(attribute.name)': \(oneLine(error))")
+            }
+        }
+        let relationships = destination.allRelationships(of: destinationEntity).filter { !$0.isTransient }
+        for property in definition.relationshipMappings where !relationships.contains(where: { $0.name == property.name }) {
+            reasons.append("\(destinationEntity.name) has no stored relationship '\(property.name)'")
+        }
+        for relationship in relationships {
+            let written = definition.relationshipMappings.first { $0.name == relationship.name }?.valueExpression
+            guard let text = written ?? defaultRelationshipExpression(for: relationship, from: sourceEntity, in: mapping, source: source, destination: destination) else { continue }
+            let declaring = destination.ancestry(of: destinationEntity).last { $0.relationships.contains(relationship) } ?? destinationEntity
+            let storage = StoreLayout.storage(of: relationship, in: declaring, version: destination)
+            do {
+                let checked = try checker.checkRelationship(try ExpressionParser.parseExpression(text), destinationRelationship: relationship)
+                guard case .destinationInstances(let mappingName, let path) = checked else {
+                    reasons.append("relationship '\(relationship.name)': \(text) calls a policy function, which runs in Swift; this release runs only expressions that compile to SQL")
+                    continue
+                }
+                switch storage {
+                case .column:
+                    resolved.toOneLinks.append(ToOneLink(
+                        column: StoreNaming.foreignKeyColumnName(relationship: relationship.name), mappingName: mappingName, sourcePath: path
+                    ))
+                case .joinTable, .inverseJoinTable:
+                    reasons.append("relationship '\(relationship.name)' is stored in a join table, which this release does not fill from a mapping model yet")
+                case .inverseColumn, .none:
+                    break
+                }
+            } catch {
+                reasons.append("relationship '\(relationship.name)': \(oneLine(error))")
+            }
+        }
+        if !reasons.isEmpty { throw HeavyweightRefusal(reasons: reasons.map { refusal($0).reasons[0] }) }
+        return resolved
+    }
+
+    /// The source entity and those of its sub-entities no other entity mapping reads, so that
+    /// a hierarchy mapped entity by entity is not copied twice.
+    private static func sourceEntities(of entity: Entity, for definition: EntityMappingDefinition, in mapping: MappingModel, source: ModelVersion) -> [String] {
+        let readElsewhere = Set(mapping.entityMappings.filter { $0.name != definition.name && $0.type != .add }.compactMap(\.sourceEntity))
+        return source.hierarchy(of: entity).filter { candidate in
+            candidate.name == entity.name
+                || !source.ancestry(of: candidate).dropFirst(source.ancestry(of: entity).count).contains { readElsewhere.contains($0.name) }
+        }.map(\.name)
+    }
+
+    /// Xcode's default for a destination relationship: the source relationship of the same
+    /// (canonical) name, through the entity mapping that reads its destination's hierarchy and
+    /// makes the destination relationship's entity (the one reading exactly that entity first).
+    private static func defaultRelationshipExpression(
+        for relationship: Relationship, from sourceEntity: Entity, in mapping: MappingModel, source: ModelVersion, destination: ModelVersion
+    ) -> String? {
+        guard let sourceRelationship = source.allRelationships(of: sourceEntity).first(where: { !$0.isTransient && $0.canonicalName == relationship.canonicalName }),
+              let sourceTarget = source.entity(named: sourceRelationship.destination) else { return nil }
+        let sourceRoot = source.root(of: sourceTarget).name
+        let fitting = mapping.entityMappings.filter { candidate in
+            guard candidate.type != .add, candidate.type != .remove,
+                  let read = candidate.sourceEntity.flatMap({ source.entity(named: $0) }), source.root(of: read).name == sourceRoot,
+                  let made = candidate.destinationEntity.flatMap({ destination.entity(named: $0) }) else { return false }
+            return destination.ancestry(of: made).contains { $0.name == relationship.destination }
+        }
+        guard let chosen = fitting.first(where: { $0.sourceEntity == sourceTarget.name }) ?? fitting.first else { return nil }
+        return "FUNCTION($manager, \"\(ValueExpression.destinationInstancesSelector)\", \"\(chosen.name)\", $source.\(sourceRelationship.name))"
+    }
+}
+
+func oneLine(_ error: Error) -> String {
+    if let checkError = error as? ExpressionCheckError {
+        return checkError.message + (checkError.keyPath.map { " (\($0))" } ?? "") + ": " + checkError.expression
+    }
+    return String(describing: error).split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
+}

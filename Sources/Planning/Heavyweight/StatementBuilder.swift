@@ -1,0 +1,162 @@
+import Mapping
+import ObjectModel
+import SQLBuilding
+
+/// Writes the SQL of a heavyweight step: staging schema, stages 1 to 3 and the swap.
+struct StatementBuilder {
+    var store: String
+    var staging: String
+    var source: ModelVersion
+    /// The destination version laid out in the staging schema.
+    var destination: StoreLayout
+
+    private var association: String { HeavyweightMigration.associationTable }
+
+    /// The staging schema and its tables: CREATE TABLE as `CreateStore` writes it, with to-one
+    /// columns nullable and their required-checks left for stage 3 (rows get their links only
+    /// in stage 2).
+    func createStaging() -> [PlannedStatement] {
+        var statements = [
+            PlannedStatement("DROP SCHEMA IF EXISTS \(ident: staging) CASCADE", lock: .accessExclusive, summary: "drop a leftover \(staging)"),
+            PlannedStatement("CREATE SCHEMA \(ident: staging)", lock: .none, summary: "create schema \(staging)"),
+        ]
+        for table in destination.tables {
+            statements.append(PlannedStatement(
+                CreateStore.createTable(bare(table), schema: staging), lock: .accessExclusive,
+                summary: "create table \(staging).\(table.name)\(CreateStore.describe(table.kind))"
+            ))
+        }
+        statements.append(PlannedStatement("""
+            CREATE TABLE \(ident: staging, association) (
+                entity_mapping text NOT NULL,
+                source_pk bigint NOT NULL,
+                destination_pk bigint NOT NULL,
+                PRIMARY KEY (entity_mapping, source_pk)
+            )
+            """, lock: .accessExclusive, summary: "create the association table"))
+        return statements
+    }
+
+    /// Stage 1 of one entity mapping: the association rows, then the destination rows.
+    func stageOne(_ mapping: ResolvedEntityMapping) -> [PlannedStatement] {
+        guard let sourceEntity = source.entity(named: mapping.sourceEntity) else { preconditionFailure("resolved against this version") }
+        let compiler = SQLExpressionCompiler(sourceAlias: SourceJoins.sourceAlias)
+        var filterJoins = SourceJoins(schema: store, source: source, sourceEntity: sourceEntity)
+        filterJoins.add(mapping.filter?.joins ?? [])
+        var condition: SQL = "\(ident: SourceJoins.sourceAlias, "_entity") IN (\(literals: mapping.sourceEntities))"
+        if let filter = mapping.filter { condition.append(" AND \(compiler.compile(filter))") }
+        let sequence = quoteIdentifier(staging) + "." + quoteIdentifier(mapping.destinationTable)
+        let associate: SQL = """
+            INSERT INTO \(ident: staging, association) (entity_mapping, source_pk, destination_pk)
+            SELECT \(literal: mapping.name), s._pk, nextval(pg_get_serial_sequence(\(literal: sequence), '_pk'))
+            FROM \(ident: store, mapping.sourceTable) AS s\(filterJoins.sql)
+            WHERE \(condition)
+            ORDER BY s._pk
+            """
+
+        var valueJoins = SourceJoins(schema: store, source: source, sourceEntity: sourceEntity)
+        for attribute in mapping.attributes { valueJoins.add(attribute.expression.joins) }
+        // compile returns nil only for expressions needing Swift, which resolving refused.
+        let values = mapping.attributes.map { compiler.compile($0.expression)! }
+        let columns = ["_pk", "_entity"] + mapping.attributes.map(\.column)
+        let select: [SQL] = ["a.destination_pk", "\(literal: mapping.destinationEntity)"] + values
+        let insert: SQL = """
+            INSERT INTO \(ident: staging, mapping.destinationTable) (\(idents: columns))
+            SELECT \(SQL.joined(select, separator: ", "))
+            FROM \(ident: staging, association) AS a
+            JOIN \(ident: store, mapping.sourceTable) AS s ON s._pk = a.source_pk\(valueJoins.sql)
+            WHERE a.entity_mapping = \(literal: mapping.name)
+            """
+        return [
+            PlannedStatement(associate, lock: .rowExclusive, summary: "stage 1, \(mapping.name): associate each \(mapping.sourceEntities.joined(separator: "/")) row\(mapping.filter == nil ? "" : " passing the filter") with a new \(mapping.destinationEntity) key"),
+            PlannedStatement(insert, lock: .rowExclusive, summary: "stage 1, \(mapping.name): insert \(mapping.destinationEntity) rows with their attributes"),
+        ]
+    }
+
+    /// Stage 2 of one entity mapping: each to-one column, set to the destination row the named
+    /// entity mapping made from the source row the key path leads to.
+    func stageTwo(_ mapping: ResolvedEntityMapping) -> [PlannedStatement] {
+        guard let sourceEntity = source.entity(named: mapping.sourceEntity) else { preconditionFailure("resolved against this version") }
+        return mapping.toOneLinks.map { link in
+            var joins = SourceJoins(schema: store, source: source, sourceEntity: sourceEntity)
+            let key = joins.key(of: link.sourcePath)
+            joins.add(key.joinPath)
+            let sql: SQL = """
+                UPDATE \(ident: staging, mapping.destinationTable) AS d SET \(ident: link.column) = a2.destination_pk
+                FROM \(ident: staging, association) AS a
+                JOIN \(ident: store, mapping.sourceTable) AS s ON s._pk = a.source_pk\(joins.sql)
+                JOIN \(ident: staging, association) AS a2 ON a2.entity_mapping = \(literal: link.mappingName) AND a2.source_pk = \(key.sql)
+                WHERE a.entity_mapping = \(literal: mapping.name) AND d._pk = a.destination_pk
+                """
+            return PlannedStatement(sql, lock: .rowExclusive, summary: "stage 2, \(mapping.name): \(mapping.destinationTable).\(link.column) through \(link.mappingName) from $source.\(link.sourcePath.joined(separator: "."))")
+        }
+    }
+
+    /// Stage 3: what `createStaging` left out, then the foreign keys, uniques and indexes as
+    /// `CreateStore` writes them (its statements after the schema and the tables).
+    func stageThree() -> [PlannedStatement] {
+        var statements: [PlannedStatement] = []
+        for table in destination.tables {
+            for column in deferredNotNull(table) {
+                statements.append(PlannedStatement(
+                    "ALTER TABLE \(ident: staging, table.name) ALTER COLUMN \(ident: column) SET NOT NULL",
+                    lock: .accessExclusive, summary: "stage 3: \(table.name).\(column) NOT NULL"
+                ))
+            }
+            for check in deferredChecks(table) {
+                statements.append(PlannedStatement(
+                    "ALTER TABLE \(ident: staging, table.name) ADD CONSTRAINT \(ident: check.name) CHECK (\(unsafeRaw: check.expression))",
+                    lock: .accessExclusive, summary: "stage 3: check \(check.name)"
+                ))
+            }
+        }
+        let constraints = CreateStore.statements(for: destination).dropFirst(1 + destination.tables.count)
+        return statements + constraints.map { PlannedStatement($0.sql, lock: $0.lock, summary: "stage 3: " + $0.summary) }
+    }
+
+    func swap() -> [PlannedStatement] {
+        let backup = HeavyweightMigration.backupSchema(for: store)
+        return [
+            PlannedStatement("DROP SCHEMA IF EXISTS \(ident: backup) CASCADE", lock: .accessExclusive, summary: "drop the previous backup \(backup)"),
+            PlannedStatement("ALTER SCHEMA \(ident: store) RENAME TO \(ident: backup)", lock: .none, summary: "keep the old store as \(backup)"),
+            PlannedStatement("ALTER SCHEMA \(ident: staging) RENAME TO \(ident: store)", lock: .none, summary: "install the new store as \(store)"),
+            PlannedStatement("DROP TABLE \(ident: store, association)", lock: .accessExclusive, summary: "drop the association table"),
+        ]
+    }
+
+    // MARK: Deferred constraints
+
+    private func toOneColumns(_ table: TableLayout) -> [String] {
+        table.columns.filter { if case .toOne = $0.role { return true } else { return false } }.map(\.name)
+    }
+
+    private func deferredNotNull(_ table: TableLayout) -> [String] {
+        table.columns.filter { column in
+            guard case .toOne = column.role else { return false }
+            return !column.isNullable
+        }.map(\.name)
+    }
+
+    /// The `<table>_<column>_required` checks of to-one columns.
+    private func deferredChecks(_ table: TableLayout) -> [CheckConstraint] {
+        let names = Set(toOneColumns(table).map { StoreNaming.shortened(table.name + "_" + $0 + "_required") })
+        return table.checks.filter { names.contains($0.name) }
+    }
+
+    private func bare(_ table: TableLayout) -> TableLayout {
+        var bare = table
+        let deferred = Set(deferredChecks(table).map(\.name))
+        bare.checks.removeAll { deferred.contains($0.name) }
+        for index in bare.columns.indices where !bare.columns[index].isNullable {
+            if case .toOne = bare.columns[index].role { bare.columns[index].isNullable = true }
+        }
+        return bare
+    }
+}
+
+extension SQL.Interpolation {
+    /// A comma-separated list of inline string literals.
+    mutating func appendInterpolation(literals values: [String]) {
+        appendInterpolation(unsafeRaw: values.map(quoteLiteral).joined(separator: ", "))
+    }
+}
