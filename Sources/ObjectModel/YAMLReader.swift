@@ -28,7 +28,8 @@ struct YAMLReader {
             }
             return node
         } catch let error as YamlError {
-            throw ModelIssue(file: file, message: "malformed YAML: \(oneLine(String(describing: error)))")
+            let problem = YAMLSyntaxProblem(error)
+            throw ModelIssue(file: file, line: problem.line, message: problem.message)
         }
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Yams
+import ObjectModel
 
 /// Walks a composed YAML document of a mapping file, turning every shape mismatch into a
 /// `MappingIssue` located at the node's line, inside the entity mapping and property being read.
@@ -23,20 +24,8 @@ struct MappingYAMLReader {
             }
             return node
         } catch let error as YamlError {
-            switch error {
-            case .duplicatedKeysInMapping(let duplicates, let context):
-                let keys = duplicates.map { "'\($0)'" }.joined(separator: ", ")
-                throw MappingIssue(file: file, line: context.mark.line, message: "duplicate key \(keys)")
-            case .scanner(_, let problem, let mark, _), .parser(_, let problem, let mark, _), .composer(_, let problem, let mark, _):
-                throw MappingIssue(file: file, line: mark.line, message: "malformed YAML: \(problem)")
-            default:
-                let oneLine = String(describing: error)
-                    .split(whereSeparator: \.isNewline)
-                    .map { $0.trimmingCharacters(in: .whitespaces) }
-                    .filter { !$0.isEmpty }
-                    .joined(separator: " ")
-                throw MappingIssue(file: file, message: "malformed YAML: \(oneLine)")
-            }
+            let problem = YAMLSyntaxProblem(error)
+            throw MappingIssue(file: file, line: problem.line, message: problem.message)
         }
     }
 
