@@ -1,22 +1,8 @@
 /// The rules of lightweight inference, one row each (DESIGN.md, "Lightweight inference").
-enum InferenceCases {
-    static let recipe = "Recipe: {attributes: {name: string}}"
-    static let chefAndRecipes = """
-        Recipe: {relationships: {chef: {destination: Chef, inverse: recipes}}}
-        Chef: {relationships: {recipes: {destination: Recipe, inverse: chef, toMany: true}}}
-        """
-    static let animals = """
-        Animal: {attributes: {name: string}}
-        Dog: {parent: Animal, attributes: {bark: string}}
-        """
+typealias InferenceCases = InlineModels
 
-    static func recipe(_ attributes: String) -> String { "Recipe: {attributes: {\(attributes)}}" }
-
-    static func recipeAndChef(recipe: String, chef: String) -> String {
-        "Recipe: {relationships: {chef: {\(recipe)}}}\nChef: {relationships: {recipes: {\(chef)}}}"
-    }
-
-    static let accepted: [InferenceCase] = [
+extension InlineModels {
+    static let accepted: [RuleCase] = [
         // Entities.
         .init("adding an entity", from: recipe, to: recipe + "\nCuisine: {attributes: {name: {type: string, optional: false}}}", ["add entity Cuisine"]),
         .init("removing an entity", from: recipe + "\nCuisine: {attributes: {name: string}}", to: recipe, ["remove entity Cuisine"]),
@@ -120,7 +106,7 @@ enum InferenceCases {
               to: recipeAndChef(recipe: "destination: Chef, inverse: recipes, renamingIdentifier: cook", chef: "destination: Recipe, inverse: chef, toMany: true"), []),
     ]
 
-    static let refused: [InferenceCase] = [
+    static let refused: [RuleCase] = [
         .init("adding a non-optional attribute without a default", from: recipe, to: recipe("name: string, rating: {type: int16, optional: false}"),
               ["Recipe.rating: nonOptionalWithoutDefault"]),
         .init("making an attribute non-optional without a default", from: recipe("rating: int16"), to: recipe("rating: {type: int16, optional: false}"),

@@ -55,21 +55,3 @@ enum InferenceFixtures {
         }
     }
 }
-
-/// One row of a table-driven inference test.
-struct InferenceCase: Sendable, CustomTestStringConvertible {
-    var behaviour: String
-    var source: String
-    var destination: String
-    /// Inferable cases: the mapping's summary. Refused ones: the culprits.
-    var expected: [String]
-
-    init(_ behaviour: String, from source: String, to destination: String, _ expected: [String]) {
-        self.behaviour = behaviour
-        self.source = source
-        self.destination = destination
-        self.expected = expected
-    }
-
-    var testDescription: String { behaviour }
-}

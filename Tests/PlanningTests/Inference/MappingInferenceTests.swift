@@ -4,14 +4,14 @@ import ObjectModel
 
 @Suite struct MappingInferenceTests {
     @Test(arguments: InferenceCases.accepted)
-    func inferable(_ row: InferenceCase) throws {
+    func inferable(_ row: RuleCase) throws {
         let result = try InferenceFixtures.infer(row.source, row.destination)
         let mapping = try #require(result.mapping, "refused: \(result.refusals)")
         #expect(InferenceFixtures.summary(mapping) == row.expected)
     }
 
     @Test(arguments: InferenceCases.refused)
-    func refused(_ row: InferenceCase) throws {
+    func refused(_ row: RuleCase) throws {
         let result = try InferenceFixtures.infer(row.source, row.destination)
         #expect(!result.isInferable)
         #expect(InferenceFixtures.culprits(result.refusals) == row.expected)

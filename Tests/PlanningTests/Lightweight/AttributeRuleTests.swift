@@ -3,9 +3,9 @@ import Testing
 
 /// Attributes added, removed, renamed, made optional or required, widened, given a new default.
 @Suite struct AttributeRuleTests {
-    typealias M = LightweightModels
+    typealias M = InlineModels
 
-    static let rows: [LightweightCase] = [
+    static let rows: [RuleCase] = [
         .init("adding an optional attribute adds a nullable column", from: M.recipe, to: M.recipe("name: string, notes: string"), [
             #"ALTER TABLE "s"."recipe" ADD COLUMN "notes" text"#,
         ]),
@@ -68,7 +68,7 @@ import Testing
     ]
 
     @Test(arguments: rows)
-    func sql(_ row: LightweightCase) throws {
+    func sql(_ row: RuleCase) throws {
         #expect(try LightweightFixtures.sql(row.source, row.destination) == row.expected)
     }
 }

@@ -3,9 +3,9 @@ import Testing
 
 /// Entities added, removed and renamed: tables created, dropped, renamed; `_entity` updated.
 @Suite struct EntityRuleTests {
-    typealias M = LightweightModels
+    typealias M = InlineModels
 
-    static let rows: [LightweightCase] = [
+    static let rows: [RuleCase] = [
         .init("adding an entity creates its table bare", from: M.recipe, to: M.recipe + "\nCuisine: {attributes: {name: {type: string, optional: false}}}", [
             #"""
             CREATE TABLE "s"."cuisine" (
@@ -78,7 +78,7 @@ import Testing
     ]
 
     @Test(arguments: rows)
-    func sql(_ row: LightweightCase) throws {
+    func sql(_ row: RuleCase) throws {
         #expect(try LightweightFixtures.sql(row.source, row.destination) == row.expected)
     }
 }

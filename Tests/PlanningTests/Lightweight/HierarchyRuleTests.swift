@@ -3,9 +3,9 @@ import Testing
 
 /// Hierarchies: new sub-entities and parents, properties moved up or down, entities moved out.
 @Suite struct HierarchyRuleTests {
-    typealias M = LightweightModels
+    typealias M = InlineModels
 
-    static let rows: [LightweightCase] = [
+    static let rows: [RuleCase] = [
         .init("adding a sub-entity adds its columns and lists it in the _entity check", from: "Animal: {attributes: {name: string}}", to: M.animals, [
             #"ALTER TABLE "s"."animal" DROP CONSTRAINT "animal_entity_check""#,
             #"ALTER TABLE "s"."animal" ALTER COLUMN "_entity" DROP DEFAULT"#,
@@ -90,7 +90,7 @@ import Testing
     ]
 
     @Test(arguments: rows)
-    func sql(_ row: LightweightCase) throws {
+    func sql(_ row: RuleCase) throws {
         #expect(try LightweightFixtures.sql(row.source, row.destination) == row.expected)
     }
 }

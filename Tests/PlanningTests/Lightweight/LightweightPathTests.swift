@@ -4,7 +4,7 @@ import ObjectModel
 
 /// How `plan` reaches the target: one inferred step, or a chain through the versions between.
 @Suite struct LightweightPathTests {
-    typealias M = LightweightModels
+    typealias M = InlineModels
 
     static func model(_ versions: [String]) throws -> VersionedModel {
         let parsed = try versions.enumerated().map { try InferenceFixtures.version($0.element, name: "v\($0.offset + 1)") }

@@ -4,13 +4,13 @@ import Testing
 /// Relationships added, removed, renamed, made to-many, ordered or unordered, given another
 /// delete rule or made required.
 @Suite struct RelationshipRuleTests {
-    typealias M = LightweightModels
+    typealias M = InlineModels
     static let manyToMany = """
         Recipe: {relationships: {tags: {destination: Tag, inverse: recipes, toMany: true}}}
         Tag: {relationships: {recipes: {destination: Recipe, inverse: tags, toMany: true}}}
         """
 
-    static let rows: [LightweightCase] = [
+    static let rows: [RuleCase] = [
         .init("adding a to-one adds its column, foreign key and index", from: "Recipe: {}\nChef: {}", to: M.chefAndRecipes, [
             #"ALTER TABLE "s"."recipe" ADD COLUMN "chef_pk" bigint"#,
             #"ALTER TABLE "s"."recipe" ADD CONSTRAINT "recipe_chef_pk_fkey" FOREIGN KEY ("chef_pk") REFERENCES "s"."chef" ("_pk") ON DELETE SET NULL"#,
@@ -175,7 +175,7 @@ import Testing
     ]
 
     @Test(arguments: rows)
-    func sql(_ row: LightweightCase) throws {
+    func sql(_ row: RuleCase) throws {
         #expect(try LightweightFixtures.sql(row.source, row.destination) == row.expected)
     }
 }

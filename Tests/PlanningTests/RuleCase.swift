@@ -1,5 +1,8 @@
-/// One row of a table-driven lightweight test: two inline versions and the step's SQL.
-struct LightweightCase: Sendable, CustomTestStringConvertible {
+import Testing
+
+/// One row of a table-driven rule test: two inline versions (entity lines, flow style) and what
+/// the rule must produce — a mapping summary, refusal culprits, or the step's SQL.
+struct RuleCase: Sendable, CustomTestStringConvertible {
     var behaviour: String
     var source: String
     var destination: String
@@ -15,10 +18,8 @@ struct LightweightCase: Sendable, CustomTestStringConvertible {
     var testDescription: String { behaviour }
 }
 
-import Testing
-
-/// Inline versions shared by the rule tables.
-enum LightweightModels {
+/// Inline versions shared by the inference and lightweight rule tables.
+enum InlineModels {
     static let recipe = "Recipe: {attributes: {name: string}}"
     static let chefAndRecipes = """
         Recipe: {relationships: {chef: {destination: Chef, inverse: recipes}}}
