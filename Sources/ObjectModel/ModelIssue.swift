@@ -26,15 +26,15 @@ public struct ModelIssue: Error, Sendable, Hashable, CustomStringConvertible {
 
     /// One line: `file:line: entity Recipe, property name: message`.
     public var description: String {
-        var text = file
-        if let line { text += ":\(line)" }
-        var location: [String] = []
-        if let entity { location.append("entity \(entity)") }
-        if let property { location.append("property \(property)") }
-        text += ": "
-        if !location.isEmpty { text += location.joined(separator: ", ") + ": " }
-        return text + message
+        locatedMessage(file: file, line: line, location: [entity.map { "entity \($0)" }, property.map { "property \($0)" }], message: message)
     }
+}
+
+/// `file:line: <location, …>: message`, the one shape of every located problem we print
+/// (model files, mapping model files).
+public func locatedMessage(file: String, line: Int?, location: [String?], message: String) -> String {
+    let place = location.compactMap { $0 }
+    return file + (line.map { ":\($0)" } ?? "") + ": " + (place.isEmpty ? "" : place.joined(separator: ", ") + ": ") + message
 }
 
 /// Loading or validating a model failed; every problem is listed.

@@ -1,3 +1,5 @@
+import ObjectModel
+
 /// A problem found in a mapping model file, located as precisely as we know: file, line, entity
 /// mapping, property.
 public struct MappingIssue: Error, Sendable, Hashable, CustomStringConvertible {
@@ -17,14 +19,10 @@ public struct MappingIssue: Error, Sendable, Hashable, CustomStringConvertible {
 
     /// One line: `file:line: entity mapping RecipeToRecipe, property author: message`.
     public var description: String {
-        var text = file
-        if let line { text += ":\(line)" }
-        var location: [String] = []
-        if let entityMapping { location.append("entity mapping \(entityMapping)") }
-        if let property { location.append("property \(property)") }
-        text += ": "
-        if !location.isEmpty { text += location.joined(separator: ", ") + ": " }
-        return text + message
+        locatedMessage(
+            file: file, line: line,
+            location: [entityMapping.map { "entity mapping \($0)" }, property.map { "property \($0)" }], message: message
+        )
     }
 }
 
