@@ -50,7 +50,7 @@ let package = Package(
             ]
         ),
         .executableTarget(name: "orchestrator", dependencies: ["OrchestratorCLI"]),
-        .target(name: "TestSupport", dependencies: ["PostgresClient"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["PostgresClient", "Planning"], path: "Tests/TestSupport"),
         .testTarget(name: "SQLBuildingTests", dependencies: ["SQLBuilding"]),
         .testTarget(name: "ObjectModelTests", dependencies: ["ObjectModel", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "MappingTests", dependencies: ["Mapping", "PostgresClient", "TestSupport"]),

@@ -1,4 +1,5 @@
 import ObjectModel
+import Planning
 import SQLBuilding
 
 /// Fills a store with generated rows: `rowsPerEntity` rows of every concrete entity, every
