@@ -122,7 +122,10 @@ public struct StoreMigrator {
     /// 3. Take the store's advisory lock, then re-read the metadata and re-plan under it (another
     ///    process may have migrated the store meanwhile).
     /// 4. Run each step in one transaction with its metadata and history.
-    public func apply(options: ApplyOptions = ApplyOptions(), onStep: (Int, Int, PlannedStep) -> Void = { _, _, _ in }) throws -> ApplyReport {
+    public func apply(
+        options: ApplyOptions = ApplyOptions(), onStep: (Int, Int, PlannedStep) -> Void = { _, _, _ in },
+        onProgress: (ProgressEvent) -> Void = { _ in }
+    ) throws -> ApplyReport {
         let preliminary = try plan()
         if preliminary.isUpToDate { return ApplyReport(plan: preliminary, appliedSteps: []) }
         guard preliminary.isExecutable else { throw NotExecutable(blockers: preliminary.blockers) }
@@ -138,7 +141,18 @@ public struct StoreMigrator {
         var applied: [AppliedStep] = []
         for (index, step) in plan.steps.enumerated() {
             onStep(index + 1, plan.steps.count, step)
-            applied.append(try run(step, number: index + 1, of: plan.steps.count, plan: plan, options: options))
+            let event = ProgressEvent(
+                kind: .stepStarted, step: index + 1, stepCount: plan.steps.count, stepKind: step.kind.rawValue,
+                from: step.from, to: step.to, pass: 1, passCount: 1, stage: "step", rowsTotal: step.rowEstimate
+            )
+            onProgress(event)
+            let done = try run(step, number: index + 1, of: plan.steps.count, plan: plan, options: options)
+            applied.append(done)
+            var finished = event
+            finished.kind = .stepFinished
+            finished.rowsDone = done.rows
+            finished.elapsedSeconds = Double(done.durationMilliseconds) / 1000
+            onProgress(finished)
         }
         return ApplyReport(plan: plan, appliedSteps: applied)
     }
