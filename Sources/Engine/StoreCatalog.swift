@@ -46,14 +46,23 @@ public enum StoreCatalog {
     /// Rows in the store's tables, from the catalog's statistics (the larger of the planner's estimate and the live
     /// tuple count): what an in-place step may have to read.
     public static func estimatedRows(store: String, on connection: PostgresConnection) throws -> Int {
+        try estimatedRowsByTable(store: store, on: connection).values.reduce(0, +)
+    }
+
+    /// The same estimate per table of the store.
+    public static func estimatedRowsByTable(store: String, on connection: PostgresConnection) throws -> [String: Int] {
         let result = try connection.execute("""
-            SELECT coalesce(sum(greatest(c.reltuples, coalesce(s.n_live_tup, 0), 0)), 0)::bigint AS n
+            SELECT c.relname AS name, greatest(c.reltuples, coalesce(s.n_live_tup, 0), 0)::bigint AS n
             FROM pg_class c
             JOIN pg_namespace n ON n.oid = c.relnamespace
             LEFT JOIN pg_stat_user_tables s ON s.relid = c.oid
             WHERE n.nspname = \(store) AND c.relkind = 'r'
             """)
-        return Int(result.int(0, "n") ?? 0)
+        var rows: [String: Int] = [:]
+        for row in result.rows.indices {
+            rows[result.value(row, "name") ?? ""] = Int(result.int(row, "n") ?? 0)
+        }
+        return rows
     }
 
     static func decodeJSON<T: Decodable>(_ text: String?) -> T? {

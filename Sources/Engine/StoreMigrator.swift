@@ -12,11 +12,18 @@ public struct ApplyOptions: Sendable {
     public var lockRetries: Int
     /// Steps that drop rows or values (hazard `dataLoss`) run only when true.
     public var allowDataLoss: Bool
+    /// Discard the passes an interrupted heavyweight step left in its staging schema and start
+    /// it over; without it, `apply` continues after the last checkpoint.
+    public var restart: Bool
+    /// Source rows read per batch on the streaming path.
+    public var batchSize: Int
 
-    public init(lockTimeoutMilliseconds: Int = 5000, lockRetries: Int = 5, allowDataLoss: Bool = false) {
+    public init(lockTimeoutMilliseconds: Int = 5000, lockRetries: Int = 5, allowDataLoss: Bool = false, restart: Bool = false, batchSize: Int = 5000) {
         self.lockTimeoutMilliseconds = lockTimeoutMilliseconds
         self.lockRetries = lockRetries
         self.allowDataLoss = allowDataLoss
+        self.restart = restart
+        self.batchSize = batchSize
     }
 }
 
@@ -40,12 +47,17 @@ public struct StepFailure: Error, CustomStringConvertible {
     public var step: PlannedStep
     public var statement: PlannedStatement?
     public var underlying: Error
+    /// A heavyweight step's staging schema, holding the passes that committed before the failure.
+    public var partialWork: String?
 
     public var description: String {
         var text = "step \(stepNumber) of \(stepCount) (\(step.kind.rawValue) \(step.from.map { "'\($0)' -> " } ?? "")'\(step.to)') failed"
         if let statement { text += " at \"\(statement.summary)\"" }
         // Earlier steps of a chain have committed; this one rolled back.
-        let state = step.from.map { "the store is at '\($0)'" } ?? "nothing was created"
+        var state = step.from.map { "the store is at '\($0)'" } ?? "nothing was created"
+        if let partialWork {
+            state += "; the passes done are kept in schema \(partialWork): apply again continues after them, apply --restart starts over"
+        }
         return text + ": \(underlying); \(state)"
     }
 }
@@ -88,6 +100,12 @@ public struct StoreMigrator {
     /// Mapping models found for the model; each on the way runs as a heavyweight step, never
     /// inferred past.
     public var explicitMappings: [ExplicitMapping]
+    /// Custom entity migration policies, by the names mapping models give them.
+    public var policies: PolicyRegistry = .shared
+    /// Run every entity mapping of a heavyweight step through the streaming path.
+    public var forceStreaming = false
+    /// Keep the old store as `<store>~` after a heavyweight step.
+    public var keepBackup = true
 
     public init(
         connection: PostgresConnection, model: VersionedModel, store: String, targetVersion: String? = nil,
@@ -106,11 +124,19 @@ public struct StoreMigrator {
         let recorded = try StoreCatalog.recordedVersions(model: model.name, on: connection)
         var plan = try Planner.plan(
             model: model, targetVersion: targetVersion, snapshot: snapshot, recordedVersions: recorded,
-            explicitMappings: explicitMappings
+            explicitMappings: explicitMappings,
+            options: PlanningOptions(registeredPolicies: policies.names, forceStreaming: forceStreaming, keepBackup: keepBackup)
         )
         if plan.status == .migrationRequired {
             let rows = try StoreCatalog.estimatedRows(store: store, on: connection)
-            for index in plan.steps.indices { plan.steps[index].rowEstimate = rows }
+            let byTable = try StoreCatalog.estimatedRowsByTable(store: store, on: connection)
+            for index in plan.steps.indices {
+                plan.steps[index].rowEstimate = rows
+                for pass in plan.steps[index].passes.indices {
+                    guard let table = plan.steps[index].passes[pass].sourceTable else { continue }
+                    plan.steps[index].passes[pass].rowEstimate = byTable[table] ?? 0
+                }
+            }
         }
         return plan
     }
@@ -146,7 +172,7 @@ public struct StoreMigrator {
                 from: step.from, to: step.to, pass: 1, passCount: 1, stage: "step", rowsTotal: step.rowEstimate
             )
             onProgress(event)
-            let done = try run(step, number: index + 1, of: plan.steps.count, plan: plan, options: options)
+            let done = try run(step, number: index + 1, of: plan.steps.count, plan: plan, options: options, onProgress: onProgress)
             applied.append(done)
             var finished = event
             finished.kind = .stepFinished
@@ -157,8 +183,30 @@ public struct StoreMigrator {
         return ApplyReport(plan: plan, appliedSteps: applied)
     }
 
-    func run(_ step: PlannedStep, number: Int, of count: Int, plan: MigrationPlan, options: ApplyOptions) throws -> AppliedStep {
+    func run(
+        _ step: PlannedStep, number: Int, of count: Int, plan: MigrationPlan, options: ApplyOptions,
+        onProgress: (ProgressEvent) -> Void = { _ in }
+    ) throws -> AppliedStep {
         let started = Date()
+        if !step.passes.isEmpty {
+            do {
+                let rows = try withoutActuallyEscaping(onProgress) { onProgress in
+                    try HeavyweightRun(migrator: self, step: step, number: number, count: count, options: options, onProgress: onProgress)
+                        .run(plan: plan, started: started)
+                }
+                return AppliedStep(step: step, rows: rows, durationMilliseconds: milliseconds(since: started))
+            } catch let error as StagingMismatch {
+                throw error
+            } catch {
+                try? recordFailure(step, plan: plan, started: started, error: error)
+                var failure = StepFailure(
+                    stepNumber: number, stepCount: count, step: step, statement: (error as? PassFailure)?.statement,
+                    underlying: (error as? PassFailure)?.underlying ?? error
+                )
+                failure.partialWork = step.stagingSchema
+                throw failure
+            }
+        }
         var attempt = 0
         while true {
             attempt += 1

@@ -16,6 +16,14 @@ public enum VersionHash {
         public var model: Digest
     }
 
+    /// SHA-256 of any text, as 64 lowercase hex digits: fingerprints of work that is not a
+    /// model (a heavyweight step's statements, for its checkpoints).
+    public static func digest(of text: String) -> Digest {
+        var encoder = CanonicalEncoder()
+        encoder.field("text", text)
+        return encoder.digest()
+    }
+
     public static func hashes(of version: ModelVersion) -> EntityHashes {
         var entities: [String: Digest] = [:]
         for entity in version.entities {

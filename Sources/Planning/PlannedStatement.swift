@@ -51,6 +51,19 @@ public struct PlannedStep: Sendable, Hashable {
     public var hazards: [Hazard]
     /// Rows the step reads or writes, as far as the catalog's statistics know.
     public var rowEstimate: Int
+    /// Heavyweight steps: the passes that build the new store in `stagingSchema`, each
+    /// committed with a checkpoint; `statements` lists theirs, then the swap's. Empty for
+    /// steps that run as one transaction.
+    public var passes: [PlannedPass] = []
+    /// Heavyweight steps: run in a second session that holds its lock until the swap has
+    /// committed, so that rows written meanwhile cannot be lost between passes.
+    public var writeGuard: PlannedStatement?
+    /// Heavyweight steps: the final swap, in one short transaction with the metadata.
+    public var swap: [PlannedStatement] = []
+    public var stagingSchema: String?
+    /// Where the old store is kept after the step; nil when it is not kept (`--no-backup`, or
+    /// a later heavyweight step of a chain, whose old store is an intermediate version).
+    public var backupSchema: String?
 
     public init(kind: Kind, from: String?, to: String, statements: [PlannedStatement], hazards: [Hazard] = [], rowEstimate: Int = 0) {
         self.kind = kind

@@ -15,7 +15,8 @@ public enum Planner {
     ///    found only in the database's record has no definition here to infer from.
     public static func plan(
         model: VersionedModel, targetVersion: String? = nil, snapshot: StoreSnapshot,
-        recordedVersions: [RecordedVersion] = [], explicitMappings: [ExplicitMapping] = []
+        recordedVersions: [RecordedVersion] = [], explicitMappings: [ExplicitMapping] = [],
+        options: PlanningOptions = PlanningOptions()
     ) throws -> MigrationPlan {
         let targetName = targetVersion ?? model.currentVersionName
         guard let target = model.version(named: targetName) else {
@@ -54,11 +55,28 @@ public enum Planner {
             ]
             return plan
         }
-        switch steps(model: model, from: source, to: target, schema: snapshot.store, explicitMappings: explicitMappings) {
+        switch steps(model: model, from: source, to: target, schema: snapshot.store, explicitMappings: explicitMappings, options: options) {
         case .success(let steps): plan.steps = steps
         case .failure(let blockers): plan.blockers = blockers.reasons
         }
         return plan
+    }
+}
+
+/// Choices that change the heavyweight steps of a plan.
+public struct PlanningOptions: Sendable, Hashable {
+    /// Names of the custom entity migration policies the running program registered; a mapping
+    /// model naming any other is a blocker.
+    public var registeredPolicies: Set<String>
+    /// Run every entity mapping through the streaming path, as one with a policy would.
+    public var forceStreaming: Bool
+    /// Keep the old store as `<store>~` after a heavyweight step (Core Data's backup).
+    public var keepBackup: Bool
+
+    public init(registeredPolicies: Set<String> = [], forceStreaming: Bool = false, keepBackup: Bool = true) {
+        self.registeredPolicies = registeredPolicies
+        self.forceStreaming = forceStreaming
+        self.keepBackup = keepBackup
     }
 }
 
@@ -87,7 +105,8 @@ extension Planner {
     /// heavyweight step, joined by lightweight paths. Overlapping mapping models, or one that is
     /// not at hand or needs Swift, are blockers.
     static func steps(
-        model: VersionedModel, from source: ModelVersion, to target: ModelVersion, schema: String, explicitMappings: [ExplicitMapping]
+        model: VersionedModel, from source: ModelVersion, to target: ModelVersion, schema: String, explicitMappings: [ExplicitMapping],
+        options: PlanningOptions
     ) -> Result<[PlannedStep], LightweightPath.Blockers> {
         func index(_ name: String) -> Int? { model.versions.firstIndex { $0.name == name } }
         guard let start = index(source.name), let end = index(target.name) else { preconditionFailure("versions of a plan come from its model") }
@@ -116,7 +135,12 @@ extension Planner {
                 continue
             }
             do {
-                steps.append(try HeavyweightMigration.step(mapping: mappingModel, from: from, to: to, schema: schema))
+                // The backup is the store as it was before this run: a later heavyweight step's
+                // old store is an intermediate version, dropped rather than kept.
+                let keepsBackup = options.keepBackup && !steps.contains { $0.kind == .heavyweight }
+                steps.append(try HeavyweightMigration.step(
+                    mapping: mappingModel, from: from, to: to, schema: schema, options: options, keepsBackup: keepsBackup
+                ))
             } catch {
                 reasons += error.reasons
             }

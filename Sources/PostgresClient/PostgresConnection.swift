@@ -11,6 +11,8 @@ public final class PostgresConnection: @unchecked Sendable, CustomStringConverti
     /// The connection string with any password replaced by `***`.
     public let target: String
     private var connection: OpaquePointer?
+    /// Kept only to open another session to the same server (`reconnect`); never printed.
+    private let connectionString: String
 
     /// Opens a connection.
     ///
@@ -19,6 +21,7 @@ public final class PostgresConnection: @unchecked Sendable, CustomStringConverti
     ///   password.
     public init(url connectionString: String) throws {
         target = redactedConnectionString(connectionString)
+        self.connectionString = connectionString
         guard let connection = PQconnectdb(connectionString) else {
             throw PostgresError(kind: .connection, message: "libpq could not allocate a connection to \(target)")
         }
@@ -43,6 +46,12 @@ public final class PostgresConnection: @unchecked Sendable, CustomStringConverti
     }
 
     public var description: String { "PostgresConnection(\(target))" }
+
+    /// A new session to the same server as the same user: for work that must go on beside
+    /// this session, such as holding a lock while this one commits.
+    public func reconnect() throws -> PostgresConnection {
+        try PostgresConnection(url: connectionString)
+    }
 
     /// Closes the connection. Using it afterwards is a programming error.
     public func close() {

@@ -43,7 +43,12 @@ public struct QueryResult: Sendable {
 
     /// The value of a `bytea` column (hex format, `\x0a0b`); nil for NULL or other text.
     public func bytes(_ row: Int, _ column: String) -> [UInt8]? {
-        guard let text = self[row: row, column: column], text.hasPrefix("\\x") else { return nil }
+        self[row: row, column: column].flatMap(Self.bytes(fromHex:))
+    }
+
+    /// The bytes of `bytea` text in hex format (`\x0a0b`); nil for other text.
+    public static func bytes(fromHex text: String) -> [UInt8]? {
+        guard text.hasPrefix("\\x") else { return nil }
         let digits = Array(text.utf8.dropFirst(2))
         guard digits.count.isMultiple(of: 2) else { return nil }
         var bytes: [UInt8] = []

@@ -89,12 +89,12 @@ import ObjectModel
         #expect(running.isExecutable, "\(running.blockers)")
         #expect(running.steps.map(\.kind) == [.lightweight, .heavyweight])
         #expect(running.steps.map(\.to) == ["Recipes 2", "Recipes 3"])
-        // A mapping that needs Swift stays a blocker naming its entity mapping.
+        // A mapping naming a policy the program did not register is a blocker naming both.
         let withPolicy = MappingModel(source: "Recipes 2", destination: "Recipes 3", entityMappings: Self.recipes2To3(policy: "RatingPolicy"), file: "recipes-2-to-3.yaml")
         let blocked = try Planner.plan(model: model, snapshot: snapshot, explicitMappings: [ExplicitMapping(withPolicy)])
         #expect(blocked.steps.isEmpty)
         #expect(blocked.blockers == [
-            "'Recipes 2' -> 'Recipes 3': recipes-2-to-3.yaml: entity mapping RecipeToRecipe: custom policy 'RatingPolicy' runs in Swift, and this release runs only mappings whose expressions compile to SQL",
+            "'Recipes 2' -> 'Recipes 3': recipes-2-to-3.yaml: entity mapping RecipeToRecipe: custom policy 'RatingPolicy' is not registered (none is registered); build an orchestrator executable that registers it, see docs/custom-policies.md",
         ])
         // A mapping model off the path (the store is already past it) changes nothing.
         let later = StoreSnapshot(store: "recipes", schemaExists: true, metadata: Self.metadata(model.versions[1]))

@@ -33,6 +33,11 @@ public struct AttributeReference: Sendable, Hashable {
     public var relationships: [String]
     public var attribute: Attribute
 
+    public init(relationships: [String], attribute: Attribute) {
+        self.relationships = relationships
+        self.attribute = attribute
+    }
+
     /// The key of this attribute in the source rows given to `ExpressionEvaluator`: the key path
     /// without `$source`, e.g. `chef.name`.
     public var key: String { (relationships + [attribute.name]).joined(separator: ".") }

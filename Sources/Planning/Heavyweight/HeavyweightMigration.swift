@@ -2,33 +2,44 @@ import Mapping
 import ObjectModel
 import SQLBuilding
 
-/// A heavyweight step for a mapping model whose expressions all compile to SQL: the new store
-/// is built set-based in `<store>~staging` (a name no one gives a schema by hand, so the drop before building can only hit our own leftovers) beside the old one, then swapped in, the old one
-/// kept as `<store>~` (Core Data's backup). Everything runs in the step's one transaction, so a
-/// failure leaves the store as it was; passes that commit separately and resume are not built yet.
+/// A heavyweight step: the new store is built in `<store>~staging` (a name no one gives a schema
+/// by hand, so the drop before building can only hit our own leftovers) beside the old one, in
+/// passes that each commit with a checkpoint, then swapped in, the old one kept as `<store>~`
+/// (Core Data's backup).
 public enum HeavyweightMigration {
     public static func stagingSchema(for store: String) -> String { StoreNaming.shortened(store + "~staging") }
     public static func backupSchema(for store: String) -> String { StoreNaming.shortened(store + "~") }
+    /// Where the old store goes when it is not kept, until it is dropped after the swap.
+    public static func retiredSchema(for store: String) -> String { StoreNaming.shortened(store + "~retired") }
     /// Which destination row each entity mapping made from which source row (Core Data's
     /// association table), kept in the staging schema until the swap.
-    static let associationTable = "_association"
+    public static let associationTable = "_association"
+    /// One row per pass done, with the fingerprint of the step that did it.
+    public static let checkpointTable = "_checkpoint"
 
-    /// 1. Lock the old store's tables against writes (rows written meanwhile would be lost).
-    /// 2. Create the staging schema, the destination tables bare (to-one columns nullable
-    ///    until stage 2 has set them) and the association table.
-    /// 3. Stage 1, per entity mapping: associate each source row passing the filter with a new
-    ///    destination key, then insert the destination rows with their attributes.
-    /// 4. Stage 2: set every to-one column through the association table.
+    /// 1. A second session locks the old store's tables against writes until the swap has
+    ///    committed (rows written meanwhile would be lost).
+    /// 2. Prepare: the staging schema, the destination tables bare (to-one columns nullable
+    ///    until stage 2 has set them), the association and checkpoint tables.
+    /// 3. Stage 1, a pass per entity mapping: associate each source row passing the filter with
+    ///    a new destination key, then insert the destination rows with their attributes, set-
+    ///    based or streamed through Swift (a policy, a policy function, or `forceStreaming`).
+    /// 4. Stage 2, a pass per entity mapping: every to-one column through the association table.
     /// 5. Stage 3: the destination's NOT NULLs, checks, foreign keys, uniques and indexes,
     ///    which validate the new rows.
     /// 6. Swap: the old schema becomes `<store>~` (replacing an earlier backup), staging
-    ///    becomes the store, the association table goes.
-    static func step(mapping: MappingModel, from source: ModelVersion, to destination: ModelVersion, schema: String) throws(HeavyweightRefusal) -> PlannedStep {
+    ///    becomes the store, the association and checkpoint tables go.
+    static func step(
+        mapping: MappingModel, from source: ModelVersion, to destination: ModelVersion, schema: String,
+        options: PlanningOptions = PlanningOptions(), keepsBackup: Bool = true
+    ) throws(HeavyweightRefusal) -> PlannedStep {
         var resolved: [ResolvedEntityMapping] = []
         var reasons: [String] = []
         for definition in mapping.entityMappings {
             do {
-                if let entityMapping = try ResolvedEntityMapping.resolve(definition, in: mapping, source: source, destination: destination) {
+                if let entityMapping = try ResolvedEntityMapping.resolve(
+                    definition, in: mapping, source: source, destination: destination, registeredPolicies: options.registeredPolicies
+                ) {
                     resolved.append(entityMapping)
                 }
             } catch {
@@ -40,27 +51,62 @@ public enum HeavyweightMigration {
         let staging = stagingSchema(for: schema)
         let sourceLayout = StoreLayout(version: source, schema: schema)
         let layout = StoreLayout(version: destination, schema: staging)
-        let builder = StatementBuilder(store: schema, staging: staging, source: source, destination: layout)
-        var statements: [PlannedStatement] = []
-        statements.append(PlannedStatement(
-            "LOCK TABLE \(SQL.joined(sourceLayout.tables.map { "\(ident: schema, $0.name)" }, separator: ", ")) IN SHARE MODE",
-            lock: .share, summary: "keep writes out of \(schema) until the new store is in place"
-        ))
-        statements += builder.createStaging()
-        for entityMapping in resolved { statements += builder.stageOne(entityMapping) }
-        statements.append(PlannedStatement("ANALYZE \(ident: staging, associationTable)", lock: .shareUpdateExclusive, summary: "statistics of the association table for stage 2"))
-        for entityMapping in resolved { statements += builder.stageTwo(entityMapping) }
-        statements += builder.stageThree()
-        statements += builder.swap()
+        let builder = StatementBuilder(store: schema, staging: staging, source: source, destination: layout, destinationVersion: destination)
+        var passes = [PlannedPass(stage: .prepare, statements: builder.createStaging())]
+        for entityMapping in resolved {
+            let streams = options.forceStreaming || entityMapping.needsSwift
+            var statements = builder.associate(entityMapping)
+            var stream: StreamedMapping?
+            if streams {
+                stream = builder.stream(entityMapping)
+            } else {
+                statements.append(builder.insertInstances(entityMapping))
+            }
+            passes.append(PlannedPass(
+                stage: .createInstances, entityMapping: entityMapping.name, execution: streams ? .streaming : .setBased,
+                statements: statements, stream: stream, sourceTable: entityMapping.sourceTable
+            ))
+        }
+        var analyzed = false
+        for entityMapping in resolved {
+            var statements = builder.stageTwo(entityMapping)
+            if statements.isEmpty && entityMapping.policy == nil { continue }
+            if !analyzed && !statements.isEmpty {
+                statements.insert(PlannedStatement(
+                    "ANALYZE \(ident: staging, associationTable)", lock: .shareUpdateExclusive, summary: "statistics of the association table for stage 2"
+                ), at: 0)
+                analyzed = true
+            }
+            passes.append(PlannedPass(
+                stage: .createRelationships, entityMapping: entityMapping.name,
+                execution: entityMapping.policy == nil ? .setBased : .streaming,
+                statements: statements, sourceTable: entityMapping.sourceTable
+            ))
+        }
+        passes.append(PlannedPass(stage: .validate, statements: builder.stageThree()))
+        let swap = builder.swap(keepsBackup: keepsBackup)
 
         let sourceTables = Set(resolved.map(\.sourceTable)).sorted().joined(separator: ", ")
-        return PlannedStep(
-            kind: .heavyweight, from: source.name, to: destination.name, statements: statements,
+        let kept = keepsBackup
+            ? "the old store is kept as schema \(backupSchema(for: schema))"
+            : "the old store is dropped once the new one is in place"
+        var step = PlannedStep(
+            kind: .heavyweight, from: source.name, to: destination.name,
+            statements: passes.flatMap(\.statements) + swap,
             hazards: [
-                .tableRewrite("every table is rebuilt in \(staging) from \(mapping.file) and swapped in; the old store is kept as schema \(backupSchema(for: schema))"),
+                .tableRewrite("every table is rebuilt in \(staging) from \(mapping.file) and swapped in; \(kept)"),
                 .fullScan("every row of \(sourceTables.isEmpty ? "no table" : sourceTables) is read"),
                 .longLock("writes to \(schema) wait until the migration commits"),
             ]
         )
+        step.passes = passes
+        step.swap = swap
+        step.stagingSchema = staging
+        step.backupSchema = keepsBackup ? backupSchema(for: schema) : nil
+        step.writeGuard = PlannedStatement(
+            "LOCK TABLE \(SQL.joined(sourceLayout.tables.map { "\(ident: schema, $0.name)" }, separator: ", ")) IN SHARE MODE",
+            lock: .share, summary: "keep writes out of \(schema) until the new store is in place (held by a second session)"
+        )
+        return step
     }
 }

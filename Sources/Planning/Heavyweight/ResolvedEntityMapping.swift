@@ -16,6 +16,11 @@ struct ResolvedEntityMapping: Sendable {
     var filter: CheckedPredicate?
     var attributes: [MappedColumn]
     var toOneLinks: [ToOneLink]
+    /// The custom entity migration policy, registered under this name.
+    var policy: String?
+
+    /// A policy, or an attribute computed by a policy function: rows stream through Swift.
+    var needsSwift: Bool { policy != nil || attributes.contains { $0.expression.needsSwift } }
 
     struct MappedColumn: Sendable {
         var column: String
@@ -38,22 +43,25 @@ struct HeavyweightRefusal: Error, Sendable {
 
 extension ResolvedEntityMapping {
     /// 1. `add` creates nothing from rows and `remove` reads nothing: nil.
-    /// 2. A custom policy, or an expression calling a policy function, needs Swift: refused.
+    /// 2. A custom policy must be registered by the running program; it and attributes calling
+    ///    policy functions make the mapping stream through Swift.
     /// 3. Attributes: the expression written, else `$source.<name>` when the source entity has
     ///    an attribute of the same (canonical) name, else nothing (the column's default).
     /// 4. Relationships: the expression written, else through the entity mapping that reads the
     ///    source relationship's destination and makes the destination relationship's; to-one
     ///    columns are linked in stage 2, to-manys stored by their inverse are set from that side.
     static func resolve(
-        _ definition: EntityMappingDefinition, in mapping: MappingModel, source: ModelVersion, destination: ModelVersion
+        _ definition: EntityMappingDefinition, in mapping: MappingModel, source: ModelVersion, destination: ModelVersion,
+        registeredPolicies: Set<String> = []
     ) throws(HeavyweightRefusal) -> ResolvedEntityMapping? {
         guard definition.type != .add, definition.type != .remove else { return nil }
         let name = definition.name
         func refusal(_ text: String) -> HeavyweightRefusal {
             HeavyweightRefusal(reasons: ["\(mapping.file): entity mapping \(name): \(text)"])
         }
-        if let policy = definition.policy {
-            throw refusal("custom policy '\(policy)' runs in Swift, and this release runs only mappings whose expressions compile to SQL")
+        if let policy = definition.policy, !registeredPolicies.contains(policy) {
+            let known = registeredPolicies.isEmpty ? "none is registered" : "registered: \(registeredPolicies.sorted().joined(separator: ", "))"
+            throw refusal("custom policy '\(policy)' is not registered (\(known)); build an orchestrator executable that registers it, see docs/custom-policies.md")
         }
         guard let sourceEntity = definition.sourceEntity.flatMap({ source.entity(named: $0) }),
               let destinationEntity = definition.destinationEntity.flatMap({ destination.entity(named: $0) }) else {
@@ -65,7 +73,7 @@ extension ResolvedEntityMapping {
             sourceEntities: sourceEntities(of: sourceEntity, for: definition, in: mapping, source: source),
             destinationEntity: destinationEntity.name,
             destinationTable: StoreNaming.tableName(entity: destination.root(of: destinationEntity).name),
-            filter: nil, attributes: [], toOneLinks: []
+            filter: nil, attributes: [], toOneLinks: [], policy: definition.policy
         )
         var reasons: [String] = []
         do {
@@ -86,10 +94,6 @@ extension ResolvedEntityMapping {
                 .map({ "$source.\($0.name)" }) else { continue }
             do {
                 let checked = try checker.check(try ExpressionParser.parseExpression(text), destinationAttribute: attribute)
-                if checked.needsSwift {
-                    reasons.append("attribute '\(attribute.name)': \(text) calls a policy function, which runs in Swift; this release runs only expressions that compile to SQL")
-                    continue
-                }
                 resolved.attributes.append(MappedColumn(column: StoreNaming.columnName(attribute: attribute.name), expression: checked))
             } catch {
                 reasons.append("attribute '\(attribute.name)': \(oneLine(error))")
@@ -107,7 +111,7 @@ extension ResolvedEntityMapping {
             do {
                 let checked = try checker.checkRelationship(try ExpressionParser.parseExpression(text), destinationRelationship: relationship)
                 guard case .destinationInstances(let mappingName, let path) = checked else {
-                    reasons.append("relationship '\(relationship.name)': \(text) calls a policy function, which runs in Swift; this release runs only expressions that compile to SQL")
+                    reasons.append("relationship '\(relationship.name)': \(text) gives the related objects by a policy function; set relationships in the policy's createRelationships hook instead")
                     continue
                 }
                 switch storage {

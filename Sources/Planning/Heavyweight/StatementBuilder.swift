@@ -9,6 +9,7 @@ struct StatementBuilder {
     var source: ModelVersion
     /// The destination version laid out in the staging schema.
     var destination: StoreLayout
+    var destinationVersion: ModelVersion?
 
     private var association: String { HeavyweightMigration.associationTable }
 
@@ -34,11 +35,21 @@ struct StatementBuilder {
                 PRIMARY KEY (entity_mapping, source_pk)
             )
             """, lock: .accessExclusive, summary: "create the association table"))
+        statements.append(PlannedStatement("""
+            CREATE TABLE \(ident: staging, HeavyweightMigration.checkpointTable) (
+                pass integer PRIMARY KEY,
+                name text NOT NULL,
+                fingerprint text NOT NULL,
+                rows bigint NOT NULL,
+                finished_at timestamptz NOT NULL DEFAULT clock_timestamp()
+            )
+            """, lock: .accessExclusive, summary: "create the checkpoint table"))
         return statements
     }
 
-    /// Stage 1 of one entity mapping: the association rows, then the destination rows.
-    func stageOne(_ mapping: ResolvedEntityMapping) -> [PlannedStatement] {
+    /// Stage 1 of one entity mapping, first half: each source row passing the filter gets a new
+    /// destination key, in source key order.
+    func associate(_ mapping: ResolvedEntityMapping) -> [PlannedStatement] {
         guard let sourceEntity = source.entity(named: mapping.sourceEntity) else { preconditionFailure("resolved against this version") }
         let compiler = SQLExpressionCompiler(sourceAlias: SourceJoins.sourceAlias)
         var filterJoins = SourceJoins(schema: store, source: source, sourceEntity: sourceEntity)
@@ -53,10 +64,16 @@ struct StatementBuilder {
             WHERE \(condition)
             ORDER BY s._pk
             """
+        return [PlannedStatement(associate, lock: .rowExclusive, summary: "stage 1, \(mapping.name): associate each \(mapping.sourceEntities.joined(separator: "/")) row\(mapping.filter == nil ? "" : " passing the filter") with a new \(mapping.destinationEntity) key")]
+    }
 
+    /// Stage 1, second half, set-based: the destination rows with their attributes.
+    func insertInstances(_ mapping: ResolvedEntityMapping) -> PlannedStatement {
+        guard let sourceEntity = source.entity(named: mapping.sourceEntity) else { preconditionFailure("resolved against this version") }
+        let compiler = SQLExpressionCompiler(sourceAlias: SourceJoins.sourceAlias)
         var valueJoins = SourceJoins(schema: store, source: source, sourceEntity: sourceEntity)
         for attribute in mapping.attributes { valueJoins.add(attribute.expression.joins) }
-        // compile returns nil only for expressions needing Swift, which resolving refused.
+        // compile returns nil only for expressions needing Swift, which stream instead.
         let values = mapping.attributes.map { compiler.compile($0.expression)! }
         let columns = ["_pk", "_entity"] + mapping.attributes.map(\.column)
         let select: [SQL] = ["a.destination_pk", "\(literal: mapping.destinationEntity)"] + values
@@ -67,10 +84,63 @@ struct StatementBuilder {
             JOIN \(ident: store, mapping.sourceTable) AS s ON s._pk = a.source_pk\(valueJoins.sql)
             WHERE a.entity_mapping = \(literal: mapping.name)
             """
-        return [
-            PlannedStatement(associate, lock: .rowExclusive, summary: "stage 1, \(mapping.name): associate each \(mapping.sourceEntities.joined(separator: "/")) row\(mapping.filter == nil ? "" : " passing the filter") with a new \(mapping.destinationEntity) key"),
-            PlannedStatement(insert, lock: .rowExclusive, summary: "stage 1, \(mapping.name): insert \(mapping.destinationEntity) rows with their attributes"),
-        ]
+        return PlannedStatement(insert, lock: .rowExclusive, summary: "stage 1, \(mapping.name): insert \(mapping.destinationEntity) rows with their attributes")
+    }
+
+    /// Stage 1, second half, streaming: what the engine reads for each associated source row
+    /// and computes in Swift. With a policy, the policy sees every stored attribute of the
+    /// source object, not only those the expressions read.
+    func stream(_ mapping: ResolvedEntityMapping) -> StreamedMapping {
+        guard let sourceEntity = source.entity(named: mapping.sourceEntity) else { preconditionFailure("resolved against this version") }
+        var joins = SourceJoins(schema: store, source: source, sourceEntity: sourceEntity)
+        var references: [AttributeReference] = []
+        if mapping.policy != nil {
+            references += source.allAttributes(of: sourceEntity).filter { !$0.isTransient }.map { AttributeReference(relationships: [], attribute: $0) }
+        }
+        for attribute in mapping.attributes {
+            references += attribute.expression.attributes
+            joins.add(attribute.expression.joins)
+        }
+        var seen: Set<String> = []
+        references = references.filter { seen.insert($0.key).inserted }
+        let values: [SQL] = references.map { reference in
+            let column: SQL = "\(ident: SourceJoins.alias(reference.relationships), reference.columnName)"
+            switch reference.attribute.type {
+            case .date: return "extract(epoch from \(column))::text AS \(ident: reference.key)"
+            default: return "\(column) AS \(ident: reference.key)"
+            }
+        }
+        let select: SQL = """
+            SELECT \(SQL.joined(["a.destination_pk", "s._pk AS source_pk", "s._entity AS source_entity"] + values, separator: ", "))
+            FROM \(ident: staging, association) AS a
+            JOIN \(ident: store, mapping.sourceTable) AS s ON s._pk = a.source_pk\(joins.sql)
+            WHERE a.entity_mapping = \(literal: mapping.name)
+            ORDER BY a.destination_pk
+            """
+        let prune: SQL = """
+            DELETE FROM \(ident: staging, association) AS a
+            WHERE a.entity_mapping = \(literal: mapping.name)
+              AND NOT EXISTS (SELECT 1 FROM \(ident: staging, mapping.destinationTable) AS d WHERE d._pk = a.destination_pk)
+            """
+        let attributes = destinationAttributes(of: mapping).map { attribute in
+            StreamedMapping.StreamedAttribute(
+                name: attribute.name, column: StoreNaming.columnName(attribute: attribute.name), type: attribute.type,
+                expression: mapping.attributes.first { $0.column == StoreNaming.columnName(attribute: attribute.name) }?.expression
+            )
+        }
+        return StreamedMapping(
+            entityMapping: mapping.name, policy: mapping.policy, sourceEntity: mapping.sourceEntity,
+            destinationEntity: mapping.destinationEntity, schema: staging, destinationTable: mapping.destinationTable,
+            sourceRows: select,
+            sourceValues: references.map { StreamedMapping.SourceValue(key: $0.key, type: $0.attribute.type) },
+            attributes: attributes, pruneAssociations: prune
+        )
+    }
+
+    /// The destination entity's stored attributes, in model order.
+    private func destinationAttributes(of mapping: ResolvedEntityMapping) -> [Attribute] {
+        guard let version = destinationVersion, let entity = version.entity(named: mapping.destinationEntity) else { return [] }
+        return version.allAttributes(of: entity).filter { !$0.isTransient }
     }
 
     /// Stage 2 of one entity mapping: each to-one column, set to the destination row the named
@@ -114,14 +184,26 @@ struct StatementBuilder {
         return statements + constraints.map { PlannedStatement($0.sql, lock: $0.lock, summary: "stage 3: " + $0.summary) }
     }
 
-    func swap() -> [PlannedStatement] {
-        let backup = HeavyweightMigration.backupSchema(for: store)
-        return [
-            PlannedStatement("DROP SCHEMA IF EXISTS \(ident: backup) CASCADE", lock: .accessExclusive, summary: "drop the previous backup \(backup)"),
-            PlannedStatement("ALTER SCHEMA \(ident: store) RENAME TO \(ident: backup)", lock: .none, summary: "keep the old store as \(backup)"),
+    /// Without a backup, the old store is only renamed here: dropping its tables would wait for
+    /// the write guard's lock, which is released once the swap has committed (the engine drops
+    /// `<store>~retired` then).
+    func swap(keepsBackup: Bool) -> [PlannedStatement] {
+        var statements: [PlannedStatement] = []
+        let retired: String
+        if keepsBackup {
+            retired = HeavyweightMigration.backupSchema(for: store)
+            statements.append(PlannedStatement("DROP SCHEMA IF EXISTS \(ident: retired) CASCADE", lock: .accessExclusive, summary: "drop the previous backup \(retired)"))
+            statements.append(PlannedStatement("ALTER SCHEMA \(ident: store) RENAME TO \(ident: retired)", lock: .none, summary: "keep the old store as \(retired)"))
+        } else {
+            retired = HeavyweightMigration.retiredSchema(for: store)
+            statements.append(PlannedStatement("DROP SCHEMA IF EXISTS \(ident: retired) CASCADE", lock: .accessExclusive, summary: "drop a leftover \(retired)"))
+            statements.append(PlannedStatement("ALTER SCHEMA \(ident: store) RENAME TO \(ident: retired)", lock: .none, summary: "move the old store aside as \(retired), dropped after the swap"))
+        }
+        statements += [
             PlannedStatement("ALTER SCHEMA \(ident: staging) RENAME TO \(ident: store)", lock: .none, summary: "install the new store as \(store)"),
-            PlannedStatement("DROP TABLE \(ident: store, association)", lock: .accessExclusive, summary: "drop the association table"),
+            PlannedStatement("DROP TABLE \(ident: store, association), \(ident: store, HeavyweightMigration.checkpointTable)", lock: .accessExclusive, summary: "drop the association and checkpoint tables"),
         ]
+        return statements
     }
 
     // MARK: Deferred constraints

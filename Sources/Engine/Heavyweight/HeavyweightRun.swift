@@ -1,0 +1,231 @@
+import Foundation
+import Mapping
+import ObjectModel
+import Planning
+import PostgresClient
+import SQLBuilding
+
+/// The staging schema holds passes of a different plan, or no checkpoints: nothing was run.
+public struct StagingMismatch: Error, CustomStringConvertible {
+    public var staging: String
+    public var reason: String
+    public var description: String {
+        "schema \(staging) \(reason); nothing was changed (run apply with --restart to discard it and start over)"
+    }
+}
+
+/// Runs a heavyweight step pass by pass. Each pass commits with a checkpoint row in the
+/// staging schema; a run that finds checkpoints of the same step (same fingerprint) skips the
+/// passes they record. A second session holds the write guard until the swap has committed.
+struct HeavyweightRun {
+    var migrator: StoreMigrator
+    var step: PlannedStep
+    var number: Int
+    var count: Int
+    var options: ApplyOptions
+    var onProgress: (ProgressEvent) -> Void
+
+    var connection: PostgresConnection { migrator.connection }
+    var staging: String { step.stagingSchema! }
+    private var passCount: Int { step.passes.count + 1 }
+
+    /// What identifies the step's work: every statement and what each streaming pass reads.
+    var fingerprint: String {
+        let parts = step.passes.flatMap { pass in pass.statements.map(\.sql.text) + [pass.stream.map { $0.sourceRows.text + ($0.policy ?? "") } ?? ""] }
+        return VersionHash.digest(of: ([step.from ?? "", step.to] + parts).joined(separator: "\u{1}"))
+    }
+
+    /// 1. `--restart`: drop the staging schema. Otherwise read its checkpoints; a staging
+    ///    schema without them, or with another step's, stops here.
+    /// 2. Take the write guard, run the passes not done yet, then the swap with the metadata.
+    /// 3. Release the guard; drop the old store when it is not kept.
+    func run(plan: MigrationPlan, started: Date) throws -> Int {
+        if options.restart {
+            _ = try connection.execute("DROP SCHEMA IF EXISTS \(ident: staging) CASCADE")
+        }
+        let done = try checkpoints()
+        let guardSession = try takeWriteGuard()
+        defer { guardSession?.close() }
+
+        let source = migrator.model.version(named: step.from ?? "")!
+        let destination = migrator.model.version(named: step.to)!
+        var rows = done.values.reduce(0, +)
+        for (index, pass) in step.passes.enumerated() {
+            var event = progress(.passStarted, pass: index + 1, of: pass)
+            if let earlier = done[index + 1] {
+                event.kind = .passFinished
+                event.rowsDone = earlier
+                event.resumed = true
+                onProgress(event)
+                continue
+            }
+            onProgress(event)
+            let passStarted = Date()
+            let passRows = try retryingLocks {
+                try connection.transaction {
+                    _ = try connection.execute("SET LOCAL lock_timeout = \(unsafeRaw: String(options.lockTimeoutMilliseconds))")
+                    let passRows = try runPass(pass, number: index + 1, source: source, destination: destination, passStarted: passStarted)
+                    _ = try connection.execute("""
+                        INSERT INTO \(ident: staging, HeavyweightMigration.checkpointTable) (pass, name, fingerprint, rows)
+                        VALUES (\(index + 1), \(pass.name), \(fingerprint), \(passRows))
+                        """)
+                    return passRows
+                }
+            }
+            rows += passRows
+            event.kind = .passFinished
+            event.rowsDone = passRows
+            event.elapsedSeconds = Date().timeIntervalSince(passStarted)
+            onProgress(event)
+        }
+
+        var swapEvent = ProgressEvent(
+            kind: .passStarted, step: number, stepCount: count, stepKind: step.kind.rawValue, from: step.from, to: step.to,
+            pass: passCount, passCount: passCount, stage: "swap"
+        )
+        onProgress(swapEvent)
+        try retryingLocks {
+            try connection.transaction {
+                _ = try connection.execute("SET LOCAL lock_timeout = \(unsafeRaw: String(options.lockTimeoutMilliseconds))")
+                for statement in step.swap { _ = try connection.execute(statement.sql) }
+                try migrator.record(step, plan: plan, rows: rows, started: started)
+            }
+        }
+        guardSession?.close()
+        if step.backupSchema == nil, let from = step.from, !from.isEmpty {
+            _ = try connection.execute("DROP SCHEMA IF EXISTS \(ident: HeavyweightMigration.retiredSchema(for: migrator.store)) CASCADE")
+        }
+        swapEvent.kind = .passFinished
+        onProgress(swapEvent)
+        return rows
+    }
+
+    /// Passes done by an earlier run of this step, with their rows.
+    func checkpoints() throws -> [Int: Int] {
+        let schemaExists = !(try connection.execute("SELECT 1 FROM pg_namespace WHERE nspname = \(staging)")).isEmpty
+        guard schemaExists else { return [:] }
+        let tableExists = try connection.execute("SELECT to_regclass(\(quoteIdentifier(staging) + "." + quoteIdentifier(HeavyweightMigration.checkpointTable))) IS NOT NULL AS present")
+        guard tableExists.bool(0, "present") == true else {
+            throw StagingMismatch(staging: staging, reason: "exists but holds no checkpoints of an orchestrator migration")
+        }
+        let result = try connection.execute("SELECT pass, fingerprint, rows FROM \(ident: staging, HeavyweightMigration.checkpointTable) ORDER BY pass")
+        var done: [Int: Int] = [:]
+        for row in result.rows.indices {
+            guard result.value(row, "fingerprint") == fingerprint else {
+                throw StagingMismatch(staging: staging, reason: "holds passes of another migration plan of this store (the model, mapping model or options changed since)")
+            }
+            done[Int(result.int(row, "pass") ?? 0)] = Int(result.int(row, "rows") ?? 0)
+        }
+        return done
+    }
+
+    /// A second session holding SHARE locks on the old store's tables: reads go on, writes
+    /// wait until the swap has committed. Dies with the process, so a crash never leaves it.
+    func takeWriteGuard() throws -> PostgresConnection? {
+        guard let statement = step.writeGuard else { return nil }
+        let session = try connection.reconnect()
+        do {
+            _ = try session.execute("BEGIN")
+            _ = try session.execute("SET LOCAL lock_timeout = \(unsafeRaw: String(options.lockTimeoutMilliseconds))")
+            _ = try session.execute(statement.sql)
+        } catch {
+            session.close()
+            throw error
+        }
+        return session
+    }
+
+    func runPass(_ pass: PlannedPass, number: Int, source: ModelVersion, destination: ModelVersion, passStarted: Date) throws -> Int {
+        var rows = 0
+        for statement in pass.statements {
+            let affected = try execute(statement)
+            // Set-based stage 1: the INSERT of the destination rows (the last statement).
+            if pass.stage == .createInstances && pass.stream == nil { rows = affected }
+        }
+        let policy = try pass.entityMapping.flatMap { name in try policyInstance(for: name) }
+        switch pass.stage {
+        case .createInstances:
+            guard let stream = pass.stream else { return rows }
+            let context = try self.context(for: pass, stream: stream, source: source, destination: destination)
+            return try StreamingPass(context: context, policy: policy, batchSize: options.batchSize) { done in
+                var event = progress(.rows, pass: number, of: pass)
+                event.rowsDone = done
+                event.elapsedSeconds = Date().timeIntervalSince(passStarted)
+                onProgress(event)
+            }.createInstances()
+        case .createRelationships:
+            guard let policy, let mapping = pass.entityMapping else { return rows }
+            let context = try self.context(for: pass, stream: nil, source: source, destination: destination)
+            return try StreamingPass(context: context, policy: policy, batchSize: options.batchSize) { _ in }
+                .createRelationships(mappingName: mapping)
+        case .validate:
+            for other in step.passes where other.stage == .createInstances {
+                guard let name = other.entityMapping, let policy = try policyInstance(for: name) else { continue }
+                let context = try self.context(for: other, stream: nil, source: source, destination: destination)
+                try policy.performCustomValidation(context)
+                try context.writer.flush()
+                try policy.end(context)
+                try context.writer.flush()
+            }
+            return rows
+        case .prepare:
+            return rows
+        }
+    }
+
+    func execute(_ statement: PlannedStatement) throws -> Int {
+        do {
+            return try connection.execute(statement.sql).affectedRows
+        } catch {
+            throw PassFailure(statement: statement, underlying: error)
+        }
+    }
+
+    func policyInstance(for entityMapping: String) throws -> (any EntityMigrationPolicy)? {
+        guard let name = step.passes.first(where: { $0.entityMapping == entityMapping && $0.stream?.policy != nil })?.stream?.policy else { return nil }
+        guard let policy = migrator.policies.make(name) else {
+            throw PolicyError(message: "custom policy '\(name)' of entity mapping \(entityMapping) is not registered")
+        }
+        return policy
+    }
+
+    func context(for pass: PlannedPass, stream: StreamedMapping?, source: ModelVersion, destination: ModelVersion) throws -> EntityMappingContext {
+        let now = try connection.execute("SELECT extract(epoch from now())::text AS now").value(0, "now").flatMap(Double.init) ?? 0
+        let definition = step.passes.first { $0.entityMapping == pass.entityMapping && $0.stream != nil }?.stream
+        return EntityMappingContext(
+            stream: stream, entityMapping: pass.entityMapping ?? "",
+            sourceEntity: definition?.sourceEntity ?? "", destinationEntity: definition?.destinationEntity ?? "",
+            source: source, destination: destination, store: migrator.store, staging: staging,
+            connection: connection, now: Date(timeIntervalSince1970: now)
+        )
+    }
+
+    func progress(_ kind: ProgressEvent.Kind, pass number: Int, of pass: PlannedPass) -> ProgressEvent {
+        ProgressEvent(
+            kind: kind, step: self.number, stepCount: count, stepKind: step.kind.rawValue, from: step.from, to: step.to,
+            pass: number, passCount: passCount, stage: pass.stage.rawValue, entityMapping: pass.entityMapping,
+            execution: pass.execution.rawValue, rowsTotal: pass.sourceTable == nil ? nil : pass.rowEstimate
+        )
+    }
+
+    /// Runs `body` again after lock-not-available (55P03), with backoff and jitter.
+    func retryingLocks<T>(_ body: () throws -> T) throws -> T {
+        var attempt = 0
+        while true {
+            attempt += 1
+            do {
+                return try body()
+            } catch let error as PostgresError where error.sqlState == PostgresError.lockNotAvailable && attempt < options.lockRetries {
+                let base = 0.2 * pow(2.0, Double(attempt - 1))
+                Thread.sleep(forTimeInterval: base + Double.random(in: 0...base))
+            }
+        }
+    }
+}
+
+/// A statement of a pass failed.
+struct PassFailure: Error, CustomStringConvertible {
+    var statement: PlannedStatement
+    var underlying: Error
+    var description: String { String(describing: underlying) }
+}

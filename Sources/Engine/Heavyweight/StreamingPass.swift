@@ -1,0 +1,122 @@
+import Foundation
+import Mapping
+import ObjectModel
+import Planning
+import PostgresClient
+import SQLBuilding
+
+/// The streaming path of one entity mapping: rows read through a cursor a batch at a time,
+/// computed in Swift (expressions, policy hooks, policy functions) and copied back, so memory
+/// holds one batch whatever the store's size.
+struct StreamingPass {
+    var context: EntityMappingContext
+    var policy: (any EntityMigrationPolicy)?
+    var batchSize: Int
+    /// Rows done so far, after each batch.
+    var onBatch: (Int) -> Void
+
+    static let cursor = "orchestrator_stream"
+
+    /// Stage 1: each associated source row becomes its destination instances; rows a policy
+    /// made nothing from lose their association.
+    func createInstances() throws -> Int {
+        guard let stream = context.stream else { preconditionFailure("stage 1 streams a StreamedMapping") }
+        let calls = FunctionCalls(policy: policy)
+        context.evaluator.callFunction = { call in try calls.call(call) }
+        try policy?.begin(context)
+        var done = 0
+        try forEachBatch(stream.sourceRows) { result in
+            let columns = Dictionary(uniqueKeysWithValues: result.columns.enumerated().map { ($1, $0) })
+            let indexes = stream.sourceValues.map { columns[$0.key]! }
+            for row in result.rows {
+                var values: [String: Value] = [:]
+                values.reserveCapacity(indexes.count)
+                for (value, index) in zip(stream.sourceValues, indexes) {
+                    values[value.key] = try ValueText.decode(row[index], as: value.type)
+                }
+                let source = SourceInstance(
+                    entity: row[2] ?? "", primaryKey: Int64(row[1] ?? "") ?? 0, values: values, destinationKey: Int64(row[0] ?? "") ?? 0
+                )
+                calls.source = source
+                if let policy {
+                    try policy.createDestinationInstances(for: source, context)
+                } else {
+                    try context.createDestinationInstance(for: source)
+                }
+            }
+            try context.writer.flush()
+            done += result.rows.count
+            onBatch(done)
+        }
+        try policy?.endInstanceCreation(context)
+        try context.writer.flush()
+        if policy != nil { _ = try context.connection.execute(stream.pruneAssociations) }
+        return context.writer.written
+    }
+
+    /// Stage 2 with a policy: each destination instance the entity mapping made, read back
+    /// with its attributes and to-one keys, goes through `createRelationships`; what it changes
+    /// is written back.
+    func createRelationships(mappingName: String) throws -> Int {
+        guard let policy else { return 0 }
+        let columns = try context.writer.columns(of: context.destinationEntity)
+        let select: SQL = """
+            SELECT \(columns.selectList)
+            FROM \(ident: context.stagingSchema, columns.table) AS d
+            JOIN \(ident: context.stagingSchema, HeavyweightMigration.associationTable) AS a ON a.destination_pk = d._pk
+            WHERE a.entity_mapping = \(literal: mappingName)
+            ORDER BY d._pk
+            """
+        var done = 0
+        try forEachBatch(select) { result in
+            for row in result.rows.indices {
+                var values: [String: Value] = [:]
+                for attribute in columns.attributes {
+                    values[attribute.name] = try ValueText.decode(result.value(row, attribute.name), as: attribute.type!)
+                }
+                var links: [String: Int64?] = [:]
+                for link in columns.toOnes { links[link.name] = .some(result.int(row, link.name)) }
+                let instance = DestinationInstance(
+                    entity: result.value(row, "_entity") ?? "", primaryKey: result.int(row, "_pk") ?? 0, values: values, links: links
+                )
+                try policy.createRelationships(for: instance, context)
+                try context.writer.flush()
+                try context.writer.update(instance)
+            }
+            done += result.rows.count
+            onBatch(done)
+        }
+        try policy.endRelationshipCreation(context)
+        try context.writer.flush()
+        return 0
+    }
+
+    /// Runs `body` on each batch of `select`'s rows, through a cursor of the pass's transaction.
+    private func forEachBatch(_ select: SQL, _ body: (QueryResult) throws -> Void) throws {
+        let connection = context.connection
+        _ = try connection.execute("DECLARE \(ident: Self.cursor) NO SCROLL CURSOR FOR \(select)")
+        while true {
+            let batch = try connection.execute("FETCH FORWARD \(unsafeRaw: String(batchSize)) FROM \(ident: Self.cursor)")
+            if batch.rows.isEmpty { break }
+            try body(batch)
+        }
+        _ = try connection.execute("CLOSE \(ident: Self.cursor)")
+    }
+}
+
+/// Calls of `FUNCTION($entityPolicy, …)` for the source instance being migrated.
+private final class FunctionCalls: @unchecked Sendable {
+    let policy: (any EntityMigrationPolicy)?
+    var source: SourceInstance?
+
+    init(policy: (any EntityMigrationPolicy)?) {
+        self.policy = policy
+    }
+
+    func call(_ call: FunctionCall) throws -> Value {
+        guard call.target == .entityPolicy, let policy, let source else {
+            throw PolicyError(message: "FUNCTION($\(call.target.rawValue), \"\(call.selector)\", …) has no policy to call")
+        }
+        return try policy.function(call.selector, arguments: call.arguments, source: source)
+    }
+}
