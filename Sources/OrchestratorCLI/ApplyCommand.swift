@@ -13,6 +13,7 @@ struct ApplyCommand: ParsableCommand {
     @OptionGroup var storeOptions: StoreOptions
     @OptionGroup var formatOptions: FormatOptions
     @OptionGroup var mappingOptions: MappingOptions
+    @OptionGroup var heavyweightOptions: HeavyweightOptions
 
     @Option(name: .long, help: "Bring the store to this version instead of the current one.")
     var to: String?
@@ -22,6 +23,9 @@ struct ApplyCommand: ParsableCommand {
 
     @Flag(name: .long, help: "Run steps that drop entities, attributes or relationships (and their data).")
     var allowDataLoss = false
+
+    @Flag(name: .long, help: "Discard what an interrupted heavyweight step left in <store>~staging and start it over (default: continue after its last checkpoint).")
+    var restart = false
 
     func validate() throws {
         guard lockTimeout > 0 else { throw ValidationError("--lock-timeout must be a positive number of milliseconds") }
@@ -35,10 +39,11 @@ struct ApplyCommand: ParsableCommand {
             let connection = try connect(url)
             defer { connection.close() }
             let store = storeOptions.storeName(for: model)
-            let migrator = StoreMigrator(connection: connection, model: model, store: store, targetVersion: to,
-                explicitMappings: try mappingOptions.explicitMappings(for: model))
+            let migrator = try heavyweightOptions.migrator(
+                connection: connection, model: model, store: store, targetVersion: to, mappings: mappingOptions
+            )
             let isText = formatOptions.format == .text
-            let report = try migrator.apply(options: ApplyOptions(lockTimeoutMilliseconds: lockTimeout, allowDataLoss: allowDataLoss)) { number, count, step in
+            let report = try migrator.apply(options: ApplyOptions(lockTimeoutMilliseconds: lockTimeout, allowDataLoss: allowDataLoss, restart: restart)) { number, count, step in
                 if isText {
                     printLine("step \(number) of \(count): \(step.kind.rawValue) \(step.from.map { "'\($0)' -> " } ?? "")'\(step.to)' (\(step.statements.count) statements)")
                 }

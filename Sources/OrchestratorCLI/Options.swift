@@ -1,8 +1,10 @@
 import ArgumentParser
+import Engine
 import Foundation
 import Mapping
 import ObjectModel
 import Planning
+import PostgresClient
 
 public enum OutputFormat: String, ExpressibleByArgument, CaseIterable, Sendable {
     case text
@@ -78,5 +80,27 @@ struct MappingOptions: ParsableArguments {
 
     func explicitMappings(for model: VersionedModel) throws -> [ExplicitMapping] {
         try load(for: model).map { ExplicitMapping($0) }
+    }
+}
+
+/// How heavyweight steps run: shared by `plan` (which shows it) and `apply`.
+struct HeavyweightOptions: ParsableArguments {
+    @Flag(name: .long, help: "Drop the old store after a heavyweight step instead of keeping it as <store>~.")
+    var noBackup = false
+
+    @Flag(name: .long, help: "Run every entity mapping of a heavyweight step through the streaming path (Swift), as one with a custom policy runs.")
+    var streaming = false
+
+    /// A migrator for the command, with these choices and the policies the program registered.
+    func migrator(
+        connection: PostgresConnection, model: VersionedModel, store: String, targetVersion: String?, mappings: MappingOptions
+    ) throws -> StoreMigrator {
+        var migrator = StoreMigrator(
+            connection: connection, model: model, store: store, targetVersion: targetVersion,
+            explicitMappings: try mappings.explicitMappings(for: model)
+        )
+        migrator.keepBackup = !noBackup
+        migrator.forceStreaming = streaming
+        return migrator
     }
 }

@@ -13,6 +13,7 @@ struct PlanCommand: ParsableCommand {
     @OptionGroup var storeOptions: StoreOptions
     @OptionGroup var formatOptions: FormatOptions
     @OptionGroup var mappingOptions: MappingOptions
+    @OptionGroup var heavyweightOptions: HeavyweightOptions
 
     @Option(name: .long, help: "Plan to this version instead of the current one.")
     var to: String?
@@ -24,8 +25,9 @@ struct PlanCommand: ParsableCommand {
             let url = try storeOptions.resolvedDatabaseURL()
             let connection = try connect(url)
             defer { connection.close() }
-            let migrator = StoreMigrator(connection: connection, model: model, store: storeOptions.storeName(for: model), targetVersion: to,
-                explicitMappings: try mappingOptions.explicitMappings(for: model))
+            let migrator = try heavyweightOptions.migrator(
+                connection: connection, model: model, store: storeOptions.storeName(for: model), targetVersion: to, mappings: mappingOptions
+            )
             let plan = try migrator.plan()
             switch formatOptions.format {
             case .json: printLine(PlanRendering.json(plan).rendered)

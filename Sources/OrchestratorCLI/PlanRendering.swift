@@ -37,7 +37,32 @@ enum PlanRendering {
             })),
             ("hazards", .array(step.hazards.map { .object([("code", .string($0.code)), ("message", .string($0.message))]) })),
             ("rowEstimate", .number(step.rowEstimate)),
+            ("stagingSchema", step.stagingSchema.map(JSONValue.string) ?? .null),
+            ("backupSchema", step.backupSchema.map(JSONValue.string) ?? .null),
+            ("passes", .array(step.passes.map { pass in
+                .object([
+                    ("stage", .string(pass.stage.rawValue)),
+                    ("entityMapping", pass.entityMapping.map(JSONValue.string) ?? .null),
+                    ("execution", .string(pass.execution.rawValue)),
+                    ("policy", pass.stream?.policy.map(JSONValue.string) ?? .null),
+                    ("rowEstimate", .number(pass.rowEstimate)),
+                    ("statements", .array(pass.statements.map { .string($0.sql.text) })),
+                ])
+            })),
         ])
+    }
+
+    static func statementLines(_ statements: [PlannedStatement]) -> [String] {
+        statements.flatMap { statement in
+            ["-- \(statement.summary) [lock: \(statement.lock.rawValue)]", statement.sql.text + ";"]
+        }
+    }
+
+    static func executionName(_ pass: PlannedPass) -> String {
+        switch pass.execution {
+        case .setBased: "set-based"
+        case .streaming: "streaming"
+        }
     }
 
     static func statusName(_ status: MigrationPlan.Status) -> String {
@@ -66,10 +91,27 @@ enum PlanRendering {
             for hazard in step.hazards {
                 lines.append("-- hazard \(hazard.code): \(hazard.message)")
             }
-            for statement in step.statements {
-                lines.append("-- \(statement.summary) [lock: \(statement.lock.rawValue)]")
-                lines.append(statement.sql.text + ";")
+            guard !step.passes.isEmpty else {
+                lines += statementLines(step.statements)
+                continue
             }
+            let passCount = step.passes.count + 1
+            if let guardStatement = step.writeGuard {
+                lines.append("-- \(guardStatement.summary) [lock: \(guardStatement.lock.rawValue)]")
+                lines.append(guardStatement.sql.text + ";")
+            }
+            for (number, pass) in step.passes.enumerated() {
+                var header = "-- pass \(number + 1) of \(passCount): \(pass.name), \(executionName(pass))"
+                if pass.sourceTable != nil { header += ", about \(pass.rowEstimate) rows" }
+                lines.append(header)
+                lines += statementLines(pass.statements)
+                if let stream = pass.stream {
+                    lines.append("-- streamed in batches through Swift\(stream.policy.map { " (policy \($0))" } ?? ""): rows read by")
+                    lines.append(stream.sourceRows.text + ";")
+                }
+            }
+            lines.append("-- pass \(passCount) of \(passCount): swap, with the store's metadata and history")
+            lines += statementLines(step.swap)
         }
         let losses = plan.steps.flatMap(\.hazards).filter(\.isDataLoss)
         if !losses.isEmpty {

@@ -1,0 +1,102 @@
+import Foundation
+import Testing
+import Mapping
+import ObjectModel
+import Planning
+import PostgresClient
+import SQLBuilding
+import TestSupport
+@testable import Engine
+
+/// The streaming path computes in Swift what the set-based path computes in PostgreSQL: for
+/// the same mapping and rows, both give the same store.
+@Suite(integration) struct StreamingPathTests {
+    typealias S = MigratedStore
+
+    /// Every row of every table of the store, as JSON text by `_pk`, and its catalog.
+    static func dump(on connection: PostgresConnection) throws -> [String] {
+        let tables = try connection.execute("SELECT tablename FROM pg_tables WHERE schemaname = 'shop' ORDER BY 1").rows.map { $0[0]! }
+        var lines: [String] = []
+        for table in tables {
+            let rows = try connection.execute("SELECT row_to_json(t)::text AS line FROM \(ident: "shop", table) AS t ORDER BY 1").rows
+            lines += rows.map { "\(table): \($0[0] ?? "")" }
+        }
+        return lines + (try S.catalog(of: "shop", on: connection))
+    }
+
+    @Test func theSameMappingGivesTheSameStoreSetBasedAndStreamed() throws {
+        let model = try HeavyweightMigrationTests.kitchen()
+        var mapping = HeavyweightMigrationTests.kitchenMapping(filter: "amount > 50 OR amount == nil")
+        // Arithmetic, a built-in and a key path through a to-one, beside Fahrenheit -> Celsius.
+        mapping.entityMappings[0].attributeMappings = [PropertyMappingDefinition(name: "name", valueExpression: "uppercase:($source.name)")]
+        var results: [[String]] = []
+        var sources: [[String]] = []
+        for streaming in [false, true] {
+            try S.withStore(model, rows: 400) { connection in
+                sources.append(try Self.dump(on: connection))
+                try connection.execute("ANALYZE shop.recipe, shop.chef")
+                var migrator = HeavyweightMigrationTests.migrator(model, mapping, on: connection)
+                migrator.forceStreaming = streaming
+                let step = try #require(try migrator.plan().steps.first)
+                let stageOne = step.passes.filter { $0.stage == .createInstances }
+                #expect(stageOne.map(\.execution) == Array(repeating: streaming ? .streaming : .setBased, count: 2))
+                #expect(stageOne.map(\.rowEstimate) == [400, 400])
+                var rows = 0
+                _ = try migrator.apply(options: ApplyOptions(batchSize: 97), onProgress: { event in
+                    if event.kind == .rows { rows = max(rows, event.rowsDone) }
+                })
+                // Streaming reports rows batch by batch; set-based passes report only their end.
+                #expect(streaming ? rows > 0 : rows == 0)
+                results.append(try Self.dump(on: connection))
+            }
+        }
+        #expect(sources[0] == sources[1], "both runs start from the same rows")
+        #expect(results[0].count > 700)
+        #expect(results[0] == results[1])
+    }
+
+    @Test func withoutABackupTheOldStoreIsDroppedAfterTheSwap() throws {
+        let model = try HeavyweightMigrationTests.kitchen()
+        try S.withStore(model, rows: 40) { connection in
+            var migrator = HeavyweightMigrationTests.migrator(model, HeavyweightMigrationTests.kitchenMapping(), on: connection)
+            migrator.keepBackup = false
+            let plan = try migrator.plan()
+            #expect(plan.steps.first?.backupSchema == nil)
+            let report = try migrator.apply()
+            #expect(report.appliedSteps.first?.step.backupSchema == nil)
+            #expect(try S.version(on: connection) == "Kitchen 2")
+            #expect(try connection.execute("SELECT count(*) AS n FROM shop.recipe").int(0, "n") == 40)
+            #expect(try connection.execute("SELECT count(*) AS n FROM pg_namespace WHERE nspname LIKE 'shop~%'").int(0, "n") == 0)
+        }
+    }
+
+    /// Two mapping models in a row: the backup is the store as it was before the run, not the
+    /// intermediate version.
+    @Test func aChainOfMappingModelsKeepsTheOriginalStoreAsTheBackup() throws {
+        let versions: [(name: String, yaml: String)] = [
+            ("Kitchen 1", S.version("Recipe: {attributes: {name: string, amount: int32}}")),
+            ("Kitchen 2", S.version("Recipe: {attributes: {name: string, cost: int32}}")),
+            ("Kitchen 3", S.version("Recipe: {attributes: {name: string, totalCost: int64}}")),
+        ]
+        let model = try S.model(versions)
+        func mapping(_ from: String, _ to: String, _ attribute: String, _ expression: String) -> ExplicitMapping {
+            ExplicitMapping(MappingModel(source: from, destination: to, entityMappings: [
+                EntityMappingDefinition(name: "RecipeToRecipe", type: .transform, sourceEntity: "Recipe", destinationEntity: "Recipe",
+                                        attributeMappings: [PropertyMappingDefinition(name: attribute, valueExpression: expression)]),
+            ], file: "\(from).yaml"))
+        }
+        try S.withStore(model, rows: 30) { connection in
+            let before = try S.rows("recipe", ["name", "amount"], on: connection)
+            let migrator = StoreMigrator(connection: connection, model: model, store: S.store, explicitMappings: [
+                mapping("Kitchen 1", "Kitchen 2", "cost", "$source.amount + 1"),
+                mapping("Kitchen 2", "Kitchen 3", "totalCost", "$source.cost * 10"),
+            ])
+            let report = try migrator.apply()
+            #expect(report.appliedSteps.map(\.step.backupSchema) == ["shop~", nil])
+            let after = try connection.execute("SELECT name, total_cost FROM shop.recipe ORDER BY _pk").rows
+            #expect(after == before.map { [$0[1], $0[2].map { String((Int($0)! + 1) * 10) }] })
+            #expect(try connection.execute("SELECT name, amount FROM \"shop~\".recipe ORDER BY _pk").rows == before.map { [$0[1], $0[2]] })
+            #expect(try connection.execute("SELECT count(*) AS n FROM pg_namespace WHERE nspname LIKE 'shop~%'").int(0, "n") == 1)
+        }
+    }
+}
