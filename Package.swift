@@ -50,6 +50,8 @@ let package = Package(
             ]
         ),
         .executableTarget(name: "orchestrator", dependencies: ["OrchestratorCLI"]),
+        // docs/custom-policies.md: an orchestrator executable with a policy registered.
+        .executableTarget(name: "orchestrator-with-policies", dependencies: ["OrchestratorCLI", "Engine", "Mapping"], path: "Examples/PolicyExample"),
         .target(name: "TestSupport", dependencies: ["PostgresClient", "Planning"], path: "Tests/TestSupport"),
         .testTarget(name: "SQLBuildingTests", dependencies: ["SQLBuilding"]),
         .testTarget(name: "ObjectModelTests", dependencies: ["ObjectModel", "TestSupport"], exclude: ["Fixtures"]),

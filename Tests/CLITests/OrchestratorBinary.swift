@@ -21,7 +21,7 @@ enum OrchestratorBinary {
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     /// The executable beside the test bundle (same bin folder), else `.build/debug`.
-    static func location() throws -> URL {
+    static func location(of executable: String = "orchestrator") throws -> URL {
         var folders: [URL] = []
         if let first = CommandLine.arguments.first {
             folders.append(URL(fileURLWithPath: first).resolvingSymlinksInPath().deletingLastPathComponent())
@@ -32,7 +32,7 @@ enum OrchestratorBinary {
         folders += Bundle.allBundles.map(\.bundleURL).filter { $0.pathExtension == "xctest" }.map { $0.deletingLastPathComponent() }
         folders.append(repository.appendingPathComponent(".build/debug"))
         for folder in folders {
-            let candidate = folder.appendingPathComponent("orchestrator")
+            let candidate = folder.appendingPathComponent(executable)
             var isDirectory: ObjCBool = false
             if FileManager.default.fileExists(atPath: candidate.path, isDirectory: &isDirectory), !isDirectory.boolValue,
                FileManager.default.isExecutableFile(atPath: candidate.path) {
@@ -44,8 +44,8 @@ enum OrchestratorBinary {
 
     /// Runs `orchestrator arguments…` to its end. `databaseURL` becomes `DATABASE_URL`; nil
     /// removes it from the environment.
-    static func run(_ arguments: [String], databaseURL: String? = nil) throws -> CLIResult {
-        try RunningOrchestrator(arguments, databaseURL: databaseURL).finish()
+    static func run(_ arguments: [String], databaseURL: String? = nil, executable: String = "orchestrator") throws -> CLIResult {
+        try RunningOrchestrator(arguments, databaseURL: databaseURL, executable: executable).finish()
     }
 }
 
@@ -64,7 +64,7 @@ final class RunningOrchestrator {
     private let stdoutFile: URL
     private let stderrFile: URL
 
-    init(_ arguments: [String], databaseURL: String?) throws {
+    init(_ arguments: [String], databaseURL: String?, executable: String = "orchestrator") throws {
         outputFolder = FileManager.default.temporaryDirectory.appendingPathComponent("orchestrator-cli-" + UUID().uuidString)
         try FileManager.default.createDirectory(at: outputFolder, withIntermediateDirectories: true)
         stdoutFile = outputFolder.appendingPathComponent("stdout")
@@ -75,7 +75,7 @@ final class RunningOrchestrator {
         var environment = ProcessInfo.processInfo.environment
         environment["DATABASE_URL"] = databaseURL
         process.environment = environment
-        process.executableURL = try OrchestratorBinary.location()
+        process.executableURL = try OrchestratorBinary.location(of: executable)
         process.arguments = arguments
         process.currentDirectoryURL = OrchestratorBinary.repository
         process.standardInput = FileHandle.nullDevice
