@@ -16,7 +16,19 @@ public struct CheckedExpression: Sendable, Hashable {
     public let attributes: [AttributeReference]
     /// The to-one relationships followed, as paths from the source object, shortest first.
     public let joins: [ToOneJoin]
+    /// Related objects passed to policy functions (`$source.team`), each once; the streaming
+    /// path selects their keys under `ObjectReference.key`.
+    public var objects: [ObjectReference] { node.objectReferences.reduce(into: []) { if !$0.contains($1) { $0.append($1) } } }
     let node: TypedNode
+}
+
+/// A source object reached through to-one relationships and passed to a policy function on
+/// its own: `$source.team` is `relationships: ["team"]`, entity `Team`.
+public struct ObjectReference: Sendable, Hashable {
+    public var relationships: [String]
+    /// The entity the last relationship leads to.
+    public var entity: String
+    public var key: String { relationships.joined(separator: ".") }
 }
 
 /// A filter predicate checked against the source version.
@@ -99,6 +111,20 @@ indirect enum TypedNode: Sendable, Hashable {
         }
     }
 
+    /// Objects passed to policy functions, in order of appearance, with repeats.
+    var objectReferences: [ObjectReference] {
+        switch self {
+        case .constant, .attribute: []
+        case .negate(let operand, _): operand.objectReferences
+        case .arithmetic(_, let left, let right, _): left.objectReferences + right.objectReferences
+        case .builtin(_, let arguments, _): arguments.flatMap(\.objectReferences)
+        case .function(_, _, let arguments): arguments.compactMap { argument in
+            if case .object(let reference) = argument { return reference }
+            return nil
+        }
+        }
+    }
+
     /// Attribute references in order of appearance, with repeats.
     var attributeReferences: [AttributeReference] {
         switch self {
@@ -117,6 +143,8 @@ indirect enum TypedNode: Sendable, Hashable {
 enum TypedArgument: Sendable, Hashable {
     case value(TypedNode)
     case variable(Variable)
+    /// `$source.team`: the related object itself.
+    case object(ObjectReference)
 
     var attributeReferences: [AttributeReference] {
         if case .value(let node) = self { return node.attributeReferences }

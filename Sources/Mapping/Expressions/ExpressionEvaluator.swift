@@ -62,6 +62,13 @@ public struct ExpressionEvaluator: Sendable {
             for argument in arguments {
                 switch argument {
                 case .variable(let variable): values.append(.variable(variable))
+                case .object(let reference):
+                    guard let key = row.values[reference.key] else { preconditionFailure("the source row has no key for \(reference.key)") }
+                    if case .int(let primaryKey) = key {
+                        values.append(.object(entity: reference.entity, primaryKey: primaryKey))
+                    } else {
+                        values.append(.object(entity: reference.entity, primaryKey: nil))
+                    }
                 case .value(let node): values.append(.value(try value(node, row)))
                 }
             }
@@ -104,6 +111,9 @@ public struct FunctionCall: Sendable, Hashable {
         case value(Value)
         /// A variable passed on its own: `$source`, `$destination`, `$manager`, …
         case variable(Variable)
+        /// A related source object passed on its own (`$source.team`): its entity and key in
+        /// the old store, nil when the relationship is empty.
+        case object(entity: String, primaryKey: Int64?)
     }
 
     public var target: Variable

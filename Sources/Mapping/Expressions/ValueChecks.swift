@@ -106,6 +106,12 @@ struct Site {
 
     private func functionArgument(_ argument: ValueExpression) throws(ExpressionCheckError) -> TypedArgument {
         if case .variable(let variable) = argument { return .variable(variable) }
+        // A to-one relationship on its own passes the related object (Core Data passes the
+        // managed object; the policy gets its entity and key).
+        if case .keyPath(.source, let path) = argument, let (relationships, target) = try? self.relationships(at: path),
+           let last = relationships.last, !last.isToMany {
+            return .object(ObjectReference(relationships: path, entity: target.name))
+        }
         return .value(try value(argument))
     }
 

@@ -103,12 +103,20 @@ struct StatementBuilder {
         }
         var seen: Set<String> = []
         references = references.filter { seen.insert($0.key).inserted }
-        let values: [SQL] = references.map { reference in
+        var values: [SQL] = references.map { reference in
             let column: SQL = "\(ident: SourceJoins.alias(reference.relationships), reference.columnName)"
             switch reference.attribute.type {
             case .date: return "extract(epoch from \(column))::text AS \(ident: reference.key)"
             default: return "\(column) AS \(ident: reference.key)"
             }
+        }
+        var sourceValues = references.map { StreamedMapping.SourceValue(key: $0.key, type: $0.attribute.type) }
+        // Objects passed to policy functions: the key of the related row.
+        for object in mapping.attributes.flatMap(\.expression.objects) where !sourceValues.contains(where: { $0.key == object.key }) {
+            let key = joins.key(of: object.relationships)
+            joins.add(key.joinPath)
+            values.append("\(key.sql) AS \(ident: object.key)")
+            sourceValues.append(StreamedMapping.SourceValue(key: object.key, type: .integer64))
         }
         let select: SQL = """
             SELECT \(SQL.joined(["a.destination_pk", "s._pk AS source_pk", "s._entity AS source_entity"] + values, separator: ", "))
@@ -132,7 +140,7 @@ struct StatementBuilder {
             entityMapping: mapping.name, policy: mapping.policy, sourceEntity: mapping.sourceEntity,
             destinationEntity: mapping.destinationEntity, schema: staging, destinationTable: mapping.destinationTable,
             sourceRows: select,
-            sourceValues: references.map { StreamedMapping.SourceValue(key: $0.key, type: $0.attribute.type) },
+            sourceValues: sourceValues,
             attributes: attributes, pruneAssociations: prune
         )
     }

@@ -228,4 +228,31 @@ import TestSupport
             #expect(try connection.execute("SELECT count(*) AS n FROM shop.recipe").int(0, "n") == 30)
         }
     }
+
+    /// Names a recipe after its chef's key: the function gets the related object itself.
+    final class ChefTagPolicy: EntityMigrationPolicy {
+        func function(_ selector: String, arguments: [FunctionCall.Argument], source: SourceInstance) throws -> Value {
+            guard case .value(.string(let name))? = arguments.first, case .object(let entity, let key)? = arguments.last else {
+                throw PolicyError(message: "unexpected arguments \(arguments)")
+            }
+            return .string("\(name) [\(entity) \(key.map(String.init) ?? "none")]")
+        }
+    }
+
+    @Test func aPolicyFunctionGetsARelatedObjectPassedOnItsOwn() throws {
+        let model = try HeavyweightMigrationTests.kitchen()
+        var mapping = HeavyweightMigrationTests.kitchenMapping()
+        mapping.entityMappings[1].policy = "ChefTag"
+        mapping.entityMappings[1].attributeMappings.append(
+            PropertyMappingDefinition(name: "name", valueExpression: #"FUNCTION($entityPolicy, "name:chef:", $source.name, $source.chef)"#)
+        )
+        try S.withStore(model, rows: 60) { connection in
+            try connection.execute("UPDATE shop.recipe SET name = 'recipe ' || _pk")
+            let before = try connection.execute("SELECT name, chef_pk FROM shop.recipe ORDER BY _pk").rows
+            #expect(before.contains { $0[1] == nil } && before.contains { $0[1] != nil })
+            _ = try Self.migrator(model, mapping, ["ChefTag": { ChefTagPolicy() }], on: connection).apply()
+            let after = try connection.execute("SELECT name FROM shop.recipe ORDER BY _pk").rows.map { $0[0] ?? "" }
+            #expect(after == before.map { "\($0[0] ?? "") [Chef \($0[1] ?? "none")]" })
+        }
+    }
 }
