@@ -46,6 +46,7 @@ let package = Package(
             dependencies: [
                 "Engine",
                 "Mapping",
+                "SQLBuilding",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
