@@ -46,6 +46,7 @@ let package = Package(
             dependencies: [
                 "Engine",
                 "Mapping",
+                "SQLBuilding",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -59,6 +60,7 @@ let package = Package(
         .testTarget(name: "PlanningTests", dependencies: ["Planning", "TestSupport"], exclude: ["Expectations"]),
         .testTarget(name: "PostgresClientTests", dependencies: ["PostgresClient", "TestSupport"]),
         .testTarget(name: "EngineTests", dependencies: ["Engine", "TestSupport"]),
-        .testTarget(name: "CLITests", dependencies: ["TestSupport"]),
+        // Runs the built binary; the output formatting is unit-tested against OrchestratorCLI directly.
+        .testTarget(name: "CLITests", dependencies: ["OrchestratorCLI", "TestSupport"]),
     ]
 )

@@ -69,6 +69,8 @@ public enum NativeModelWriter {
 public indirect enum JSONValue: Sendable {
     case string(String)
     case number(Int)
+    /// A number with a fraction (seconds, rates); not finite becomes null, as JSON has no such number.
+    case decimal(Double)
     case bool(Bool)
     case null
     case array([JSONValue])
@@ -78,6 +80,7 @@ public indirect enum JSONValue: Sendable {
         switch self {
         case .string(let s): return JSONValue.quote(s)
         case .number(let n): return String(n)
+        case .decimal(let d): return d.isFinite ? String(d) : "null"
         case .bool(let b): return b ? "true" : "false"
         case .null: return "null"
         case .array(let items): return "[" + items.map(\.rendered).joined(separator: ",") + "]"

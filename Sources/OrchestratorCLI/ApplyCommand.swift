@@ -2,6 +2,7 @@ import ArgumentParser
 import Engine
 import ObjectModel
 import Planning
+import SQLBuilding
 
 struct ApplyCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -43,11 +44,20 @@ struct ApplyCommand: ParsableCommand {
                 connection: connection, model: model, store: store, targetVersion: to, mappings: mappingOptions
             )
             let isText = formatOptions.format == .text
-            let report = try migrator.apply(options: ApplyOptions(lockTimeoutMilliseconds: lockTimeout, allowDataLoss: allowDataLoss, restart: restart)) { number, count, step in
+            let progress = ProgressReporter(mode: ProgressReporter.Mode(format: formatOptions.format))
+            // A failure mid-pass leaves a bar open: end its line before the error is printed.
+            defer { progress.finish() }
+            let options = ApplyOptions(lockTimeoutMilliseconds: lockTimeout, allowDataLoss: allowDataLoss, restart: restart)
+            let report = try migrator.apply(options: options, onStep: { number, count, step in
                 if isText {
-                    printLine("step \(number) of \(count): \(step.kind.rawValue) \(step.from.map { "'\($0)' -> " } ?? "")'\(step.to)' (\(step.statements.count) statements)")
+                    let title = ProgressRendering.stepTitle(kind: step.kind.rawValue, from: step.from, to: step.to)
+                    printLine("step \(number) of \(count): \(title) (\(step.statements.count) statements)")
                 }
-            }
+            }, onProgress: progress.report)
+            // A heavyweight step swaps the migrated store in and keeps the old one beside it.
+            // The backup is the first heavyweight step's (later ones of a chain keep none); nil
+            // with --no-backup.
+            let backupSchema = report.appliedSteps.lazy.compactMap(\.step.backupSchema).first
             switch formatOptions.format {
             case .json:
                 printLine(JSONValue.object([
@@ -64,6 +74,7 @@ struct ApplyCommand: ParsableCommand {
                             ("durationMs", .number(applied.durationMilliseconds)),
                         ])
                     })),
+                    ("backupSchema", backupSchema.map(JSONValue.string) ?? .null),
                 ]).rendered)
             case .text:
                 if report.plan.isUpToDate {
@@ -71,6 +82,11 @@ struct ApplyCommand: ParsableCommand {
                 } else {
                     let total = report.appliedSteps.reduce(0) { $0 + $1.durationMilliseconds }
                     printLine("store \(store): now at '\(report.plan.targetVersion)' (\(report.appliedSteps.count) step(s), \(total) ms)")
+                }
+                if let backupSchema {
+                    printLine("store \(store): the old store is kept as schema \(quoteIdentifier(backupSchema)) (drop it when you no longer need it)")
+                } else if report.appliedSteps.contains(where: { $0.step.kind == .heavyweight }) {
+                    printLine("store \(store): the old store was dropped (--no-backup)")
                 }
             }
         }
