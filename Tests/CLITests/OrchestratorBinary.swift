@@ -94,6 +94,13 @@ final class RunningOrchestrator {
         try? FileManager.default.removeItem(at: outputFolder)
     }
 
+    var isRunning: Bool { process.isRunning }
+
+    /// Kills the process at once (SIGKILL): no cleanup runs, as in a crash or an OOM kill.
+    func kill() {
+        _ = Foundation.kill(process.processIdentifier, SIGKILL)
+    }
+
     /// Waits for the process and reads what it printed.
     func finish() throws -> CLIResult {
         process.waitUntilExit()
