@@ -99,6 +99,19 @@ public enum HeavyweightMigration {
                 .longLock("writes to \(schema) wait until the migration commits"),
             ]
         )
+        // Rows the mapping model leaves behind (filtered out, removed, or of entities no entity
+        // mapping reads) live on in the backup; without one they are lost.
+        if !keepsBackup {
+            let read = Set(resolved.flatMap(\.sourceEntities))
+            let unread = source.entities.filter { !$0.isAbstract && !read.contains($0.name) }.map(\.name)
+            let filtered = resolved.filter { $0.filter != nil }.map(\.name)
+            var lost: [String] = []
+            if !unread.isEmpty { lost.append("rows of \(unread.joined(separator: ", ")) (no entity mapping reads them)") }
+            if !filtered.isEmpty { lost.append("rows the filters of \(filtered.joined(separator: ", ")) reject") }
+            if !lost.isEmpty {
+                step.hazards.insert(.dataLoss("drops \(lost.joined(separator: " and ")) with the old store (--no-backup)"), at: 0)
+            }
+        }
         step.passes = passes
         step.swap = swap
         step.stagingSchema = staging

@@ -70,6 +70,24 @@ import TestSupport
         }
     }
 
+    /// A filter's rejected rows live on in the backup; without one, they are data lost, which
+    /// runs only with `allowDataLoss`.
+    @Test func aFilterWithoutABackupIsDataLoss() throws {
+        let model = try HeavyweightMigrationTests.kitchen()
+        try S.withStore(model, rows: 40) { connection in
+            var migrator = HeavyweightMigrationTests.migrator(model, HeavyweightMigrationTests.kitchenMapping(filter: "amount > 100"), on: connection)
+            #expect(try migrator.plan().steps.first?.hazards.contains(where: \.isDataLoss) == false)
+            migrator.keepBackup = false
+            let step = try #require(try migrator.plan().steps.first)
+            #expect(step.hazards.filter(\.isDataLoss).map(\.message) == ["drops rows the filters of RecipeToRecipe reject with the old store (--no-backup)"])
+            let refusal = #expect(throws: DataLossNotAllowed.self) { try migrator.apply() }
+            #expect(refusal?.description.contains("RecipeToRecipe reject") == true)
+            #expect(try S.version(on: connection) == "Kitchen 1")
+            try migrator.apply(options: ApplyOptions(allowDataLoss: true))
+            #expect(try S.version(on: connection) == "Kitchen 2")
+        }
+    }
+
     /// Two mapping models in a row: the backup is the store as it was before the run, not the
     /// intermediate version.
     @Test func aChainOfMappingModelsKeepsTheOriginalStoreAsTheBackup() throws {
