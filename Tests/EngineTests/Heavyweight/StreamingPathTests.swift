@@ -117,4 +117,27 @@ import TestSupport
             #expect(try connection.execute("SELECT count(*) AS n FROM pg_namespace WHERE nspname LIKE 'shop~%'").int(0, "n") == 1)
         }
     }
+
+    /// While the passes run, a second session holds SHARE locks on the old store's tables:
+    /// reads go on, a write waits (here: gives up after its lock_timeout).
+    @Test func writesToTheOldStoreWaitWhileThePassesRun() throws {
+        let model = try HeavyweightMigrationTests.kitchen()
+        try S.withStore(model, rows: 20) { connection in
+            let other = try connection.reconnect()
+            defer { other.close() }
+            try other.execute("SET lock_timeout = '200ms'")
+            var checked = 0
+            _ = try HeavyweightMigrationTests.migrator(model, HeavyweightMigrationTests.kitchenMapping(), on: connection).apply(onProgress: { event in
+                guard event.kind == .passStarted, event.stage == PlannedPass.Stage.createInstances.rawValue else { return }
+                #expect(try! other.execute("SELECT count(*) AS n FROM shop.recipe").int(0, "n") == 20)
+                let write = #expect(throws: PostgresError.self) { try other.execute("UPDATE shop.recipe SET amount = 1") }
+                #expect(write?.sqlState == PostgresError.lockNotAvailable)
+                checked += 1
+            })
+            #expect(checked == 2)
+            // After the swap the store takes writes again (the old tables are the backup's now).
+            try other.execute("UPDATE shop.recipe SET total_cost = 1")
+            try other.execute("UPDATE \"shop~\".recipe SET amount = 1")
+        }
+    }
 }
