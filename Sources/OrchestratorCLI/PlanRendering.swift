@@ -39,6 +39,7 @@ enum PlanRendering {
             ("rowEstimate", .number(step.rowEstimate)),
             ("stagingSchema", step.stagingSchema.map(JSONValue.string) ?? .null),
             ("backupSchema", step.backupSchema.map(JSONValue.string) ?? .null),
+            ("passesDone", .number(step.passesDone)),
             ("passes", .array(step.passes.map { pass in
                 .object([
                     ("stage", .string(pass.stage.rawValue)),
@@ -96,6 +97,9 @@ enum PlanRendering {
                 continue
             }
             let passCount = step.passes.count + 1
+            if step.passesDone > 0, let staging = step.stagingSchema {
+                lines.append("-- \(step.passesDone) of \(passCount) passes were done by an interrupted apply (kept in \(staging)): apply continues after them, apply --restart starts over")
+            }
             if let guardStatement = step.writeGuard {
                 lines.append("-- \(guardStatement.summary) [lock: \(guardStatement.lock.rawValue)]")
                 lines.append(guardStatement.sql.text + ";")

@@ -61,6 +61,9 @@ public struct PlannedStep: Sendable, Hashable {
     /// Heavyweight steps: the final swap, in one short transaction with the metadata.
     public var swap: [PlannedStatement] = []
     public var stagingSchema: String?
+    /// Passes an earlier, interrupted `apply` of this same step committed in `stagingSchema`:
+    /// `apply` continues after them (filled in by the engine).
+    public var passesDone = 0
     /// Where the old store is kept after the step; nil when it is not kept (`--no-backup`, or
     /// a later heavyweight step of a chain, whose old store is an intermediate version).
     public var backupSchema: String?

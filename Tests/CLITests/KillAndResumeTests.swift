@@ -89,6 +89,10 @@ struct KillAndResumeTests {
                 let done = try connection.execute("SELECT name FROM \"kitchen~staging\"._checkpoint ORDER BY pass").rows.map { $0[0] ?? "" }
                 #expect(Array(done.prefix(2)) == ["prepare", "createInstances ChefToChef"], "\(done)")
 
+                let plan = try OrchestratorBinary.run(["plan", "--model", folder.path, "--format", "json", "--streaming"], databaseURL: url)
+                let planned = try #require(try jsonObject(plan.stdout)["steps"] as? [[String: Any]], "\(plan)")
+                #expect(planned.first?["passesDone"] as? Int == done.count, "\(plan)")
+
                 let second = try OrchestratorBinary.run(arguments, databaseURL: url)
                 #expect(second.exitCode == 0, "\(second)")
                 let events = try second.stdoutLines.dropLast().map(jsonObject)

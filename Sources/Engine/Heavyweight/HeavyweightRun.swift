@@ -29,10 +29,22 @@ struct HeavyweightRun {
     var staging: String { step.stagingSchema! }
     private var passCount: Int { step.passes.count + 1 }
 
-    /// What identifies the step's work: every statement and what each streaming pass reads.
-    var fingerprint: String {
+    var fingerprint: String { Self.fingerprint(of: step) }
+
+    /// What identifies a step's work: every statement and what each streaming pass reads.
+    static func fingerprint(of step: PlannedStep) -> String {
         let parts = step.passes.flatMap { pass in pass.statements.map(\.sql.text) + [pass.stream.map { $0.sourceRows.text + ($0.policy ?? "") } ?? ""] }
         return VersionHash.digest(of: ([step.from ?? "", step.to] + parts).joined(separator: "\u{1}"))
+    }
+
+    /// How many passes of `step` an earlier run committed in its staging schema; 0 when there
+    /// is none, or when it holds another step's passes (which `apply` then refuses).
+    static func passesDone(of step: PlannedStep, on connection: PostgresConnection) throws -> Int {
+        guard let staging = step.stagingSchema else { return 0 }
+        let table = quoteIdentifier(staging) + "." + quoteIdentifier(HeavyweightMigration.checkpointTable)
+        guard try connection.execute("SELECT to_regclass(\(table)) IS NOT NULL AS present").bool(0, "present") == true else { return 0 }
+        let result = try connection.execute("SELECT count(*) AS n, bool_and(fingerprint = \(fingerprint(of: step))) AS same FROM \(ident: staging, HeavyweightMigration.checkpointTable)")
+        return result.bool(0, "same") == true ? Int(result.int(0, "n") ?? 0) : 0
     }
 
     /// 1. `--restart`: drop the staging schema. Otherwise read its checkpoints; a staging

@@ -184,6 +184,8 @@ import TestSupport
             #expect(try connection.execute("SELECT name FROM \"shop~staging\"._checkpoint ORDER BY pass").rows.map { $0[0] ?? "" }
                 == ["prepare", "createInstances ChefToChef", "createInstances RecipeToRecipe"])
             #expect(recorder.calls == ["begin"] + Array(repeating: "createDestinationInstances", count: 50) + ["endInstanceCreation"])
+            // plan tells how far the interrupted run got.
+            #expect(try migrator.plan().steps.first?.passesDone == 3)
 
             // Fixed and run again: the three passes done are not run again (ChefToChef sets no
             // relationship of its own, so it has no stage 2 pass).
