@@ -50,6 +50,7 @@ public enum HeavyweightMigration {
         for entityMapping in resolved { statements += builder.stageOne(entityMapping) }
         statements.append(PlannedStatement("ANALYZE \(ident: staging, associationTable)", lock: .shareUpdateExclusive, summary: "statistics of the association table for stage 2"))
         for entityMapping in resolved { statements += builder.stageTwo(entityMapping) }
+        for entityMapping in resolved { statements += builder.stageTwoToMany(entityMapping) }
         statements += builder.stageThree()
         statements += builder.swap()
 

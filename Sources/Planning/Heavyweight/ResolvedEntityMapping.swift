@@ -16,6 +16,7 @@ struct ResolvedEntityMapping: Sendable {
     var filter: CheckedPredicate?
     var attributes: [MappedColumn]
     var toOneLinks: [ToOneLink]
+    var toManyLinks: [ToManyLink]
 
     struct MappedColumn: Sendable {
         var column: String
@@ -26,6 +27,27 @@ struct ResolvedEntityMapping: Sendable {
     /// `mappingName` from the source row at the end of `sourcePath` (to-one relationships).
     struct ToOneLink: Sendable {
         var column: String
+        var mappingName: String
+        var sourcePath: [String]
+    }
+
+    /// Destination links kept outside the row's own columns, set in stage 2 from this side:
+    /// the row made by this entity mapping from source row s is paired with the row entity
+    /// mapping `mappingName` made from each source object at `sourcePath` (to-one steps, the
+    /// last one to-one or to-many). A to-one kept by its inverse's column (one-to-one) is set
+    /// the same way, as a to-many of at most one.
+    struct ToManyLink: Sendable {
+        enum Storage: Sendable {
+            /// A join table: this side's row in `ownColumn`, the linked row in `otherColumn`.
+            case joinTable(table: String, ownColumn: String, otherColumn: String)
+            /// The inverse's to-one column, in the table of the linked rows.
+            case inverseColumn(table: String, column: String)
+        }
+
+        var relationship: String
+        var storage: Storage
+        /// Where an ordered relationship keeps each linked row's position.
+        var orderColumn: String?
         var mappingName: String
         var sourcePath: [String]
     }
@@ -43,7 +65,8 @@ extension ResolvedEntityMapping {
     ///    an attribute of the same (canonical) name, else nothing (the column's default).
     /// 4. Relationships: the expression written, else through the entity mapping that reads the
     ///    source relationship's destination and makes the destination relationship's; to-one
-    ///    columns are linked in stage 2, to-manys stored by their inverse are set from that side.
+    ///    columns are linked in stage 2, then join tables and inverses' columns from this side
+    ///    (a mapping may map only one side of a relationship).
     static func resolve(
         _ definition: EntityMappingDefinition, in mapping: MappingModel, source: ModelVersion, destination: ModelVersion
     ) throws(HeavyweightRefusal) -> ResolvedEntityMapping? {
@@ -65,7 +88,7 @@ extension ResolvedEntityMapping {
             sourceEntities: sourceEntities(of: sourceEntity, for: definition, in: mapping, source: source),
             destinationEntity: destinationEntity.name,
             destinationTable: StoreNaming.tableName(entity: destination.root(of: destinationEntity).name),
-            filter: nil, attributes: [], toOneLinks: []
+            filter: nil, attributes: [], toOneLinks: [], toManyLinks: []
         )
         var reasons: [String] = []
         do {
@@ -115,9 +138,11 @@ extension ResolvedEntityMapping {
                     resolved.toOneLinks.append(ToOneLink(
                         column: StoreNaming.foreignKeyColumnName(relationship: relationship.name), mappingName: mappingName, sourcePath: path
                     ))
-                case .joinTable, .inverseJoinTable:
-                    reasons.append("relationship '\(relationship.name)' is stored in a join table, which this release does not fill from a mapping model yet")
-                case .inverseColumn, .none:
+                case .joinTable, .inverseJoinTable, .inverseColumn:
+                    resolved.toManyLinks.append(toManyLink(
+                        relationship, declaredBy: declaring, storage: storage, mappingName: mappingName, sourcePath: path, destination: destination
+                    ))
+                case .none:
                     break
                 }
             } catch {
@@ -126,6 +151,46 @@ extension ResolvedEntityMapping {
         }
         if !reasons.isEmpty { throw HeavyweightRefusal(reasons: reasons.map { refusal($0).reasons[0] }) }
         return resolved
+    }
+
+    /// Where a relationship not kept in its own row's column is stored, named as `StoreLayout`
+    /// names it: the join table this entity or its inverse owns, or the inverse's column (which
+    /// has the order column beside it).
+    private static func toManyLink(
+        _ relationship: Relationship, declaredBy declaring: Entity, storage: StoreLayout.RelationshipStorage,
+        mappingName: String, sourcePath: [String], destination: ModelVersion
+    ) -> ToManyLink {
+        let inverse = destination.inverse(of: relationship)
+        let linked: ToManyLink.Storage
+        var orderedBy = relationship.name
+        switch (storage, inverse, destination.entity(named: relationship.destination)) {
+        case (.joinTable, _, _):
+            linked = .joinTable(
+                table: StoreNaming.joinTableName(entity: declaring.name, relationship: relationship.name),
+                ownColumn: StoreNaming.foreignKeyColumnName(relationship: declaring.name),
+                otherColumn: StoreNaming.foreignKeyColumnName(relationship: relationship.name)
+            )
+        case (.inverseJoinTable, let inverse?, let target?):
+            let owner = destination.ancestry(of: target).last { $0.relationships.contains(inverse) } ?? target
+            linked = .joinTable(
+                table: StoreNaming.joinTableName(entity: owner.name, relationship: inverse.name),
+                ownColumn: StoreNaming.foreignKeyColumnName(relationship: inverse.name),
+                otherColumn: StoreNaming.foreignKeyColumnName(relationship: owner.name)
+            )
+        case (.inverseColumn, let inverse?, let target?):
+            linked = .inverseColumn(
+                table: StoreNaming.tableName(entity: destination.root(of: target).name),
+                column: StoreNaming.foreignKeyColumnName(relationship: inverse.name)
+            )
+            orderedBy = inverse.name
+        default:
+            preconditionFailure("\(relationship.name): a to-one in its own column is a ToOneLink; one stored by its inverse has one")
+        }
+        return ToManyLink(
+            relationship: relationship.name, storage: linked,
+            orderColumn: relationship.isOrdered && relationship.isToMany ? StoreNaming.orderColumnName(relationship: orderedBy) : nil,
+            mappingName: mappingName, sourcePath: sourcePath
+        )
     }
 
     /// The source entity and those of its sub-entities no other entity mapping reads, so that
