@@ -59,7 +59,8 @@ struct HeavyweightRefusal: Error, Sendable {
 }
 
 extension ResolvedEntityMapping {
-    /// 1. `add` creates nothing from rows and `remove` reads nothing: nil.
+    /// 1. `add` creates nothing from rows and `remove` reads nothing: nil; nor does a custom
+    ///    mapping naming no entity and no policy (Xcode's blank "Mapping").
     /// 2. A custom policy, or an expression calling a policy function, needs Swift: refused.
     /// 3. Attributes: the expression written, else `$source.<name>` when the source entity has
     ///    an attribute of the same (canonical) name, else nothing (the column's default).
@@ -71,6 +72,7 @@ extension ResolvedEntityMapping {
         _ definition: EntityMappingDefinition, in mapping: MappingModel, source: ModelVersion, destination: ModelVersion
     ) throws(HeavyweightRefusal) -> ResolvedEntityMapping? {
         guard definition.type != .add, definition.type != .remove else { return nil }
+        if definition.sourceEntity == nil, definition.destinationEntity == nil, definition.policy == nil { return nil }
         let name = definition.name
         func refusal(_ text: String) -> HeavyweightRefusal {
             HeavyweightRefusal(reasons: ["\(mapping.file): entity mapping \(name): \(text)"])
@@ -106,7 +108,7 @@ extension ResolvedEntityMapping {
         for attribute in attributes {
             let written = definition.attributeMappings.first { $0.name == attribute.name }?.valueExpression
             guard let text = written ?? sourceAttributes.first(where: { $0.canonicalName == attribute.canonicalName })
-                .map({ "$source.\($0.name)" }) else { continue }
+                .map({ ValueExpression.keyPath(.source, [$0.name]).description }) else { continue }
             do {
                 let checked = try checker.check(try ExpressionParser.parseExpression(text), destinationAttribute: attribute)
                 if checked.needsSwift {
@@ -219,7 +221,10 @@ extension ResolvedEntityMapping {
             return destination.ancestry(of: made).contains { $0.name == relationship.destination }
         }
         guard let chosen = fitting.first(where: { $0.sourceEntity == sourceTarget.name }) ?? fitting.first else { return nil }
-        return "FUNCTION($manager, \"\(ValueExpression.destinationInstancesSelector)\", \"\(chosen.name)\", $source.\(sourceRelationship.name))"
+        return ValueExpression.function(
+            target: .variable(.manager), selector: ValueExpression.destinationInstancesSelector,
+            arguments: [.constant(.string(chosen.name)), .keyPath(.source, [sourceRelationship.name])]
+        ).description
     }
 }
 
