@@ -29,6 +29,9 @@ struct ResolvedEntityMapping: Sendable {
         var column: String
         var mappingName: String
         var sourcePath: [String]
+        /// The position column of the inverse, an ordered to-many that no entity mapping maps:
+        /// the positions are then numbered from this side, by key (else that side places them).
+        var orderColumn: String?
     }
 
     /// Destination links kept outside the row's own columns, set in stage 2 from this side:
@@ -137,8 +140,12 @@ extension ResolvedEntityMapping {
                 }
                 switch storage {
                 case .column:
+                    let unplacedOrder = destination.inverse(of: relationship).map { inverse in
+                        inverse.isToMany && inverse.isOrdered && !isMapped(inverse, in: mapping, source: source, destination: destination)
+                    } ?? false
                     resolved.toOneLinks.append(ToOneLink(
-                        column: StoreNaming.foreignKeyColumnName(relationship: relationship.name), mappingName: mappingName, sourcePath: path
+                        column: StoreNaming.foreignKeyColumnName(relationship: relationship.name), mappingName: mappingName, sourcePath: path,
+                        orderColumn: unplacedOrder ? StoreNaming.orderColumnName(relationship: relationship.name) : nil
                     ))
                 case .joinTable, .inverseJoinTable, .inverseColumn:
                     resolved.toManyLinks.append(toManyLink(
@@ -203,6 +210,19 @@ extension ResolvedEntityMapping {
             candidate.name == entity.name
                 || !source.ancestry(of: candidate).dropFirst(source.ancestry(of: entity).count).contains { readElsewhere.contains($0.name) }
         }.map(\.name)
+    }
+
+    /// Whether an entity mapping making objects that have `relationship` sets it: written, or
+    /// by Xcode's default.
+    private static func isMapped(_ relationship: Relationship, in mapping: MappingModel, source: ModelVersion, destination: ModelVersion) -> Bool {
+        mapping.entityMappings.contains { candidate in
+            guard candidate.type != .add, candidate.type != .remove,
+                  let read = candidate.sourceEntity.flatMap({ source.entity(named: $0) }),
+                  let made = candidate.destinationEntity.flatMap({ destination.entity(named: $0) }),
+                  destination.allRelationships(of: made).contains(relationship) else { return false }
+            return candidate.relationshipMappings.contains { $0.name == relationship.name }
+                || defaultRelationshipExpression(for: relationship, from: read, in: mapping, source: source, destination: destination) != nil
+        }
     }
 
     /// Xcode's default for a destination relationship: the source relationship of the same

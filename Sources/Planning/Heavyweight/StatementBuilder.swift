@@ -74,16 +74,26 @@ struct StatementBuilder {
     }
 
     /// Stage 2 of one entity mapping: each to-one column, set to the destination row the named
-    /// entity mapping made from the source row the key path leads to.
+    /// entity mapping made from the source row the key path leads to; then, when its inverse is
+    /// an ordered to-many no entity mapping maps, the positions among each owner's rows, by key
+    /// (over the whole table, so that rows other entity mappings made there are numbered too).
     func stageTwo(_ mapping: ResolvedEntityMapping) -> [PlannedStatement] {
         guard let sourceEntity = source.entity(named: mapping.sourceEntity) else { preconditionFailure("resolved against this version") }
-        return mapping.toOneLinks.map { link in
+        return mapping.toOneLinks.flatMap { link in
             let linked = linkedRows(mapping, sourceEntity: sourceEntity, through: link.mappingName, at: link.sourcePath)
             let sql: SQL = """
                 UPDATE \(ident: staging, mapping.destinationTable) AS d SET \(ident: link.column) = a2.destination_pk
                 \(linked.from) AND d._pk = a.destination_pk
                 """
-            return PlannedStatement(sql, lock: .rowExclusive, summary: "stage 2, \(mapping.name): \(mapping.destinationTable).\(link.column) through \(link.mappingName) from $source.\(link.sourcePath.joined(separator: "."))")
+            let linking = PlannedStatement(sql, lock: .rowExclusive, summary: "stage 2, \(mapping.name): \(mapping.destinationTable).\(link.column) through \(link.mappingName) from $source.\(link.sourcePath.joined(separator: "."))")
+            guard let order = link.orderColumn else { return [linking] }
+            let numbering: SQL = """
+                UPDATE \(ident: staging, mapping.destinationTable) AS d SET \(ident: order) = p.position
+                FROM (SELECT _pk, (row_number() OVER (PARTITION BY \(ident: link.column) ORDER BY _pk) - 1)::integer AS position
+                      FROM \(ident: staging, mapping.destinationTable) WHERE \(ident: link.column) IS NOT NULL) AS p
+                WHERE d._pk = p._pk AND d.\(ident: order) IS DISTINCT FROM p.position
+                """
+            return [linking, PlannedStatement(numbering, lock: .rowExclusive, summary: "stage 2, \(mapping.name): \(mapping.destinationTable).\(order), positions by key")]
         }
     }
 

@@ -204,6 +204,33 @@ import TestSupport
         }
     }
 
+    @Test func anOrderedToManyMappedOnlyFromItsToOneSideNumbersTheLinksBySourceKey() throws {
+        let model = try S.model([
+            ("v1", S.version("""
+                Album: {attributes: {\(Self.name)}, relationships: {songs: {destination: Song, inverse: album, toMany: true}}}
+                Song: {attributes: {\(Self.name)}, relationships: {album: {destination: Album, inverse: songs}}}
+                """)),
+            // Album.tracks has no source relationship of its name: only Song.album is mapped.
+            ("v2", S.version("""
+                Album: {attributes: {\(Self.name)}, relationships: {tracks: {destination: Song, inverse: album, toMany: true, ordered: true}}}
+                Song: {attributes: {\(Self.name)}, relationships: {album: {destination: Album, inverse: tracks}}}
+                """)),
+        ])
+        try S.withStore(model) { connection in
+            try Self.concentrate("song", "album_pk", onto: "album", owners: 30, on: connection)
+            let bySourceKey = try Self.lines("SELECT a.name, row_number() OVER (PARTITION BY a._pk ORDER BY s._pk) - 1, s.name FROM shop.song s JOIN shop.album a ON a._pk = s.album_pk", on: connection)
+            #expect(bySourceKey.count > 250)
+
+            try Self.apply(model, [
+                EntityMappingDefinition(name: "AlbumToAlbum", type: .copy, sourceEntity: "Album", destinationEntity: "Album"),
+                EntityMappingDefinition(name: "SongToSong", type: .copy, sourceEntity: "Song", destinationEntity: "Song"),
+            ], on: connection)
+
+            #expect(try Self.lines("SELECT a.name, s.album_order, s.name FROM shop.song s JOIN shop.album a ON a._pk = s.album_pk", on: connection) == bySourceKey)
+            try S.expectFollowsContract(model, on: connection)
+        }
+    }
+
     @Test func theToOneSideWinsWhereBothSidesOfAOneToManyDisagree() throws {
         let model = try S.model([
             ("v1", S.version("""

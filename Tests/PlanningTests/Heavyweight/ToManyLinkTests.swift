@@ -13,12 +13,13 @@ import ObjectModel
         Album: {attributes: {name: string}, relationships: {songs: {destination: Song, inverse: album, toMany: true, ordered: true}}}
         """
 
-    static func step() throws -> PlannedStep {
+    /// Copies of every entity from `entities` to `destination`.
+    static func step(to destination: String = entities) throws -> PlannedStep {
         let mapping = MappingModel(source: "Music 1", destination: "Music 2", entityMappings: ["Playlist", "Song", "Album"].map { (entity: String) in
             EntityMappingDefinition(name: entity + "To" + entity, type: .copy, sourceEntity: entity, destinationEntity: entity)
         }, file: "music.yaml")
         typealias V = HeavyweightMigrationTests
-        return try HeavyweightMigration.step(mapping: mapping, from: V.version("Music 1", entities), to: V.version("Music 2", entities), schema: "shop")
+        return try HeavyweightMigration.step(mapping: mapping, from: V.version("Music 1", entities), to: V.version("Music 2", destination), schema: "shop")
     }
 
     @Test func theOrderedSideOfAJoinTableInsertsItsPairsWithTheSourcePositions() throws {
@@ -65,5 +66,19 @@ import ObjectModel
         let summaries = step.statements.map(\.summary)
         let toOne = try #require(summaries.firstIndex(of: "stage 2, SongToSong: song.album_pk through AlbumToAlbum from $source.album"))
         #expect(toOne < (summaries.firstIndex(of: summary) ?? -1))
+    }
+
+    @Test func anOrderedToManyNoMappingMapsIsNumberedFromItsToOneSideByKey() throws {
+        // Album.tracks has no source relationship of its name, hence no default.
+        let step = try Self.step(to: Self.entities.replacingOccurrences(of: "Album: {attributes: {name: string}, relationships: {songs:", with: "Album: {attributes: {name: string}, relationships: {tracks:")
+            .replacingOccurrences(of: "inverse: songs}", with: "inverse: tracks}"))
+        #expect(HeavyweightMigrationTests.sql(step, "stage 2, SongToSong: song.album_order, positions by key") == """
+            UPDATE "shop~staging"."song" AS d SET "album_order" = p.position
+            FROM (SELECT _pk, (row_number() OVER (PARTITION BY "album_pk" ORDER BY _pk) - 1)::integer AS position
+                  FROM "shop~staging"."song" WHERE "album_pk" IS NOT NULL) AS p
+            WHERE d._pk = p._pk AND d."album_order" IS DISTINCT FROM p.position
+            """)
+        // Mapped from its to-many side, the positions come from there.
+        #expect(!(try Self.step()).statements.contains { $0.summary.hasSuffix("positions by key") })
     }
 }
