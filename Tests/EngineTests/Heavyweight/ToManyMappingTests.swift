@@ -25,6 +25,11 @@ import TestSupport
         #expect(report.appliedSteps.map(\.step.kind) == [.heavyweight])
     }
 
+    /// A copy entity mapping `<E>To<E>` per entity, everything else Xcode's defaults.
+    static func copies(_ entities: String...) -> [EntityMappingDefinition] {
+        entities.map { EntityMappingDefinition(name: $0 + "To" + $0, type: .copy, sourceEntity: $0, destinationEntity: $0) }
+    }
+
     /// One line per row of the query, `a | b | c`, sorted.
     static func lines(_ sql: SQL, on connection: PostgresConnection) throws -> [String] {
         try connection.execute(sql).rows.map { $0.map { $0 ?? "NULL" }.joined(separator: " | ") }.sorted()
@@ -81,10 +86,7 @@ import TestSupport
             #expect(pairs.count == 600)
 
             // Both sides are mapped (Xcode's defaults): each offers the same pairs, kept once.
-            try Self.apply(model, [
-                EntityMappingDefinition(name: "RecipeToRecipe", type: .copy, sourceEntity: "Recipe", destinationEntity: "Recipe"),
-                EntityMappingDefinition(name: "TagToTag", type: .copy, sourceEntity: "Tag", destinationEntity: "Tag"),
-            ], on: connection)
+            try Self.apply(model, Self.copies("Recipe", "Tag"), on: connection)
 
             #expect(try Self.joined(S.store, "recipe__tags", owner: ("recipe", "recipe_pk"), linked: ("tag", "tags_pk"), on: connection) == pairs)
             #expect(try Self.joined("shop~", "recipe__tags", owner: ("recipe", "recipe_pk"), linked: ("tag", "tags_pk"), on: connection) == pairs)
@@ -162,11 +164,7 @@ import TestSupport
             #expect(reversed != ["0"], "the source order disagrees with the keys' order")
 
             // Song first: its pairs come without Playlist's order, which is added to them.
-            try Self.apply(model, [
-                EntityMappingDefinition(name: "SongToSong", type: .copy, sourceEntity: "Song", destinationEntity: "Song"),
-                EntityMappingDefinition(name: "PlaylistToPlaylist", type: .copy, sourceEntity: "Playlist", destinationEntity: "Playlist"),
-                EntityMappingDefinition(name: "AlbumToAlbum", type: .copy, sourceEntity: "Album", destinationEntity: "Album"),
-            ], on: connection)
+            try Self.apply(model, Self.copies("Song", "Playlist", "Album"), on: connection)
 
             #expect(try Self.lines(playlistOrder, on: connection) == playlists)
             #expect(try Self.lines(albumOrder, on: connection) == albums)
@@ -193,10 +191,7 @@ import TestSupport
             let links = try Self.toOne(S.store, "recipe", "chef_pk", to: "chef", on: connection)
             #expect(links.count > 200 && links.count < 300)
 
-            try Self.apply(model, [
-                EntityMappingDefinition(name: "ChefToChef", type: .copy, sourceEntity: "Chef", destinationEntity: "Chef"),
-                EntityMappingDefinition(name: "RecipeToRecipe", type: .copy, sourceEntity: "Recipe", destinationEntity: "Recipe"),
-            ], on: connection)
+            try Self.apply(model, Self.copies("Chef", "Recipe"), on: connection)
 
             #expect(try Self.toOne(S.store, "recipe", "author_pk", to: "chef", on: connection) == links)
             #expect(try rowCount(schema: S.store, table: "recipe", on: connection) == 300)
@@ -221,12 +216,33 @@ import TestSupport
             let bySourceKey = try Self.lines("SELECT a.name, row_number() OVER (PARTITION BY a._pk ORDER BY s._pk) - 1, s.name FROM shop.song s JOIN shop.album a ON a._pk = s.album_pk", on: connection)
             #expect(bySourceKey.count > 250)
 
-            try Self.apply(model, [
-                EntityMappingDefinition(name: "AlbumToAlbum", type: .copy, sourceEntity: "Album", destinationEntity: "Album"),
-                EntityMappingDefinition(name: "SongToSong", type: .copy, sourceEntity: "Song", destinationEntity: "Song"),
-            ], on: connection)
+            try Self.apply(model, Self.copies("Album", "Song"), on: connection)
 
             #expect(try Self.lines("SELECT a.name, s.album_order, s.name FROM shop.song s JOIN shop.album a ON a._pk = s.album_pk", on: connection) == bySourceKey)
+            try S.expectFollowsContract(model, on: connection)
+        }
+    }
+
+    @Test func aOneToOneMappedOnlyFromTheSideWithoutTheColumnSetsTheOtherSidesColumn() throws {
+        let model = try S.model([
+            // Passport.holder sorts first: the pair's column is passport.holder_pk.
+            ("v1", S.version("""
+                Person: {attributes: {\(Self.name)}, relationships: {passport: {destination: Passport, inverse: holder}}}
+                Passport: {attributes: {\(Self.name)}, relationships: {holder: {destination: Person, inverse: passport}}}
+                """)),
+            // Passport.bearer has no source relationship of its name: only Person.passport is mapped.
+            ("v2", S.version("""
+                Person: {attributes: {\(Self.name)}, relationships: {passport: {destination: Passport, inverse: bearer}}}
+                Passport: {attributes: {\(Self.name)}, relationships: {bearer: {destination: Person, inverse: passport}}}
+                """)),
+        ])
+        try S.withStore(model) { connection in
+            let links = try Self.toOne(S.store, "passport", "holder_pk", to: "person", on: connection)
+            #expect(links.count > 200 && links.count < 300)
+
+            try Self.apply(model, Self.copies("Person", "Passport"), on: connection)
+
+            #expect(try Self.toOne(S.store, "passport", "bearer_pk", to: "person", on: connection) == links)
             try S.expectFollowsContract(model, on: connection)
         }
     }
