@@ -14,6 +14,18 @@ public enum Corpus {
         public var description: String { repository + "/" + path }
     }
 
+    /// An `.xcmappingmodel` package, found on disk, with the source and destination versions
+    /// index.json lists for it.
+    public struct MappingPackage: Sendable, CustomStringConvertible {
+        /// Relative to the corpus root: `<repository folder>/<name>.xcmappingmodel`.
+        public var path: String
+        public var indexedSource: String?
+        public var indexedDestination: String?
+        public var repository: String { String(path.prefix { $0 != "/" }) }
+        public var fullPath: String { Corpus.root + "/" + path }
+        public var description: String { path }
+    }
+
     /// `$ORCHESTRATOR_CORPUS`, else ../shared/corpus beside the repository, else /work/shared/corpus.
     public static let root: String = {
         if let path = ProcessInfo.processInfo.environment["ORCHESTRATOR_CORPUS"], !path.isEmpty { return path }
@@ -37,5 +49,21 @@ public enum Corpus {
             }
         }
         return result
+    }()
+
+    public static let mappingPackages: [MappingPackage] = {
+        let index = (FileManager.default.contents(atPath: root + "/index.json"))
+            .flatMap { try? JSONSerialization.jsonObject(with: $0) as? [String: Any] }
+        let repos = index?["repos"] as? [String: [String: Any]] ?? [:]
+        let found = (FileManager.default.enumerator(atPath: root)?.allObjects as? [String] ?? [])
+            .filter { $0.hasSuffix(".xcmappingmodel") }
+            .sorted()
+        return found.map { path in
+            let repository = String(path.prefix { $0 != "/" })
+            let inRepository = String(path.dropFirst(repository.count + 1)) + "/xcmapping.xml"
+            let entry = (repos[repository]?["mapping_models"] as? [String: [String: Any]])?[inRepository]
+            let version = { (key: String) in (entry?[key] as? String).map { ($0 as NSString).deletingPathExtension } }
+            return MappingPackage(path: path, indexedSource: version("source"), indexedDestination: version("destination"))
+        }
     }()
 }

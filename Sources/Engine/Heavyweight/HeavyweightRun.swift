@@ -166,7 +166,8 @@ struct HeavyweightRun {
                 onProgress(event)
             }.createInstances()
         case .createRelationships:
-            guard let policy, let mapping = pass.entityMapping else { return rows }
+            // The policy's hook runs in the entity mapping's last stage 2 pass, the streaming one.
+            guard pass.execution == .streaming, let policy, let mapping = pass.entityMapping else { return rows }
             let context = try self.context(for: pass, stream: nil, source: source, destination: destination)
             return try StreamingPass(context: context, policy: policy, batchSize: options.batchSize) { _ in }
                 .createRelationships(mappingName: mapping)

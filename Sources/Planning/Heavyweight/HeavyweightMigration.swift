@@ -24,7 +24,8 @@ public enum HeavyweightMigration {
     /// 3. Stage 1, a pass per entity mapping: associate each source row passing the filter with
     ///    a new destination key, then insert the destination rows with their attributes, set-
     ///    based or streamed through Swift (a policy, a policy function, or `forceStreaming`).
-    /// 4. Stage 2, a pass per entity mapping: every to-one column through the association table.
+    /// 4. Stage 2, passes per entity mapping: every to-one column through the association table,
+    ///    then join tables and columns kept by the other side, then policies' hooks.
     /// 5. Stage 3: the destination's NOT NULLs, checks, foreign keys, uniques and indexes,
     ///    which validate the new rows.
     /// 6. Swap: the old schema becomes `<store>~` (replacing an earlier backup), staging
@@ -48,6 +49,8 @@ public enum HeavyweightMigration {
         }
         if !reasons.isEmpty { throw HeavyweightRefusal(reasons: reasons.map { "'\(source.name)' -> '\(destination.name)': \($0)" }) }
 
+        resolved = withoutMirroredLinks(resolved, source: source)
+
         let staging = stagingSchema(for: schema)
         let sourceLayout = StoreLayout(version: source, schema: schema)
         let layout = StoreLayout(version: destination, schema: staging)
@@ -67,21 +70,25 @@ public enum HeavyweightMigration {
                 statements: statements, stream: stream, sourceTable: entityMapping.sourceTable
             ))
         }
+        // Stage 2: every to-one column first (the links kept elsewhere fill in where those
+        // left a column empty), then per entity mapping the rest and its policy's hook.
         var analyzed = false
-        for entityMapping in resolved {
-            var statements = builder.stageTwo(entityMapping)
-            if statements.isEmpty && entityMapping.policy == nil { continue }
-            if !analyzed && !statements.isEmpty {
-                statements.insert(PlannedStatement(
-                    "ANALYZE \(ident: staging, associationTable)", lock: .shareUpdateExclusive, summary: "statistics of the association table for stage 2"
-                ), at: 0)
-                analyzed = true
+        for part in [PlannedPass.Part.toOne, .toMany] {
+            for entityMapping in resolved {
+                var statements = part == .toOne ? builder.stageTwo(entityMapping) : builder.stageTwoToMany(entityMapping)
+                let runsPolicy = part == .toMany && entityMapping.policy != nil
+                if statements.isEmpty && !runsPolicy { continue }
+                if !analyzed && !statements.isEmpty {
+                    statements.insert(PlannedStatement(
+                        "ANALYZE \(ident: staging, associationTable)", lock: .shareUpdateExclusive, summary: "statistics of the association table for stage 2"
+                    ), at: 0)
+                    analyzed = true
+                }
+                passes.append(PlannedPass(
+                    stage: .createRelationships, part: part, entityMapping: entityMapping.name,
+                    execution: runsPolicy ? .streaming : .setBased, statements: statements, sourceTable: entityMapping.sourceTable
+                ))
             }
-            passes.append(PlannedPass(
-                stage: .createRelationships, entityMapping: entityMapping.name,
-                execution: entityMapping.policy == nil ? .setBased : .streaming,
-                statements: statements, sourceTable: entityMapping.sourceTable
-            ))
         }
         passes.append(PlannedPass(stage: .validate, statements: builder.stageThree()))
         let swap = builder.swap(keepsBackup: keepsBackup)
@@ -121,5 +128,24 @@ public enum HeavyweightMigration {
             lock: .share, summary: "keep writes out of \(schema) until the new store is in place (held by a second session)"
         )
         return step
+    }
+
+    /// Drops a to-many link kept by its inverse's column when the inverse's own entity mapping
+    /// sets that column from the source relationship's inverse, through this mapping: the same
+    /// links from the other side (Xcode's defaults map both sides of every relationship), so
+    /// the statement could only ever find the column set already.
+    static func withoutMirroredLinks(_ mappings: [ResolvedEntityMapping], source: ModelVersion) -> [ResolvedEntityMapping] {
+        mappings.map { mapping in
+            var mapping = mapping
+            mapping.toManyLinks.removeAll { link in
+                guard case .inverseColumn(_, let column) = link.storage, link.orderColumn == nil, link.sourcePath.count == 1,
+                      let entity = source.entity(named: mapping.sourceEntity),
+                      let relationship = source.allRelationships(of: entity).first(where: { $0.name == link.sourcePath[0] }),
+                      let inverse = source.inverse(of: relationship),
+                      let other = mappings.first(where: { $0.name == link.mappingName }) else { return false }
+                return other.toOneLinks.contains { $0.column == column && $0.mappingName == mapping.name && $0.sourcePath == [inverse.name] }
+            }
+            return mapping
+        }
     }
 }

@@ -23,7 +23,14 @@ public struct PlannedPass: Sendable, Hashable {
         case streaming
     }
 
+    /// Stage 2 runs in two parts: every entity mapping's to-one columns, then the rest.
+    public enum Part: String, Sendable, Hashable {
+        case toOne = "to-one"
+        case toMany = "to-many"
+    }
+
     public var stage: Stage
+    public var part: Part?
     public var entityMapping: String?
     public var execution: Execution
     /// Run in the pass's transaction, before the rows stream when the pass streams.
@@ -36,10 +43,11 @@ public struct PlannedPass: Sendable, Hashable {
     public var rowEstimate: Int
 
     public init(
-        stage: Stage, entityMapping: String? = nil, execution: Execution = .setBased, statements: [PlannedStatement],
+        stage: Stage, part: Part? = nil, entityMapping: String? = nil, execution: Execution = .setBased, statements: [PlannedStatement],
         stream: StreamedMapping? = nil, sourceTable: String? = nil, rowEstimate: Int = 0
     ) {
         self.stage = stage
+        self.part = part
         self.entityMapping = entityMapping
         self.execution = execution
         self.statements = statements
@@ -48,8 +56,8 @@ public struct PlannedPass: Sendable, Hashable {
         self.rowEstimate = rowEstimate
     }
 
-    /// "createInstances RecipeToRecipe", "validate".
-    public var name: String { stage.rawValue + (entityMapping.map { " " + $0 } ?? "") }
+    /// "createInstances RecipeToRecipe", "createRelationships RecipeToRecipe (to-one)", "validate".
+    public var name: String { stage.rawValue + (entityMapping.map { " " + $0 } ?? "") + (part.map { " (\($0.rawValue))" } ?? "") }
 }
 
 /// An entity mapping run through Swift: the source rows it reads, what it computes for each,

@@ -16,6 +16,7 @@ struct ResolvedEntityMapping: Sendable {
     var filter: CheckedPredicate?
     var attributes: [MappedColumn]
     var toOneLinks: [ToOneLink]
+    var toManyLinks: [ToManyLink]
     /// The custom entity migration policy, registered under this name.
     var policy: String?
 
@@ -33,6 +34,30 @@ struct ResolvedEntityMapping: Sendable {
         var column: String
         var mappingName: String
         var sourcePath: [String]
+        /// The position column of the inverse, an ordered to-many that no entity mapping maps:
+        /// the positions are then numbered from this side, by key (else that side places them).
+        var orderColumn: String?
+    }
+
+    /// Destination links kept outside the row's own columns, set in stage 2 from this side:
+    /// the row made by this entity mapping from source row s is paired with the row entity
+    /// mapping `mappingName` made from each source object at `sourcePath` (to-one steps, the
+    /// last one to-one or to-many). A to-one kept by its inverse's column (one-to-one) is set
+    /// the same way, as a to-many of at most one.
+    struct ToManyLink: Sendable {
+        enum Storage: Sendable {
+            /// A join table: this side's row in `ownColumn`, the linked row in `otherColumn`.
+            case joinTable(table: String, ownColumn: String, otherColumn: String)
+            /// The inverse's to-one column, in the table of the linked rows.
+            case inverseColumn(table: String, column: String)
+        }
+
+        var relationship: String
+        var storage: Storage
+        /// Where an ordered relationship keeps each linked row's position.
+        var orderColumn: String?
+        var mappingName: String
+        var sourcePath: [String]
     }
 }
 
@@ -42,19 +67,22 @@ struct HeavyweightRefusal: Error, Sendable {
 }
 
 extension ResolvedEntityMapping {
-    /// 1. `add` creates nothing from rows and `remove` reads nothing: nil.
+    /// 1. `add` creates nothing from rows and `remove` reads nothing: nil; nor does a custom
+    ///    mapping naming no entity and no policy (Xcode's blank "Mapping").
     /// 2. A custom policy must be registered by the running program; it and attributes calling
     ///    policy functions make the mapping stream through Swift.
     /// 3. Attributes: the expression written, else `$source.<name>` when the source entity has
     ///    an attribute of the same (canonical) name, else nothing (the column's default).
     /// 4. Relationships: the expression written, else through the entity mapping that reads the
     ///    source relationship's destination and makes the destination relationship's; to-one
-    ///    columns are linked in stage 2, to-manys stored by their inverse are set from that side.
+    ///    columns are linked in stage 2, then join tables and inverses' columns from this side
+    ///    (a mapping may map only one side of a relationship).
     static func resolve(
         _ definition: EntityMappingDefinition, in mapping: MappingModel, source: ModelVersion, destination: ModelVersion,
         registeredPolicies: Set<String> = []
     ) throws(HeavyweightRefusal) -> ResolvedEntityMapping? {
         guard definition.type != .add, definition.type != .remove else { return nil }
+        if definition.sourceEntity == nil, definition.destinationEntity == nil, definition.policy == nil { return nil }
         let name = definition.name
         func refusal(_ text: String) -> HeavyweightRefusal {
             HeavyweightRefusal(reasons: ["\(mapping.file): entity mapping \(name): \(text)"])
@@ -73,7 +101,7 @@ extension ResolvedEntityMapping {
             sourceEntities: sourceEntities(of: sourceEntity, for: definition, in: mapping, source: source),
             destinationEntity: destinationEntity.name,
             destinationTable: StoreNaming.tableName(entity: destination.root(of: destinationEntity).name),
-            filter: nil, attributes: [], toOneLinks: [], policy: definition.policy
+            filter: nil, attributes: [], toOneLinks: [], toManyLinks: [], policy: definition.policy
         )
         var reasons: [String] = []
         do {
@@ -91,7 +119,7 @@ extension ResolvedEntityMapping {
         for attribute in attributes {
             let written = definition.attributeMappings.first { $0.name == attribute.name }?.valueExpression
             guard let text = written ?? sourceAttributes.first(where: { $0.canonicalName == attribute.canonicalName })
-                .map({ "$source.\($0.name)" }) else { continue }
+                .map({ ValueExpression.keyPath(.source, [$0.name]).description }) else { continue }
             do {
                 let checked = try checker.check(try ExpressionParser.parseExpression(text), destinationAttribute: attribute)
                 resolved.attributes.append(MappedColumn(column: StoreNaming.columnName(attribute: attribute.name), expression: checked))
@@ -116,12 +144,18 @@ extension ResolvedEntityMapping {
                 }
                 switch storage {
                 case .column:
+                    let unplacedOrder = destination.inverse(of: relationship).map { inverse in
+                        inverse.isToMany && inverse.isOrdered && !isMapped(inverse, in: mapping, source: source, destination: destination)
+                    } ?? false
                     resolved.toOneLinks.append(ToOneLink(
-                        column: StoreNaming.foreignKeyColumnName(relationship: relationship.name), mappingName: mappingName, sourcePath: path
+                        column: StoreNaming.foreignKeyColumnName(relationship: relationship.name), mappingName: mappingName, sourcePath: path,
+                        orderColumn: unplacedOrder ? StoreNaming.orderColumnName(relationship: relationship.name) : nil
                     ))
-                case .joinTable, .inverseJoinTable:
-                    reasons.append("relationship '\(relationship.name)' is stored in a join table, which this release does not fill from a mapping model yet")
-                case .inverseColumn, .none:
+                case .joinTable, .inverseJoinTable, .inverseColumn:
+                    resolved.toManyLinks.append(toManyLink(
+                        relationship, declaredBy: declaring, storage: storage, mappingName: mappingName, sourcePath: path, destination: destination
+                    ))
+                case .none:
                     break
                 }
             } catch {
@@ -132,6 +166,46 @@ extension ResolvedEntityMapping {
         return resolved
     }
 
+    /// Where a relationship not kept in its own row's column is stored, named as `StoreLayout`
+    /// names it: the join table this entity or its inverse owns, or the inverse's column (which
+    /// has the order column beside it).
+    private static func toManyLink(
+        _ relationship: Relationship, declaredBy declaring: Entity, storage: StoreLayout.RelationshipStorage,
+        mappingName: String, sourcePath: [String], destination: ModelVersion
+    ) -> ToManyLink {
+        let inverse = destination.inverse(of: relationship)
+        let linked: ToManyLink.Storage
+        var orderedBy = relationship.name
+        switch (storage, inverse, destination.entity(named: relationship.destination)) {
+        case (.joinTable, _, _):
+            linked = .joinTable(
+                table: StoreNaming.joinTableName(entity: declaring.name, relationship: relationship.name),
+                ownColumn: StoreNaming.foreignKeyColumnName(relationship: declaring.name),
+                otherColumn: StoreNaming.foreignKeyColumnName(relationship: relationship.name)
+            )
+        case (.inverseJoinTable, let inverse?, let target?):
+            let owner = destination.ancestry(of: target).last { $0.relationships.contains(inverse) } ?? target
+            linked = .joinTable(
+                table: StoreNaming.joinTableName(entity: owner.name, relationship: inverse.name),
+                ownColumn: StoreNaming.foreignKeyColumnName(relationship: inverse.name),
+                otherColumn: StoreNaming.foreignKeyColumnName(relationship: owner.name)
+            )
+        case (.inverseColumn, let inverse?, let target?):
+            linked = .inverseColumn(
+                table: StoreNaming.tableName(entity: destination.root(of: target).name),
+                column: StoreNaming.foreignKeyColumnName(relationship: inverse.name)
+            )
+            orderedBy = inverse.name
+        default:
+            preconditionFailure("\(relationship.name): a to-one in its own column is a ToOneLink; one stored by its inverse has one")
+        }
+        return ToManyLink(
+            relationship: relationship.name, storage: linked,
+            orderColumn: relationship.isOrdered && relationship.isToMany ? StoreNaming.orderColumnName(relationship: orderedBy) : nil,
+            mappingName: mappingName, sourcePath: sourcePath
+        )
+    }
+
     /// The source entity and those of its sub-entities no other entity mapping reads, so that
     /// a hierarchy mapped entity by entity is not copied twice.
     private static func sourceEntities(of entity: Entity, for definition: EntityMappingDefinition, in mapping: MappingModel, source: ModelVersion) -> [String] {
@@ -140,6 +214,19 @@ extension ResolvedEntityMapping {
             candidate.name == entity.name
                 || !source.ancestry(of: candidate).dropFirst(source.ancestry(of: entity).count).contains { readElsewhere.contains($0.name) }
         }.map(\.name)
+    }
+
+    /// Whether an entity mapping making objects that have `relationship` sets it: written, or
+    /// by Xcode's default.
+    private static func isMapped(_ relationship: Relationship, in mapping: MappingModel, source: ModelVersion, destination: ModelVersion) -> Bool {
+        mapping.entityMappings.contains { candidate in
+            guard candidate.type != .add, candidate.type != .remove,
+                  let read = candidate.sourceEntity.flatMap({ source.entity(named: $0) }),
+                  let made = candidate.destinationEntity.flatMap({ destination.entity(named: $0) }),
+                  destination.allRelationships(of: made).contains(relationship) else { return false }
+            return candidate.relationshipMappings.contains { $0.name == relationship.name }
+                || defaultRelationshipExpression(for: relationship, from: read, in: mapping, source: source, destination: destination) != nil
+        }
     }
 
     /// Xcode's default for a destination relationship: the source relationship of the same
@@ -158,7 +245,10 @@ extension ResolvedEntityMapping {
             return destination.ancestry(of: made).contains { $0.name == relationship.destination }
         }
         guard let chosen = fitting.first(where: { $0.sourceEntity == sourceTarget.name }) ?? fitting.first else { return nil }
-        return "FUNCTION($manager, \"\(ValueExpression.destinationInstancesSelector)\", \"\(chosen.name)\", $source.\(sourceRelationship.name))"
+        return ValueExpression.function(
+            target: .variable(.manager), selector: ValueExpression.destinationInstancesSelector,
+            arguments: [.constant(.string(chosen.name)), .keyPath(.source, [sourceRelationship.name])]
+        ).description
     }
 }
 

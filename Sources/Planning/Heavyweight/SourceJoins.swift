@@ -62,6 +62,38 @@ struct SourceJoins: Sendable {
         return ("\(ident: Self.alias(path), "_pk")", path)
     }
 
+    /// The source objects at the end of `path`, which may end in a to-many: each one's key,
+    /// its position when the last relationship is ordered, the path the caller joins with
+    /// `add`, and a `JOIN` to append after `sql` (a to-many read from its join table or its
+    /// inverse's column, under the alias of the whole path).
+    func objects(at path: [String]) -> (key: SQL, order: SQL?, joinPath: [String], join: SQL) {
+        guard let (relationship, declaring, target) = step(path), relationship.isToMany else {
+            let key = key(of: path)
+            return (key.sql, nil, key.joinPath, "")
+        }
+        let (holder, alias) = (Self.alias(Array(path.dropLast())), Self.alias(path))
+        let storage = StoreLayout.storage(of: relationship, in: declaring, version: source)
+        let inverse = source.inverse(of: relationship)
+        let table: String, holderColumn: String, keyColumn: String
+        var orderColumn = StoreNaming.orderColumnName(relationship: relationship.name)
+        switch (storage, inverse) {
+        case (.inverseColumn, let inverse?):
+            table = StoreNaming.tableName(entity: source.root(of: target).name)
+            (holderColumn, keyColumn) = (StoreNaming.foreignKeyColumnName(relationship: inverse.name), "_pk")
+            orderColumn = StoreNaming.orderColumnName(relationship: inverse.name)
+        case (.inverseJoinTable, let inverse?):
+            let owner = source.ancestry(of: target).last { $0.relationships.contains(inverse) } ?? target
+            table = StoreNaming.joinTableName(entity: owner.name, relationship: inverse.name)
+            (holderColumn, keyColumn) = (StoreNaming.foreignKeyColumnName(relationship: inverse.name), StoreNaming.foreignKeyColumnName(relationship: owner.name))
+        default:
+            table = StoreNaming.joinTableName(entity: declaring.name, relationship: relationship.name)
+            (holderColumn, keyColumn) = (StoreNaming.foreignKeyColumnName(relationship: declaring.name), StoreNaming.foreignKeyColumnName(relationship: relationship.name))
+        }
+        let order: SQL? = relationship.isOrdered ? "\(ident: alias, orderColumn)" : nil
+        return ("\(ident: alias, keyColumn)", order, Array(path.dropLast()),
+                "\nJOIN \(ident: schema, table) AS \(ident: alias) ON \(ident: alias, holderColumn) = \(ident: holder, "_pk")")
+    }
+
     /// `LEFT JOIN "store"."chef" AS "s.chef" ON "s.chef"."_pk" = "s"."chef_pk"`, one per path;
     /// a one-to-one stored on the other side joins on that side's column.
     var sql: SQL {

@@ -3,33 +3,10 @@ import Testing
 import TestSupport
 @testable import Mapping
 
-/// The `.xcmappingmodel` packages in the shared corpus, found on disk, each with the source and
-/// destination index.json lists for it.
+/// The `.xcmappingmodel` packages in the shared corpus (`Corpus.mappingPackages`), loaded.
 enum CorpusMappingModels {
-    struct Package: Sendable, CustomStringConvertible {
-        /// Relative to the corpus root: `<repo folder>/<name>.xcmappingmodel`.
-        var path: String
-        var indexedSource: String?
-        var indexedDestination: String?
-        var fullPath: String { Corpus.root + "/" + path }
-        var description: String { path }
-    }
-
-    static let packages: [Package] = {
-        let index = (FileManager.default.contents(atPath: Corpus.root + "/index.json"))
-            .flatMap { try? JSONSerialization.jsonObject(with: $0) as? [String: Any] }
-        let repos = index?["repos"] as? [String: [String: Any]] ?? [:]
-        let found = (FileManager.default.enumerator(atPath: Corpus.root)?.allObjects as? [String] ?? [])
-            .filter { $0.hasSuffix(".xcmappingmodel") }
-            .sorted()
-        return found.map { path in
-            let repository = String(path.prefix { $0 != "/" })
-            let inRepository = String(path.dropFirst(repository.count + 1)) + "/xcmapping.xml"
-            let entry = (repos[repository]?["mapping_models"] as? [String: [String: Any]])?[inRepository]
-            let version = { (key: String) in (entry?[key] as? String).map { ($0 as NSString).deletingPathExtension } }
-            return Package(path: path, indexedSource: version("source"), indexedDestination: version("destination"))
-        }
-    }()
+    typealias Package = Corpus.MappingPackage
+    static var packages: [Package] { Corpus.mappingPackages }
 
     static func load(_ path: String) throws -> MappingModel {
         try MappingModelLoader.load(path: Corpus.root + "/" + path)
