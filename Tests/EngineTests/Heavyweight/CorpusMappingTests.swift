@@ -17,8 +17,8 @@ import TestSupport
     static let store = "corpus_store"
     static let rowsPerEntity = 30
 
-    /// Mapping models that name a custom policy class or call `$entityPolicy`: they run in
-    /// Swift through the policy registry, which is built elsewhere, so they are out of scope here.
+    /// Mapping models that name a custom policy class or call `$entityPolicy`: they fail at plan
+    /// naming their policies, and run with stand-ins registered (CorpusPolicyTests).
     static let namingPolicies: Set<String> = [
         "LoopKit__LoopKit/Modelv1v4.xcmappingmodel",
         "altstoreio__AltStore/AltStore10ToAltStore11.xcmappingmodel",
@@ -120,7 +120,7 @@ import TestSupport
     ///    entity mappings read, and (when one entity mapping makes it) the copied values.
     static func check(
         _ mapping: MappingModel, of model: VersionedModel, in context: String, on connection: PostgresConnection,
-        prepare: () throws -> Void = {}
+        policies: PolicyRegistry = PolicyRegistry(), prepare: () throws -> Void = {}
     ) throws {
         let source = try #require(model.version(named: mapping.source))
         let destination = try #require(model.version(named: mapping.destination))
@@ -129,7 +129,8 @@ import TestSupport
         let expectations = try mapping.entityMappings.compactMap { try expectation(for: $0, source: source, destination: destination, on: connection) }
         let linksBefore = try linkShapes(StoreLayout(version: source, schema: store), on: connection)
 
-        let migrator = StoreMigrator(connection: connection, model: model, store: store, targetVersion: destination.name, explicitMappings: [ExplicitMapping(mapping)])
+        var migrator = StoreMigrator(connection: connection, model: model, store: store, targetVersion: destination.name, explicitMappings: [ExplicitMapping(mapping)])
+        migrator.policies = policies
         let plan = try migrator.plan()
         #expect(plan.blockers == [], "\(context)")
         #expect(plan.steps.map(\.kind) == [.heavyweight], "\(context)")

@@ -1,0 +1,94 @@
+import Foundation
+import Testing
+import Mapping
+import ObjectModel
+import Planning
+import PostgresClient
+import SQLBuilding
+import TestSupport
+@testable import Engine
+
+/// The corpus's mapping models that name custom policies: without them registered, `plan`
+/// stops naming each one; with stand-ins registered under the apps' class names, they plan and
+/// apply on generated rows, streaming the entity mappings that need Swift.
+@Suite(integration) struct CorpusPolicyTests {
+    typealias Corpus = CorpusMappingTests
+
+    static let packages = TestSupport.Corpus.mappingPackages.filter { Corpus.namingPolicies.contains($0.path) }
+
+    /// Stands in for the apps' policy classes (not their logic, which lives in their Swift):
+    /// Xcode's default instance, with a placeholder in each required attribute the mapping
+    /// leaves empty (LoopKit's DeletedCarbObject policy fills CachedCarbObject's from elsewhere),
+    /// and a plausible value for each policy function the corpus calls.
+    final class StandIn: EntityMigrationPolicy {
+        func createDestinationInstances(for source: SourceInstance, _ mapping: EntityMappingContext) throws {
+            let instance = try mapping.createDestinationInstance(for: source)
+            let version = mapping.destinationVersion
+            guard let entity = version.entity(named: mapping.destinationEntity) else { return }
+            for attribute in version.allAttributes(of: entity) where !attribute.isOptional && !attribute.isTransient
+                && attribute.defaultValue == nil && instance[attribute.name] == .null {
+                instance[attribute.name] = switch attribute.type {
+                case .integer16, .integer32, .integer64: .int(0)
+                case .decimal: .decimal("0")
+                case .double, .float: .double(0)
+                case .boolean: .bool(true)
+                case .date: .date(Date(timeIntervalSince1970: 0))
+                case .binaryData, .transformable: .bytes([])
+                case .uuid: .uuid(UUID())
+                case .string, .uri, .undefined: .string("stand-in")
+                }
+            }
+        }
+
+        func function(_ selector: String, arguments: [FunctionCall.Argument], source: SourceInstance) throws -> Value {
+            switch selector {
+            case "defaultIsActiveForBundleID:team:": return .bool(true)
+            case "migrateIconURL": return .string("https://example.invalid/icon.png")
+            case "migrateScreenshotURLs": return .bytes([])
+            case "migrateIdentifier": return .string("identifier \(source.primaryKey)")
+            case "defaultCoreIdentifierForGameType:": return .string("com.example.core")
+            case "migrateSaveStateType:": return .int(1)
+            default: throw PolicyError(message: "the stand-in has no policy function \(selector)")
+            }
+        }
+    }
+
+    /// What the apps guarantee and the generator does not, made true before applying.
+    static let prepare: [String: [String]] = [
+        // Delta 4 requires Cheat.name, optional in Delta 3; CheatToCheat copies it (set-based).
+        "rileytestut__Delta/Delta3ToDelta4.xcmappingmodel": [#"UPDATE corpus_store.cheat SET name = 'cheat ' || _pk WHERE name IS NULL"#],
+    ]
+
+    static func policies(of mapping: MappingModel) -> Set<String> {
+        Set(mapping.entityMappings.compactMap(\.policy))
+    }
+
+    @Test(arguments: packages)
+    func withoutItsPoliciesTheMappingModelStopsAtPlanNamingThem(package: TestSupport.Corpus.MappingPackage) throws {
+        let (mapping, model) = try Corpus.load(package)
+        try TestDatabase.withFreshConnection { connection in
+            try SampleDataTests.createAndFill(model, version: mapping.source, store: Corpus.store, rows: 5, on: connection)
+            var migrator = StoreMigrator(connection: connection, model: model, store: Corpus.store, targetVersion: mapping.destination, explicitMappings: [ExplicitMapping(mapping)])
+            migrator.policies = PolicyRegistry()
+            let plan = try migrator.plan()
+            #expect(!plan.isExecutable, "\(package)")
+            for policy in Self.policies(of: mapping) {
+                #expect(plan.blockers.contains { $0.contains("custom policy '\(policy)' is not registered") }, "\(package): \(plan.blockers)")
+            }
+            #expect(throws: NotExecutable.self) { try migrator.apply() }
+            #expect(try connection.execute("SELECT version_name FROM orchestrator.stores WHERE store = \(Corpus.store)").value(0, "version_name") == mapping.source)
+        }
+    }
+
+    @Test(arguments: packages)
+    func withStandInsRegisteredTheMappingModelApplies(package: TestSupport.Corpus.MappingPackage) throws {
+        let (mapping, model) = try Corpus.load(package)
+        let registry = PolicyRegistry()
+        for policy in Self.policies(of: mapping) { registry.register(policy) { StandIn() } }
+        try TestDatabase.withFreshConnection { connection in
+            try Corpus.check(mapping, of: model, in: package.path, on: connection, policies: registry) {
+                for statement in Self.prepare[package.path] ?? [] { try connection.execute(SQL(unsafeRaw: statement)) }
+            }
+        }
+    }
+}
