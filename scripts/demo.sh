@@ -114,5 +114,26 @@ header "psql: the same rows at Recipes 3"
 psql_demo -c "SELECT _pk, name, directions, rating, cuisine_pk FROM \"$schema\".recipe ORDER BY _pk"
 psql_demo -c "SELECT to_version, kind, outcome, rows, duration_ms FROM orchestrator.migrations ORDER BY id"
 
+# Heavyweight: Examples/people moves each person's street and city into an Address shared by
+# everyone living there, by a custom policy (PersonSplit). The plain executable stops at plan,
+# naming it; orchestrator-with-policies (Examples/PolicyExample, docs/custom-policies.md)
+# registers it and runs the mapping model in passes, printing progress.
+people="Examples/people"
+with_policies="$(dirname "$ORCHESTRATOR")/orchestrator-with-policies"
+step apply --model "$people" --to "People 1"
+header "psql: six people at three addresses"
+psql_demo -q -c "
+INSERT INTO people.person (name, street, city) VALUES
+  ('Ada', '1 Main St', 'Springfield'), ('Bea', '1 Main St', 'Springfield'), ('Cy', '2 Elm St', 'Springfield'),
+  ('Dee', '2 Elm St', 'Shelbyville'), ('Eve', '2 Elm St', 'Shelbyville'), ('Flo', '1 Main St', 'Springfield')"
+step plan --model "$people"
+header "orchestrator-with-policies plan --model $people"
+"$with_policies" plan --model "$people" | grep -E '^(store|-- pass|-- hazard|cannot)'
+header "orchestrator-with-policies apply --model $people"
+"$with_policies" apply --model "$people"
+header "psql: people and their addresses at People 2; the old store kept as people~"
+psql_demo -c "SELECT p.name, a.street, a.city, a._pk AS address_pk FROM people.person p JOIN people.address a ON a._pk = p.address_pk ORDER BY p.name"
+psql_demo -c "SELECT count(*) AS people_in_backup FROM \"people~\".person"
+
 echo
 echo "==> demo done"

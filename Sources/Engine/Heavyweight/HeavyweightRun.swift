@@ -96,6 +96,7 @@ struct HeavyweightRun {
             pass: passCount, passCount: passCount, stage: "swap"
         )
         onProgress(swapEvent)
+        let swapStarted = Date()
         try retryingLocks {
             try connection.transaction {
                 _ = try connection.execute("SET LOCAL lock_timeout = \(unsafeRaw: String(options.lockTimeoutMilliseconds))")
@@ -108,6 +109,7 @@ struct HeavyweightRun {
             _ = try connection.execute("DROP SCHEMA IF EXISTS \(ident: HeavyweightMigration.retiredSchema(for: migrator.store)) CASCADE")
         }
         swapEvent.kind = .passFinished
+        swapEvent.elapsedSeconds = Date().timeIntervalSince(swapStarted)
         onProgress(swapEvent)
         return rows
     }
