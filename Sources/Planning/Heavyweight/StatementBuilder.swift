@@ -265,6 +265,47 @@ struct StatementBuilder {
         }
         let constraints = CreateStore.statements(for: destination).dropFirst(1 + destination.tables.count)
         return statements + constraints.map { PlannedStatement($0.sql, lock: $0.lock, summary: "stage 3: " + $0.summary) }
+            + countChecks()
+    }
+
+    /// Core Data's min/max counts of to-many relationships, which no constraint keeps: each
+    /// counted per row of the entity (and its sub-entities), stopping the step naming the
+    /// relationship, how many rows break it and the first keys.
+    func countChecks() -> [PlannedStatement] {
+        guard let version = destinationVersion else { return [] }
+        var statements: [PlannedStatement] = []
+        for entity in version.entities {
+            let table = StoreNaming.tableName(entity: version.root(of: entity).name)
+            let owner = quoteIdentifier(staging) + "." + quoteIdentifier(table) + "." + quoteIdentifier("_pk")
+            for relationship in entity.relationships where relationship.isToMany && (relationship.minCount > 0 || relationship.maxCount > 0) {
+                let links: String
+                switch StoreLayout.storage(of: relationship, in: entity, version: version) {
+                case .inverseColumn:
+                    guard let inverse = version.inverse(of: relationship), let target = version.entity(named: relationship.destination) else { continue }
+                    links = "SELECT count(*) FROM \(quoteIdentifier(staging)).\(quoteIdentifier(StoreNaming.tableName(entity: version.root(of: target).name))) AS l WHERE l.\(quoteIdentifier(StoreNaming.foreignKeyColumnName(relationship: inverse.name))) = \(owner)"
+                case .joinTable:
+                    links = "SELECT count(*) FROM \(quoteIdentifier(staging)).\(quoteIdentifier(StoreNaming.joinTableName(entity: entity.name, relationship: relationship.name))) AS l WHERE l.\(quoteIdentifier(StoreNaming.foreignKeyColumnName(relationship: entity.name))) = \(owner)"
+                case .inverseJoinTable:
+                    guard let inverse = version.inverse(of: relationship) else { continue }
+                    links = "SELECT count(*) FROM \(quoteIdentifier(staging)).\(quoteIdentifier(StoreNaming.joinTableName(entity: relationship.destination, relationship: inverse.name))) AS l WHERE l.\(quoteIdentifier(StoreNaming.foreignKeyColumnName(relationship: inverse.name))) = \(owner)"
+                case .column, .none:
+                    continue
+                }
+                var bounds: [String] = []
+                if relationship.minCount > 0 { bounds.append("(\(links)) < \(relationship.minCount)") }
+                if relationship.maxCount > 0 { bounds.append("(\(links)) > \(relationship.maxCount)") }
+                let scope = version.hierarchy(of: entity).map { quoteLiteral($0.name) }.joined(separator: ", ")
+                let range = relationship.maxCount > 0 ? "\(relationship.minCount) to \(relationship.maxCount)" : "at least \(relationship.minCount)"
+                let check = DataCheck(
+                    table: table,
+                    offending: "\(quoteIdentifier("_entity")) IN (\(scope)) AND (\(bounds.joined(separator: " OR ")))",
+                    problem: "rows of \(entity.name) whose \(relationship.name) does not hold \(range) objects",
+                    hint: "the destination model's count for \(entity.name).\(relationship.name); the old store is unchanged"
+                )
+                statements += check.statements(in: staging).map { PlannedStatement($0.sql, lock: $0.lock, summary: "stage 3: " + $0.summary) }
+            }
+        }
+        return statements
     }
 
     /// Without a backup, the old store is only renamed here: dropping its tables would wait for

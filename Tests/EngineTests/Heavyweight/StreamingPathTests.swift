@@ -140,4 +140,41 @@ import TestSupport
             try other.execute("UPDATE \"shop~\".recipe SET amount = 1")
         }
     }
+
+    /// Stage 3 counts to-many relationships against the destination's min and max: a chef
+    /// must have one to three recipes.
+    @Test func stageThreeChecksToManyCounts() throws {
+        let model = try S.model([
+            ("Kitchen 1", S.version("""
+                Chef: {attributes: {name: string}, relationships: {recipes: {destination: Recipe, inverse: chef, toMany: true}}}
+                Recipe: {attributes: {name: string}, relationships: {chef: {destination: Chef, inverse: recipes}}}
+                """)),
+            ("Kitchen 2", S.version("""
+                Chef: {attributes: {name: string, rank: int16}, relationships: {recipes: {destination: Recipe, inverse: chef, toMany: true, minCount: 1, maxCount: 3}}}
+                Recipe: {attributes: {name: string}, relationships: {chef: {destination: Chef, inverse: recipes}}}
+                """)),
+        ])
+        let mapping = MappingModel(source: "Kitchen 1", destination: "Kitchen 2", entityMappings: [
+            EntityMappingDefinition(name: "ChefToChef", type: .transform, sourceEntity: "Chef", destinationEntity: "Chef",
+                                    attributeMappings: [PropertyMappingDefinition(name: "rank", valueExpression: "1")]),
+            EntityMappingDefinition(name: "RecipeToRecipe", type: .copy, sourceEntity: "Recipe", destinationEntity: "Recipe"),
+        ], file: "kitchen.yaml")
+        try S.withStore(model, rows: 0) { connection in
+            try connection.execute("INSERT INTO shop.chef (name) VALUES ('none'), ('two'), ('five')")
+            try connection.execute("""
+                INSERT INTO shop.recipe (name, chef_pk)
+                SELECT 'r' || i, (SELECT _pk FROM shop.chef WHERE name = CASE WHEN i <= 2 THEN 'two' ELSE 'five' END) FROM generate_series(1, 7) AS i
+                """)
+            let migrator = StoreMigrator(connection: connection, model: model, store: S.store, explicitMappings: [ExplicitMapping(mapping)])
+            let failure = #expect(throws: StepFailure.self) { try migrator.apply() }
+            #expect(failure?.description.contains("2 rows of Chef whose recipes does not hold 1 to 3 objects; first _pk: ") == true, "\(failure.map(String.init(describing:)) ?? "")")
+            #expect(try S.version(on: connection) == "Kitchen 1")
+
+            // Within the bounds, it passes (the data changed: start over).
+            try connection.execute("UPDATE shop.recipe SET chef_pk = (SELECT _pk FROM shop.chef WHERE name = 'none') WHERE name IN ('r6', 'r7')")
+            try migrator.apply(options: ApplyOptions(restart: true))
+            #expect(try S.version(on: connection) == "Kitchen 2")
+            #expect(try connection.execute("SELECT count(*) AS n FROM shop.chef c WHERE (SELECT count(*) FROM shop.recipe r WHERE r.chef_pk = c._pk) BETWEEN 1 AND 3").int(0, "n") == 3)
+        }
+    }
 }
