@@ -12,8 +12,11 @@ public enum HeavyweightMigration {
     /// Where the old store goes when it is not kept, until it is dropped after the swap.
     public static func retiredSchema(for store: String) -> String { StoreNaming.shortened(store + "~retired") }
     /// Which destination row each entity mapping made from which source row (Core Data's
-    /// association table), kept in the staging schema until the swap.
+    /// association table), kept in the staging schema until the swap: a view of the rows of
+    /// `associationRowsTable` and, for entity mappings keeping their source keys, of the source
+    /// rows themselves.
     public static let associationTable = "_association"
+    public static let associationRowsTable = "_association_rows"
     /// One row per pass done, with the fingerprint of the step that did it.
     public static let checkpointTable = "_checkpoint"
 
@@ -49,22 +52,27 @@ public enum HeavyweightMigration {
         }
         if !reasons.isEmpty { throw HeavyweightRefusal(reasons: reasons.map { "'\(source.name)' -> '\(destination.name)': \($0)" }) }
 
-        resolved = withoutMirroredLinks(resolved, source: source)
+        resolved = keepingSourceKeys(withoutMirroredLinks(resolved, source: source))
 
         let staging = stagingSchema(for: schema)
         let sourceLayout = StoreLayout(version: source, schema: schema)
         let layout = StoreLayout(version: destination, schema: staging)
         let builder = StatementBuilder(store: schema, staging: staging, source: source, destination: layout, destinationVersion: destination)
-        var passes = [PlannedPass(stage: .prepare, statements: builder.createStaging())]
-        for entityMapping in resolved {
+        var passes = [PlannedPass(stage: .prepare, statements: builder.createStaging(resolved))]
+        for (index, entityMapping) in resolved.enumerated() {
             let streams = options.forceStreaming || entityMapping.needsSwift
-            var statements = builder.associate(entityMapping)
+            var statements = entityMapping.keepsSourceKeys ? [] : builder.associate(entityMapping)
             var stream: StreamedMapping?
             if streams {
                 stream = builder.stream(entityMapping)
             } else {
-                statements.append(builder.insertInstances(entityMapping))
+                // To-one links whose association is there already (a view, or made by an
+                // earlier pass or this one) are set by the INSERT, not by a stage 2 UPDATE.
+                let ready = Set(resolved.prefix(index + 1).map(\.name) + resolved.filter(\.keepsSourceKeys).map(\.name))
+                resolved[index].linkedInStageOne = Set(entityMapping.toOneLinks.filter { ready.contains($0.mappingName) }.map(\.column))
+                statements.append(builder.insertInstances(resolved[index]))
             }
+            let entityMapping = resolved[index]
             passes.append(PlannedPass(
                 stage: .createInstances, entityMapping: entityMapping.name, execution: streams ? .streaming : .setBased,
                 statements: statements, stream: stream, sourceTable: entityMapping.sourceTable
@@ -80,7 +88,7 @@ public enum HeavyweightMigration {
                 if statements.isEmpty && !runsPolicy { continue }
                 if !analyzed && !statements.isEmpty {
                     statements.insert(PlannedStatement(
-                        "ANALYZE \(ident: staging, associationTable)", lock: .shareUpdateExclusive, summary: "statistics of the association table for stage 2"
+                        "ANALYZE \(ident: staging, associationRowsTable)", lock: .shareUpdateExclusive, summary: "statistics of the association table for stage 2"
                     ), at: 0)
                     analyzed = true
                 }
@@ -145,6 +153,21 @@ public enum HeavyweightMigration {
                       let other = mappings.first(where: { $0.name == link.mappingName }) else { return false }
                 return other.toOneLinks.contains { $0.column == column && $0.mappingName == mapping.name && $0.sourcePath == [inverse.name] }
             }
+            return mapping
+        }
+    }
+
+    /// Entity mappings that fill a destination table alone keep their source rows' keys: all
+    /// without a policy (which may drop rows), reading one source table, each source entity
+    /// read by one of them, so no key can come twice.
+    static func keepingSourceKeys(_ mappings: [ResolvedEntityMapping]) -> [ResolvedEntityMapping] {
+        let byTable = Dictionary(grouping: mappings, by: \.destinationTable)
+        return mappings.map { mapping in
+            var mapping = mapping
+            let group = byTable[mapping.destinationTable] ?? []
+            let read = group.flatMap(\.sourceEntities)
+            mapping.keepsSourceKeys = group.allSatisfy { $0.policy == nil && $0.sourceTable == mapping.sourceTable }
+                && Set(read).count == read.count
             return mapping
         }
     }

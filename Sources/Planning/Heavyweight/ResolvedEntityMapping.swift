@@ -20,6 +20,13 @@ struct ResolvedEntityMapping: Sendable {
     /// The custom entity migration policy, registered under this name.
     var policy: String?
 
+    /// The destination rows keep their source rows' keys: the association of this entity
+    /// mapping is a view over the source table, and stage 1 needs no key of its own
+    /// (`HeavyweightMigration.keepingSourceKeys` decides).
+    var keepsSourceKeys = false
+    /// To-one columns set by the stage 1 INSERT itself, through an association already there.
+    var linkedInStageOne: Set<String> = []
+
     /// A policy, or an attribute computed by a policy function: rows stream through Swift.
     var needsSwift: Bool { policy != nil || attributes.contains { $0.expression.needsSwift } }
 

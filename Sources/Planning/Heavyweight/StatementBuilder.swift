@@ -12,11 +12,12 @@ struct StatementBuilder {
     var destinationVersion: ModelVersion?
 
     private var association: String { HeavyweightMigration.associationTable }
+    private var associationRows: String { HeavyweightMigration.associationRowsTable }
 
     /// The staging schema and its tables: CREATE TABLE as `CreateStore` writes it, with to-one
     /// columns nullable and their required-checks left for stage 3 (rows get their links only
     /// in stage 2).
-    func createStaging() -> [PlannedStatement] {
+    func createStaging(_ mappings: [ResolvedEntityMapping]) -> [PlannedStatement] {
         var statements = [
             PlannedStatement("DROP SCHEMA IF EXISTS \(ident: staging) CASCADE", lock: .accessExclusive, summary: "drop a leftover \(staging)"),
             PlannedStatement("CREATE SCHEMA \(ident: staging)", lock: .none, summary: "create schema \(staging)"),
@@ -27,14 +28,37 @@ struct StatementBuilder {
                 summary: "create table \(staging).\(table.name)\(CreateStore.describe(table.kind))"
             ))
         }
+        // Tables keeping their source keys: new keys (a policy's instances, the application's
+        // rows later) start after the largest.
+        var kept: [String: String] = [:]
+        for mapping in mappings where mapping.keepsSourceKeys { kept[mapping.destinationTable] = mapping.sourceTable }
+        for (table, sourceTable) in kept.sorted(by: { $0.key < $1.key }) {
+            let sequence = quoteIdentifier(staging) + "." + quoteIdentifier(table)
+            statements.append(PlannedStatement("""
+                SELECT setval(pg_get_serial_sequence(\(literal: sequence), '_pk'), greatest((SELECT max(_pk) FROM \(ident: store, sourceTable)), 1))
+                """, lock: .accessShare, summary: "keys of \(staging).\(table) after those kept from \(store).\(sourceTable)"))
+        }
         statements.append(PlannedStatement("""
-            CREATE TABLE \(ident: staging, association) (
+            CREATE TABLE \(ident: staging, associationRows) (
                 entity_mapping text NOT NULL,
                 source_pk bigint NOT NULL,
                 destination_pk bigint NOT NULL,
                 PRIMARY KEY (entity_mapping, source_pk)
             )
             """, lock: .accessExclusive, summary: "create the association table"))
+        var branches: [SQL] = ["SELECT entity_mapping, source_pk, destination_pk FROM \(ident: staging, associationRows)"]
+        for mapping in mappings where mapping.keepsSourceKeys {
+            let (joins, condition) = sourceRows(mapping)
+            branches.append("""
+                SELECT \(literal: mapping.name)::text, s._pk, s._pk
+                FROM \(ident: store, mapping.sourceTable) AS s\(joins.sql)
+                WHERE \(condition)
+                """)
+        }
+        statements.append(PlannedStatement("""
+            CREATE VIEW \(ident: staging, association) (entity_mapping, source_pk, destination_pk) AS
+            \(SQL.joined(branches, separator: "\nUNION ALL\n"))
+            """, lock: .accessExclusive, summary: "create the association view (entity mappings keeping their source keys read the source rows)"))
         statements.append(PlannedStatement("""
             CREATE TABLE \(ident: staging, HeavyweightMigration.checkpointTable) (
                 pass integer PRIMARY KEY,
@@ -50,41 +74,63 @@ struct StatementBuilder {
     /// Stage 1 of one entity mapping, first half: each source row passing the filter gets a new
     /// destination key, in source key order.
     func associate(_ mapping: ResolvedEntityMapping) -> [PlannedStatement] {
-        guard let sourceEntity = source.entity(named: mapping.sourceEntity) else { preconditionFailure("resolved against this version") }
-        let compiler = SQLExpressionCompiler(sourceAlias: SourceJoins.sourceAlias)
-        var filterJoins = SourceJoins(schema: store, source: source, sourceEntity: sourceEntity)
-        filterJoins.add(mapping.filter?.joins ?? [])
-        var condition: SQL = "\(ident: SourceJoins.sourceAlias, "_entity") IN (\(literals: mapping.sourceEntities))"
-        if let filter = mapping.filter { condition.append(" AND \(compiler.compile(filter))") }
+        let (joins, condition) = sourceRows(mapping)
         let sequence = quoteIdentifier(staging) + "." + quoteIdentifier(mapping.destinationTable)
         let associate: SQL = """
-            INSERT INTO \(ident: staging, association) (entity_mapping, source_pk, destination_pk)
+            INSERT INTO \(ident: staging, associationRows) (entity_mapping, source_pk, destination_pk)
             SELECT \(literal: mapping.name), s._pk, nextval(pg_get_serial_sequence(\(literal: sequence), '_pk'))
-            FROM \(ident: store, mapping.sourceTable) AS s\(filterJoins.sql)
+            FROM \(ident: store, mapping.sourceTable) AS s\(joins.sql)
             WHERE \(condition)
             ORDER BY s._pk
             """
         return [PlannedStatement(associate, lock: .rowExclusive, summary: "stage 1, \(mapping.name): associate each \(mapping.sourceEntities.joined(separator: "/")) row\(mapping.filter == nil ? "" : " passing the filter") with a new \(mapping.destinationEntity) key")]
     }
 
+    /// The source rows an entity mapping reads (`s`): its entities, passing its filter.
+    private func sourceRows(_ mapping: ResolvedEntityMapping) -> (joins: SourceJoins, condition: SQL) {
+        guard let sourceEntity = source.entity(named: mapping.sourceEntity) else { preconditionFailure("resolved against this version") }
+        var joins = SourceJoins(schema: store, source: source, sourceEntity: sourceEntity)
+        joins.add(mapping.filter?.joins ?? [])
+        var condition: SQL = "\(ident: SourceJoins.sourceAlias, "_entity") IN (\(literals: mapping.sourceEntities))"
+        if let filter = mapping.filter { condition.append(" AND \(SQLExpressionCompiler(sourceAlias: SourceJoins.sourceAlias).compile(filter))") }
+        return (joins, condition)
+    }
+
     /// Stage 1, second half, set-based: the destination rows with their attributes.
     func insertInstances(_ mapping: ResolvedEntityMapping) -> PlannedStatement {
-        guard let sourceEntity = source.entity(named: mapping.sourceEntity) else { preconditionFailure("resolved against this version") }
         let compiler = SQLExpressionCompiler(sourceAlias: SourceJoins.sourceAlias)
-        var valueJoins = SourceJoins(schema: store, source: source, sourceEntity: sourceEntity)
-        for attribute in mapping.attributes { valueJoins.add(attribute.expression.joins) }
+        var (joins, condition) = sourceRows(mapping)
+        for attribute in mapping.attributes { joins.add(attribute.expression.joins) }
         // compile returns nil only for expressions needing Swift, which stream instead.
-        let values = mapping.attributes.map { compiler.compile($0.expression)! }
-        let columns = ["_pk", "_entity"] + mapping.attributes.map(\.column)
-        let select: [SQL] = ["a.destination_pk", "\(literal: mapping.destinationEntity)"] + values
+        var columns = ["_pk", "_entity"] + mapping.attributes.map(\.column)
+        var select: [SQL] = [mapping.keepsSourceKeys ? "s._pk" : "a.destination_pk", "\(literal: mapping.destinationEntity)"]
+            + mapping.attributes.map { compiler.compile($0.expression)! }
+        var linkJoins = SQL(unsafeRaw: "")
+        for link in mapping.toOneLinks where mapping.linkedInStageOne.contains(link.column) {
+            let key = joins.key(of: link.sourcePath)
+            joins.add(key.joinPath)
+            let alias = "l." + link.column
+            linkJoins.append("\nLEFT JOIN \(ident: staging, association) AS \(ident: alias) ON \(ident: alias, "entity_mapping") = \(literal: link.mappingName) AND \(ident: alias, "source_pk") = \(key.sql)")
+            columns.append(link.column)
+            select.append("\(ident: alias, "destination_pk")")
+        }
+        let from: SQL = mapping.keepsSourceKeys
+            ? """
+                FROM \(ident: store, mapping.sourceTable) AS s\(joins.sql)\(linkJoins)
+                WHERE \(condition)
+                """
+            : """
+                FROM \(ident: staging, association) AS a
+                JOIN \(ident: store, mapping.sourceTable) AS s ON s._pk = a.source_pk\(joins.sql)\(linkJoins)
+                WHERE a.entity_mapping = \(literal: mapping.name)
+                """
         let insert: SQL = """
             INSERT INTO \(ident: staging, mapping.destinationTable) (\(idents: columns))
             SELECT \(SQL.joined(select, separator: ", "))
-            FROM \(ident: staging, association) AS a
-            JOIN \(ident: store, mapping.sourceTable) AS s ON s._pk = a.source_pk\(valueJoins.sql)
-            WHERE a.entity_mapping = \(literal: mapping.name)
+            \(from)
             """
-        return PlannedStatement(insert, lock: .rowExclusive, summary: "stage 1, \(mapping.name): insert \(mapping.destinationEntity) rows with their attributes")
+        let links = mapping.linkedInStageOne.isEmpty ? "" : " and \(mapping.linkedInStageOne.sorted().joined(separator: ", "))"
+        return PlannedStatement(insert, lock: .rowExclusive, summary: "stage 1, \(mapping.name): insert \(mapping.destinationEntity) rows with their attributes\(links)\(mapping.keepsSourceKeys ? ", keeping their keys" : "")")
     }
 
     /// Stage 1, second half, streaming: what the engine reads for each associated source row
@@ -126,7 +172,7 @@ struct StatementBuilder {
             ORDER BY a.destination_pk
             """
         let prune: SQL = """
-            DELETE FROM \(ident: staging, association) AS a
+            DELETE FROM \(ident: staging, associationRows) AS a
             WHERE a.entity_mapping = \(literal: mapping.name)
               AND NOT EXISTS (SELECT 1 FROM \(ident: staging, mapping.destinationTable) AS d WHERE d._pk = a.destination_pk)
             """
@@ -157,7 +203,9 @@ struct StatementBuilder {
     /// (over the whole table, so that rows other entity mappings made there are numbered too).
     func stageTwo(_ mapping: ResolvedEntityMapping) -> [PlannedStatement] {
         guard let sourceEntity = source.entity(named: mapping.sourceEntity) else { preconditionFailure("resolved against this version") }
-        return mapping.toOneLinks.flatMap { link in
+        return mapping.toOneLinks.flatMap { link -> [PlannedStatement] in
+            let inStageOne = mapping.linkedInStageOne.contains(link.column)
+            if inStageOne && link.orderColumn == nil { return [] }
             let linked = linkedRows(mapping, sourceEntity: sourceEntity, through: link.mappingName, at: link.sourcePath)
             let sql: SQL = """
                 UPDATE \(ident: staging, mapping.destinationTable) AS d SET \(ident: link.column) = a2.destination_pk
@@ -165,13 +213,14 @@ struct StatementBuilder {
                 """
             let linking = PlannedStatement(sql, lock: .rowExclusive, summary: "stage 2, \(mapping.name): \(mapping.destinationTable).\(link.column) through \(link.mappingName) from $source.\(link.sourcePath.joined(separator: "."))")
             guard let order = link.orderColumn else { return [linking] }
+            let linkingHere = inStageOne ? [] : [linking]
             let numbering: SQL = """
                 UPDATE \(ident: staging, mapping.destinationTable) AS d SET \(ident: order) = p.position
                 FROM (SELECT _pk, (row_number() OVER (PARTITION BY \(ident: link.column) ORDER BY _pk) - 1)::integer AS position
                       FROM \(ident: staging, mapping.destinationTable) WHERE \(ident: link.column) IS NOT NULL) AS p
                 WHERE d._pk = p._pk AND d.\(ident: order) IS DISTINCT FROM p.position
                 """
-            return [linking, PlannedStatement(numbering, lock: .rowExclusive, summary: "stage 2, \(mapping.name): \(mapping.destinationTable).\(order), positions by key")]
+            return linkingHere + [PlannedStatement(numbering, lock: .rowExclusive, summary: "stage 2, \(mapping.name): \(mapping.destinationTable).\(order), positions by key")]
         }
     }
 
@@ -325,7 +374,8 @@ struct StatementBuilder {
         }
         statements += [
             PlannedStatement("ALTER SCHEMA \(ident: staging) RENAME TO \(ident: store)", lock: .none, summary: "install the new store as \(store)"),
-            PlannedStatement("DROP TABLE \(ident: store, association), \(ident: store, HeavyweightMigration.checkpointTable)", lock: .accessExclusive, summary: "drop the association and checkpoint tables"),
+            PlannedStatement("DROP VIEW \(ident: store, association)", lock: .accessExclusive, summary: "drop the association view"),
+            PlannedStatement("DROP TABLE \(ident: store, associationRows), \(ident: store, HeavyweightMigration.checkpointTable)", lock: .accessExclusive, summary: "drop the association and checkpoint tables"),
         ]
         return statements
     }

@@ -34,29 +34,55 @@ import ObjectModel
         step.statements.first { $0.summary == summary }?.sql.text
     }
 
-    @Test func stageOneAssociatesFilteredSourceRowsThenInsertsTheirCompiledValues() throws {
+    /// Each entity mapping fills its destination table alone: the rows keep their source keys,
+    /// the association is a view over the source rows, and the to-one link is set by the INSERT.
+    @Test func stageOneKeepsSourceKeysAndLinksToOnesThroughTheAssociationView() throws {
         let step = try Self.step()
         #expect(step.kind == .heavyweight && step.from == "Kitchen 1" && step.to == "Kitchen 2")
+        #expect(Self.sql(step, "create the association view (entity mappings keeping their source keys read the source rows)") == """
+            CREATE VIEW "shop~staging"."_association" (entity_mapping, source_pk, destination_pk) AS
+            SELECT entity_mapping, source_pk, destination_pk FROM "shop~staging"."_association_rows"
+            UNION ALL
+            SELECT 'ChefToChef'::text, s._pk, s._pk
+            FROM "shop"."chef" AS s
+            WHERE "s"."_entity" IN ('Chef')
+            UNION ALL
+            SELECT 'RecipeToRecipe'::text, s._pk, s._pk
+            FROM "shop"."recipe" AS s
+            WHERE "s"."_entity" IN ('Recipe') AND ("s"."amount" > 100)
+            """)
+        #expect(Self.sql(step, "stage 1, RecipeToRecipe: insert Recipe rows with their attributes and author_pk, keeping their keys") == """
+            INSERT INTO "shop~staging"."recipe" ("_pk", "_entity", "name", "total_cost", "temperature_c", "author_pk")
+            SELECT s._pk, 'Recipe', "s"."name", "s"."amount", (("s"."temperature" - 32.0) / 1.8), "l.author_pk"."destination_pk"
+            FROM "shop"."recipe" AS s
+            LEFT JOIN "shop~staging"."_association" AS "l.author_pk" ON "l.author_pk"."entity_mapping" = 'ChefToChef' AND "l.author_pk"."source_pk" = "s"."chef_pk"
+            WHERE "s"."_entity" IN ('Recipe') AND ("s"."amount" > 100)
+            """)
+        // An unmapped attribute of the same name gets Xcode's default, $source.name.
+        #expect(Self.sql(step, "stage 1, ChefToChef: insert Chef rows with their attributes, keeping their keys")?.contains(#"SELECT s._pk, 'Chef', "s"."name""#) == true)
+        // New keys start after the kept ones; no association rows, no stage 2.
+        #expect(Self.sql(step, "keys of shop~staging.recipe after those kept from shop.recipe") == """
+            SELECT setval(pg_get_serial_sequence('"shop~staging"."recipe"', '_pk'), greatest((SELECT max(_pk) FROM "shop"."recipe"), 1))
+            """)
+        #expect(!step.statements.contains { $0.summary.hasPrefix("stage 2") || $0.sql.text.contains("INSERT INTO \"shop~staging\".\"_association_rows\"") })
+    }
+
+    /// A mapping with a policy may drop rows: it gets new keys through the association rows,
+    /// and its to-one link is set in stage 2.
+    @Test func aMappingThatMayDropRowsGetsNewKeysAndLinksInStageTwo() throws {
+        var withPolicy = Self.mapping
+        withPolicy.entityMappings[1].policy = "RatingPolicy"
+        let step = try HeavyweightMigration.step(
+            mapping: withPolicy, from: Self.version("Kitchen 1", Self.source), to: Self.version("Kitchen 2", Self.destination), schema: "shop",
+            options: PlanningOptions(registeredPolicies: ["RatingPolicy"])
+        )
         #expect(Self.sql(step, "stage 1, RecipeToRecipe: associate each Recipe row passing the filter with a new Recipe key") == """
-            INSERT INTO "shop~staging"."_association" (entity_mapping, source_pk, destination_pk)
+            INSERT INTO "shop~staging"."_association_rows" (entity_mapping, source_pk, destination_pk)
             SELECT 'RecipeToRecipe', s._pk, nextval(pg_get_serial_sequence('"shop~staging"."recipe"', '_pk'))
             FROM "shop"."recipe" AS s
             WHERE "s"."_entity" IN ('Recipe') AND ("s"."amount" > 100)
             ORDER BY s._pk
             """)
-        #expect(Self.sql(step, "stage 1, RecipeToRecipe: insert Recipe rows with their attributes") == """
-            INSERT INTO "shop~staging"."recipe" ("_pk", "_entity", "name", "total_cost", "temperature_c")
-            SELECT a.destination_pk, 'Recipe', "s"."name", "s"."amount", (("s"."temperature" - 32.0) / 1.8)
-            FROM "shop~staging"."_association" AS a
-            JOIN "shop"."recipe" AS s ON s._pk = a.source_pk
-            WHERE a.entity_mapping = 'RecipeToRecipe'
-            """)
-        // An unmapped attribute of the same name gets Xcode's default, $source.name.
-        #expect(Self.sql(step, "stage 1, ChefToChef: insert Chef rows with their attributes")?.contains(#"SELECT a.destination_pk, 'Chef', "s"."name""#) == true)
-    }
-
-    @Test func stageTwoLinksToOnesThroughTheAssociationTable() throws {
-        let step = try Self.step()
         #expect(Self.sql(step, "stage 2, RecipeToRecipe: recipe.author_pk through ChefToChef from $source.chef") == """
             UPDATE "shop~staging"."recipe" AS d SET "author_pk" = a2.destination_pk
             FROM "shop~staging"."_association" AS a
@@ -64,6 +90,10 @@ import ObjectModel
             JOIN "shop~staging"."_association" AS a2 ON a2.entity_mapping = 'ChefToChef' AND a2.source_pk = "s"."chef_pk"
             WHERE a.entity_mapping = 'RecipeToRecipe' AND d._pk = a.destination_pk
             """)
+        #expect(step.passes.map(\.name) == [
+            "prepare", "createInstances ChefToChef", "createInstances RecipeToRecipe",
+            "createRelationships RecipeToRecipe (to-one)", "createRelationships RecipeToRecipe (to-many)", "validate",
+        ])
     }
 
     @Test func aRequiredToOneIsNullableUntilStageThreeAndTheStepEndsWithTheSwap() throws {
@@ -72,13 +102,14 @@ import ObjectModel
         let create = try #require(texts.first { $0.hasPrefix(#"CREATE TABLE "shop~staging"."recipe""#) })
         #expect(create.contains(#""author_pk" bigint,"#))
         let setNotNull = try #require(texts.firstIndex(of: #"ALTER TABLE "shop~staging"."recipe" ALTER COLUMN "author_pk" SET NOT NULL"#))
-        let link = try #require(texts.firstIndex { $0.hasPrefix(#"UPDATE "shop~staging"."recipe""#) })
+        let link = try #require(texts.firstIndex { $0.hasPrefix(#"INSERT INTO "shop~staging"."recipe""#) })
         #expect(link < setNotNull)
-        #expect(Array(texts.suffix(4)) == [
+        #expect(Array(texts.suffix(5)) == [
             #"DROP SCHEMA IF EXISTS "shop~" CASCADE"#,
             #"ALTER SCHEMA "shop" RENAME TO "shop~""#,
             #"ALTER SCHEMA "shop~staging" RENAME TO "shop""#,
-            #"DROP TABLE "shop"."_association", "shop"."_checkpoint""#,
+            #"DROP VIEW "shop"."_association""#,
+            #"DROP TABLE "shop"."_association_rows", "shop"."_checkpoint""#,
         ])
         #expect(step.hazards.map(\.code) == [Hazard.Code.tableRewrite, Hazard.Code.fullScan, Hazard.Code.longLock])
     }

@@ -62,9 +62,10 @@ import ObjectModel
             ORDER BY a2.destination_pk, a.destination_pk) AS p
             WHERE d._pk = p.linked_pk AND (d."album_pk" IS NULL OR d."album_pk" = p.owner_pk)
             """)
-        // The to-one side's column is set first, so it wins where the two sides disagree.
+        // The to-one side's column is set first (by SongToSong's INSERT, the songs keeping
+        // their keys), so it wins where the two sides disagree.
         let summaries = step.statements.map(\.summary)
-        let toOne = try #require(summaries.firstIndex(of: "stage 2, SongToSong: song.album_pk through AlbumToAlbum from $source.album"))
+        let toOne = try #require(summaries.firstIndex(of: "stage 1, SongToSong: insert Song rows with their attributes and album_pk, keeping their keys"))
         #expect(toOne < (summaries.firstIndex(of: summary) ?? -1))
     }
 
