@@ -117,37 +117,37 @@ final class InstanceWriter {
         if pending.count >= 10_000 { try flush() }
     }
 
-    /// Copies the pending instances: one COPY per entity and set of attributes and
-    /// relationships set, so columns nothing set keep their default.
+    /// Copies the pending instances, one COPY per entity over all its columns: an attribute
+    /// nothing set gets the model's default, as the column's DEFAULT would give it.
     func flush() throws {
         guard !pending.isEmpty else { return }
-        var groups: [[String]: [DestinationInstance]] = [:]
-        var order: [[String]] = []
+        var groups: [String: [DestinationInstance]] = [:]
+        var order: [String] = []
         for instance in pending {
-            let key = [instance.entity] + instance.values.keys.sorted() + ["->"] + instance.links.keys.sorted()
-            if groups[key] == nil { order.append(key) }
-            groups[key, default: []].append(instance)
+            if groups[instance.entity] == nil { order.append(instance.entity) }
+            groups[instance.entity, default: []].append(instance)
         }
-        for key in order {
-            let instances = groups[key]!
-            let entity = try columns(of: instances[0].entity)
-            let attributes = try instances[0].values.keys.sorted().map { name in
-                guard let attribute = entity.attributes.first(where: { $0.name == name }) else {
-                    throw PolicyError(message: "\(entity.entity) has no stored attribute '\(name)'")
-                }
-                return attribute
+        for name in order {
+            let instances = groups[name]!
+            let entity = try columns(of: name)
+            for instance in instances where instance.values.count + instance.links.count > 0 {
+                try entity.checkNames(of: instance)
             }
-            let links = try instances[0].links.keys.sorted().map { name in
-                guard let link = entity.toOnes.first(where: { $0.name == name }) else {
-                    throw PolicyError(message: "\(entity.entity) has no to-one relationship '\(name)' stored in its table")
-                }
-                return link
-            }
-            let columns = ["_pk", "_entity"] + attributes.map(\.column) + links.map(\.column)
+            let columns = ["_pk", "_entity"] + entity.attributes.map(\.column) + entity.toOnes.map(\.column)
             let rows = instances.lazy.map { instance -> [String?] in
-                [String(instance.primaryKey), instance.entity]
-                    + attributes.map { ValueText.encode(instance[$0.name]) }
-                    + links.map { instance.relationship($0.name).map(String.init) }
+                var row: [String?] = [String(instance.primaryKey), instance.entity]
+                row.reserveCapacity(columns.count)
+                for attribute in entity.attributes {
+                    if let value = instance.values[attribute.name] {
+                        row.append(ValueText.encode(value))
+                    } else {
+                        row.append(attribute.defaultText)
+                    }
+                }
+                for link in entity.toOnes {
+                    row.append(instance.relationship(link.name).map(String.init))
+                }
+                return row
             }
             try connection.copyIn("COPY \(ident: schema, entity.table) (\(idents: columns)) FROM STDIN", rows: rows)
             for instance in instances { instance.markWritten() }
@@ -184,24 +184,53 @@ struct EntityColumns {
         var name: String
         var column: String
         var type: AttributeType?
+        /// The model's default, as COPY text; nil for none.
+        var defaultText: String? = nil
     }
 
     var entity: String
     var table: String
     var attributes: [Column]
     var toOnes: [Column]
+    private var attributeNames: Set<String> = []
+    private var toOneNames: Set<String> = []
 
     init?(entity name: String, in version: ModelVersion) {
         guard let entity = version.entity(named: name) else { return nil }
         self.entity = name
         table = StoreNaming.tableName(entity: version.root(of: entity).name)
-        attributes = version.allAttributes(of: entity).filter { !$0.isTransient }.map {
-            Column(name: $0.name, column: StoreNaming.columnName(attribute: $0.name), type: $0.type)
+        attributes = version.allAttributes(of: entity).filter { !$0.isTransient }.map { attribute in
+            let value = attribute.defaultValue.flatMap { DefaultValue.parse($0, as: attribute.type) }
+            return Column(name: attribute.name, column: StoreNaming.columnName(attribute: attribute.name), type: attribute.type, defaultText: value.map(Self.text))
         }
         toOnes = version.allRelationships(of: entity).filter { relationship in
             let declaring = version.ancestry(of: entity).last { $0.relationships.contains(relationship) } ?? entity
             return StoreLayout.storage(of: relationship, in: declaring, version: version) == .column
         }.map { Column(name: $0.name, column: StoreNaming.foreignKeyColumnName(relationship: $0.name), type: nil) }
+        attributeNames = Set(attributes.map(\.name))
+        toOneNames = Set(toOnes.map(\.name))
+    }
+
+    static func text(_ value: DefaultValue) -> String {
+        switch value {
+        case .integer(let i): String(i)
+        case .decimal(let text): text
+        case .double(let d): ValueText.encode(.double(d)) ?? ""
+        case .string(let s): s
+        case .boolean(let b): b ? "t" : "f"
+        case .date(let date): ValueText.timestamp(date)
+        case .uuid(let uuid): uuid.uuidString.lowercased()
+        }
+    }
+
+    /// Every attribute and to-one relationship an instance sets is one of the entity's.
+    func checkNames(of instance: DestinationInstance) throws {
+        for name in instance.values.keys where !attributeNames.contains(name) {
+            throw PolicyError(message: "\(entity) has no stored attribute '\(name)'")
+        }
+        for name in instance.links.keys where !toOneNames.contains(name) {
+            throw PolicyError(message: "\(entity) has no to-one relationship '\(name)' stored in its table")
+        }
     }
 
     /// `_pk`, `_entity`, the attributes (dates as epoch seconds) and the to-one columns of

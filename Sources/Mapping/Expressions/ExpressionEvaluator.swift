@@ -19,7 +19,7 @@ public struct ExpressionEvaluator: Sendable {
     /// The value to store in the destination attribute. `source` holds the source row's
     /// values under `AttributeReference.key` for every one of `checked.attributes`.
     public func evaluate(_ checked: CheckedExpression, source: [String: Value]) throws -> Value {
-        let row = Row(values: source, expression: checked.expression.description)
+        let row = Row(values: source, text: .expression(checked.expression))
         let result = try value(checked.node, row)
         return try row.converting { () throws(Conversion.Failure) in
             try Conversion.stored(result, as: checked.type, in: checked.destination.type)
@@ -28,7 +28,7 @@ public struct ExpressionEvaluator: Sendable {
 
     /// Whether the source row passes the filter.
     public func evaluate(_ checked: CheckedPredicate, source: [String: Value]) throws -> Bool {
-        try holds(checked.node, Row(values: source, expression: checked.predicate.description))
+        try holds(checked.node, Row(values: source, text: .predicate(checked.predicate)))
     }
 
     func value(_ node: TypedNode, _ row: Row) throws -> Value {
@@ -137,8 +137,21 @@ public struct EvaluationError: Error, Sendable, Hashable, CustomStringConvertibl
 
 /// One source row being evaluated.
 struct Row {
+    /// What is evaluated, spelled out only in an error (rows stream by the million).
+    enum Text {
+        case expression(ValueExpression)
+        case predicate(FilterPredicate)
+    }
+
     var values: [String: Value]
-    var expression: String
+    var text: Text
+
+    var expression: String {
+        switch text {
+        case .expression(let expression): expression.description
+        case .predicate(let predicate): predicate.description
+        }
+    }
 
     func converting<T>(_ body: () throws(Conversion.Failure) -> T) throws(EvaluationError) -> T {
         do {
