@@ -52,7 +52,10 @@ public struct AttributeReference: Sendable, Hashable {
 
     /// The key of this attribute in the source rows given to `ExpressionEvaluator`: the key path
     /// without `$source`, e.g. `chef.name`.
-    public var key: String { (relationships + [attribute.name]).joined(separator: ".") }
+    public var key: String {
+        // Read once per row and attribute on the streaming path: no joining for the usual case.
+        relationships.isEmpty ? attribute.name : (relationships + [attribute.name]).joined(separator: ".")
+    }
 
     /// The source row's column, or the column of the joined row: see `SQLExpressionCompiler`.
     public var columnName: String { StoreNaming.columnName(attribute: attribute.name) }
