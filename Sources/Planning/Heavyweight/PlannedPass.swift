@@ -73,7 +73,8 @@ public struct StreamedMapping: Sendable, Hashable {
     public var destinationTable: String
     /// Stage 1: `destination_pk`, `source_pk`, `source_entity`, then one column per source
     /// value (named by its key) for each source row the association table holds for this
-    /// entity mapping, in destination key order. Dates come as epoch seconds, binary as hex.
+    /// entity mapping (in destination key order; straight from the source table when the rows
+    /// keep their keys). Dates come as epoch seconds, binary as hex.
     public var sourceRows: SQL
     public var sourceValues: [SourceValue]
     /// The destination attributes computed per row; those without an expression keep their

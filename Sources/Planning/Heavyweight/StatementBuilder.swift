@@ -138,7 +138,8 @@ struct StatementBuilder {
     /// source object, not only those the expressions read.
     func stream(_ mapping: ResolvedEntityMapping) -> StreamedMapping {
         guard let sourceEntity = source.entity(named: mapping.sourceEntity) else { preconditionFailure("resolved against this version") }
-        var joins = SourceJoins(schema: store, source: source, sourceEntity: sourceEntity)
+        let read = sourceRows(mapping)
+        var joins = mapping.keepsSourceKeys ? read.joins : SourceJoins(schema: store, source: source, sourceEntity: sourceEntity)
         var references: [AttributeReference] = []
         if mapping.policy != nil {
             references += source.allAttributes(of: sourceEntity).filter { !$0.isTransient }.map { AttributeReference(relationships: [], attribute: $0) }
@@ -164,13 +165,20 @@ struct StatementBuilder {
             values.append("\(key.sql) AS \(ident: object.key)")
             sourceValues.append(StreamedMapping.SourceValue(key: object.key, type: .integer64))
         }
-        let select: SQL = """
-            SELECT \(SQL.joined(["a.destination_pk", "s._pk AS source_pk", "s._entity AS source_entity"] + values, separator: ", "))
-            FROM \(ident: staging, association) AS a
-            JOIN \(ident: store, mapping.sourceTable) AS s ON s._pk = a.source_pk\(joins.sql)
-            WHERE a.entity_mapping = \(literal: mapping.name)
-            ORDER BY a.destination_pk
-            """
+        // Keeping their keys, the rows come straight from the source table, in no set order.
+        let select: SQL = mapping.keepsSourceKeys
+            ? """
+                SELECT \(SQL.joined(["s._pk AS destination_pk", "s._pk AS source_pk", "s._entity AS source_entity"] + values, separator: ", "))
+                FROM \(ident: store, mapping.sourceTable) AS s\(joins.sql)
+                WHERE \(read.condition)
+                """
+            : """
+                SELECT \(SQL.joined(["a.destination_pk", "s._pk AS source_pk", "s._entity AS source_entity"] + values, separator: ", "))
+                FROM \(ident: staging, association) AS a
+                JOIN \(ident: store, mapping.sourceTable) AS s ON s._pk = a.source_pk\(joins.sql)
+                WHERE a.entity_mapping = \(literal: mapping.name)
+                ORDER BY a.destination_pk
+                """
         let prune: SQL = """
             DELETE FROM \(ident: staging, associationRows) AS a
             WHERE a.entity_mapping = \(literal: mapping.name)
