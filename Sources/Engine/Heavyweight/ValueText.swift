@@ -51,18 +51,40 @@ enum ValueText {
         }
     }
 
-    /// `YYYY-MM-DD HH:MM:SS.ffffff+00`, to the microsecond PostgreSQL keeps.
+    /// `YYYY-MM-DD HH:MM:SS.ffffff+00`, to the microsecond PostgreSQL keeps. Written digit by
+    /// digit: `String(format:)` costs microseconds a call on Linux, and rows stream by the million.
     static func timestamp(_ date: Date) -> String {
         let micros = (date.timeIntervalSince1970 * 1_000_000).rounded()
-        var seconds = Int(floor(micros / 1_000_000))
+        let seconds = Int(floor(micros / 1_000_000))
         let fraction = Int(micros - Double(seconds) * 1_000_000)
         var parts = tm()
         var time = time_t(seconds)
         gmtime_r(&time, &parts)
-        seconds = Int(parts.tm_sec)
-        return String(
-            format: "%04d-%02d-%02d %02d:%02d:%02d.%06d+00", Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1, Int(parts.tm_mday),
-            Int(parts.tm_hour), Int(parts.tm_min), seconds, fraction
-        )
+        let year = Int(parts.tm_year) + 1900
+        guard (0...9999).contains(year) else {
+            return String(
+                format: "%04d-%02d-%02d %02d:%02d:%02d.%06d+00", year, Int(parts.tm_mon) + 1, Int(parts.tm_mday),
+                Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec), fraction
+            )
+        }
+        var text: [UInt8] = []
+        text.reserveCapacity(29)
+        func digits(_ value: Int, _ count: Int) {
+            var divisor = 1
+            for _ in 1..<count { divisor *= 10 }
+            while divisor > 0 {
+                text.append(UInt8(ascii: "0") + UInt8(value / divisor % 10))
+                divisor /= 10
+            }
+        }
+        digits(year, 4); text.append(UInt8(ascii: "-"))
+        digits(Int(parts.tm_mon) + 1, 2); text.append(UInt8(ascii: "-"))
+        digits(Int(parts.tm_mday), 2); text.append(UInt8(ascii: " "))
+        digits(Int(parts.tm_hour), 2); text.append(UInt8(ascii: ":"))
+        digits(Int(parts.tm_min), 2); text.append(UInt8(ascii: ":"))
+        digits(Int(parts.tm_sec), 2); text.append(UInt8(ascii: "."))
+        digits(fraction, 6)
+        text += Array("+00".utf8)
+        return String(decoding: text, as: UTF8.self)
     }
 }
