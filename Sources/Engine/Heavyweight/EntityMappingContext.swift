@@ -52,7 +52,15 @@ public final class EntityMappingContext {
             guard let expression = attribute.expression else { continue }
             values[attribute.name] = try evaluator.evaluate(expression, source: source.values)
         }
-        let instance = DestinationInstance(entity: stream.destinationEntity, primaryKey: source.destinationKey, values: values)
+        var links: [String: Int64?] = [:]
+        if !stream.links.isEmpty {
+            let toOnes = try writer.columns(of: stream.destinationEntity).toOnes
+            for link in stream.links {
+                guard let name = toOnes.first(where: { $0.column == link.column })?.name else { continue }
+                if case .int(let key) = source[link.key] { links[name] = .some(key) } else { links[name] = .some(nil) }
+            }
+        }
+        let instance = DestinationInstance(entity: stream.destinationEntity, primaryKey: source.destinationKey, values: values, links: links)
         try writer.insert(instance)
         return instance
     }

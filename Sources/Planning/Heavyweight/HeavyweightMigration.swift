@@ -63,13 +63,13 @@ public enum HeavyweightMigration {
             let streams = options.forceStreaming || entityMapping.needsSwift
             var statements = entityMapping.keepsSourceKeys ? [] : builder.associate(entityMapping)
             var stream: StreamedMapping?
+            // To-one links whose association is there already (a view, or made by an earlier
+            // pass or this one) are set in stage 1, not by a stage 2 UPDATE.
+            let ready = Set(resolved.prefix(index + 1).map(\.name) + resolved.filter(\.keepsSourceKeys).map(\.name))
+            resolved[index].linkedInStageOne = Set(entityMapping.toOneLinks.filter { ready.contains($0.mappingName) }.map(\.column))
             if streams {
-                stream = builder.stream(entityMapping)
+                stream = builder.stream(resolved[index])
             } else {
-                // To-one links whose association is there already (a view, or made by an
-                // earlier pass or this one) are set by the INSERT, not by a stage 2 UPDATE.
-                let ready = Set(resolved.prefix(index + 1).map(\.name) + resolved.filter(\.keepsSourceKeys).map(\.name))
-                resolved[index].linkedInStageOne = Set(entityMapping.toOneLinks.filter { ready.contains($0.mappingName) }.map(\.column))
                 statements.append(builder.insertInstances(resolved[index]))
             }
             let entityMapping = resolved[index]

@@ -80,6 +80,8 @@ public struct StreamedMapping: Sendable, Hashable {
     /// The destination attributes computed per row; those without an expression keep their
     /// column default.
     public var attributes: [StreamedAttribute]
+    /// To-one columns set in stage 1 from the row's `key` value (the linked row's key).
+    public var links: [StreamedLink]
     /// The association rows of source rows for which the policy created no destination row:
     /// deleted after stage 1, so stage 2 links nothing to a row that does not exist.
     public var pruneAssociations: SQL
@@ -89,6 +91,11 @@ public struct StreamedMapping: Sendable, Hashable {
     public struct SourceValue: Sendable, Hashable {
         public var key: String
         public var type: AttributeType
+    }
+
+    public struct StreamedLink: Sendable, Hashable {
+        public var column: String
+        public var key: String
     }
 
     public struct StreamedAttribute: Sendable, Hashable {

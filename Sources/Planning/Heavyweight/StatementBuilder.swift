@@ -165,17 +165,30 @@ struct StatementBuilder {
             values.append("\(key.sql) AS \(ident: object.key)")
             sourceValues.append(StreamedMapping.SourceValue(key: object.key, type: .integer64))
         }
+        // To-one links whose association is there already, read with the row.
+        var links: [StreamedMapping.StreamedLink] = []
+        var linkJoins = SQL(unsafeRaw: "")
+        for link in mapping.toOneLinks where mapping.linkedInStageOne.contains(link.column) {
+            let key = joins.key(of: link.sourcePath)
+            joins.add(key.joinPath)
+            let alias = "l." + link.column
+            linkJoins.append("\nLEFT JOIN \(ident: staging, association) AS \(ident: alias) ON \(ident: alias, "entity_mapping") = \(literal: link.mappingName) AND \(ident: alias, "source_pk") = \(key.sql)")
+            let value = StreamedMapping.StreamedLink(column: link.column, key: "_link." + link.column)
+            values.append("\(ident: alias, "destination_pk") AS \(ident: value.key)")
+            sourceValues.append(StreamedMapping.SourceValue(key: value.key, type: .integer64))
+            links.append(value)
+        }
         // Keeping their keys, the rows come straight from the source table, in no set order.
         let select: SQL = mapping.keepsSourceKeys
             ? """
                 SELECT \(SQL.joined(["s._pk AS destination_pk", "s._pk AS source_pk", "s._entity AS source_entity"] + values, separator: ", "))
-                FROM \(ident: store, mapping.sourceTable) AS s\(joins.sql)
+                FROM \(ident: store, mapping.sourceTable) AS s\(joins.sql)\(linkJoins)
                 WHERE \(read.condition)
                 """
             : """
                 SELECT \(SQL.joined(["a.destination_pk", "s._pk AS source_pk", "s._entity AS source_entity"] + values, separator: ", "))
                 FROM \(ident: staging, association) AS a
-                JOIN \(ident: store, mapping.sourceTable) AS s ON s._pk = a.source_pk\(joins.sql)
+                JOIN \(ident: store, mapping.sourceTable) AS s ON s._pk = a.source_pk\(joins.sql)\(linkJoins)
                 WHERE a.entity_mapping = \(literal: mapping.name)
                 ORDER BY a.destination_pk
                 """
@@ -195,7 +208,7 @@ struct StatementBuilder {
             destinationEntity: mapping.destinationEntity, schema: staging, destinationTable: mapping.destinationTable,
             sourceRows: select,
             sourceValues: sourceValues,
-            attributes: attributes, pruneAssociations: prune
+            attributes: attributes, links: links, pruneAssociations: prune
         )
     }
 
@@ -305,7 +318,13 @@ struct StatementBuilder {
     /// Stage 3: what `createStaging` left out, then the foreign keys, uniques and indexes as
     /// `CreateStore` writes them (its statements after the schema and the tables).
     func stageThree() -> [PlannedStatement] {
-        var statements: [PlannedStatement] = []
+        // Fresh statistics first: autovacuum may have analyzed a table while its to-one columns
+        // were still empty, and the foreign key checks would then plan a nested loop over
+        // every row.
+        var statements = [PlannedStatement(
+            "ANALYZE \(SQL.joined(destination.tables.map { "\(ident: staging, $0.name)" }, separator: ", "))",
+            lock: .shareUpdateExclusive, summary: "stage 3: statistics of the new tables for the checks"
+        )]
         for table in destination.tables {
             for column in deferredNotNull(table) {
                 statements.append(PlannedStatement(
