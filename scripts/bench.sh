@@ -3,13 +3,15 @@
 # the same change hand-written in SQL (bench/handwritten.sql, run by psql), alternating, on
 # identical copies of a filled store (CREATE DATABASE … TEMPLATE). Prints both medians, min/max,
 # the ratio and orchestrator's peak RSS. Needs DATABASE_URL (make bench provides a throwaway
-# server). BENCH_RECIPES (default 1000000; ingredients are 3x) and BENCH_ROUNDS (default 5).
+# server). BENCH_RECIPES (default 1000000; ingredients are 3x), BENCH_ROUNDS (default 5),
+# BENCH_PARTS (the parts to run, default "lightweight").
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 : "${DATABASE_URL:?DATABASE_URL must be set (try: make bench)}"
 recipes="${BENCH_RECIPES:-1000000}"
 rounds="${BENCH_ROUNDS:-5}"
+parts="${BENCH_PARTS:-lightweight}"
 store=recipes
 export PGOPTIONS="-c client_min_messages=warning"
 case "$DATABASE_URL" in
@@ -17,16 +19,59 @@ case "$DATABASE_URL" in
     *) echo "bench: DATABASE_URL must be a postgres:// URL" >&2; exit 64 ;;
 esac
 [[ "$DATABASE_URL" != *\?* ]] || { echo "bench: DATABASE_URL must not carry ?parameters" >&2; exit 64; }
+for part in $parts; do
+    case "$part" in
+        lightweight) ;;
+        *) echo "bench: BENCH_PARTS: unknown part '$part' (lightweight)" >&2; exit 64 ;;
+    esac
+done
 url_for() { echo "${DATABASE_URL%/*}/$1"; }
 admin() { psql "$DATABASE_URL" -X -q -v ON_ERROR_STOP=1 "$@"; }
 
 swift build -c release ${SWIFTPM_FLAGS:-} >/dev/null
 bin="$(swift build -c release ${SWIFTPM_FLAGS:-} --show-bin-path)/orchestrator"
 
-echo "bench: filling the template store: $recipes recipes, $((recipes * 3)) ingredients"
-admin -c "DROP DATABASE IF EXISTS bench_template" -c "CREATE DATABASE bench_template"
-"$bin" apply --model bench/model --to "Bench 1" --store "$store" --database-url "$(url_for bench_template)" >/dev/null
-psql "$(url_for bench_template)" -X -q -v ON_ERROR_STOP=1 -v schema="$store" -v recipes="$recipes" -f bench/fill.sql
+# A template database holding a store of `version`, filled by `fill` with `count` recipes.
+fill_template() {  # database model version fill count
+    admin -c "DROP DATABASE IF EXISTS $1" -c "CREATE DATABASE $1"
+    "$bin" apply --model "$2" --to "$3" --store "$store" --database-url "$(url_for "$1")" >/dev/null
+    psql "$(url_for "$1")" -X -q -v ON_ERROR_STOP=1 -v schema="$store" -v recipes="$5" -f "$4"
+}
+
+# Fresh copies of a template database, replacing earlier ones.
+copies() {  # template database…
+    local template="$1" statements=()
+    shift
+    for database in "$@"; do statements+=(-c "DROP DATABASE IF EXISTS $database" -c "CREATE DATABASE $database TEMPLATE $template"); done
+    admin "${statements[@]}"
+}
+
+drop_databases() {
+    local statements=()
+    for database in "$@"; do statements+=(-c "DROP DATABASE IF EXISTS $database"); done
+    admin "${statements[@]}"
+}
+
+# Stops the bench when two databases' stores differ by the fingerprint function given.
+same_stores() {  # fingerprint what database database
+    if [ "$("$1" "$(url_for "$3")")" != "$("$1" "$(url_for "$4")")" ]; then
+        echo "bench: $2 give different stores" >&2
+        diff <("$1" "$(url_for "$3")" | tr ',' '\n') <("$1" "$(url_for "$4")" | tr ',' '\n') >&2 || true
+        exit 1
+    fi
+}
+
+timed() {  # prints "seconds peak_kb"
+    local out
+    out="$(mktemp)"
+    /usr/bin/time -f "%e %M" -o "$out" "$@" >/dev/null
+    cat "$out"
+    rm -f "$out"
+}
+
+# "median min max" of the numbers given.
+stats() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {m = (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2; printf "%.3f %.3f %.3f\n", m, a[1], a[NR]}'; }
+largest() { printf '%s\n' "$@" | sort -n | tail -1; }
 
 # One line per store: what both ways must agree on.
 fingerprint() {
@@ -39,43 +84,35 @@ fingerprint() {
                   FROM information_schema.columns WHERE table_schema = '$store')"
 }
 
-timed() {  # prints "seconds peak_kb"
-    local out
-    out="$(mktemp)"
-    /usr/bin/time -f "%e %M" -o "$out" "$@" >/dev/null
-    cat "$out"
-    rm -f "$out"
+lightweight() {
+    echo "bench: filling the template store: $recipes recipes, $((recipes * 3)) ingredients"
+    fill_template bench_template bench/model "Bench 1" bench/fill.sql "$recipes"
+
+    local orchestrator_times=() psql_times=() peaks=()
+    for round in $(seq 1 "$rounds"); do
+        copies bench_template bench_o bench_h
+        run_orchestrator() {
+            read -r seconds peak < <(timed "$bin" apply --model bench/model --store "$store" --database-url "$(url_for bench_o)")
+            orchestrator_times+=("$seconds"); peaks+=("$peak")
+        }
+        run_psql() {
+            read -r seconds _ < <(timed psql "$(url_for bench_h)" -X -q -v ON_ERROR_STOP=1 -v schema="$store" -f bench/handwritten.sql)
+            psql_times+=("$seconds")
+        }
+        if (( round % 2 )); then run_orchestrator; run_psql; else run_psql; run_orchestrator; fi
+        same_stores fingerprint "round $round: orchestrator and the hand-written SQL" bench_o bench_h
+        echo "bench: round $round: orchestrator ${orchestrator_times[-1]} s, psql ${psql_times[-1]} s"
+    done
+    drop_databases bench_o bench_h bench_template
+
+    read -r o_med o_min o_max < <(stats "${orchestrator_times[@]}")
+    read -r p_med p_min p_max < <(stats "${psql_times[@]}")
+    echo
+    echo "lightweight step, $recipes recipes / $((recipes * 3)) ingredients, $rounds rounds (alternating):"
+    echo "  orchestrator apply: median ${o_med} s (min ${o_min}, max ${o_max}), process start included"
+    echo "  hand-written SQL:   median ${p_med} s (min ${p_min}, max ${p_max}), psql start included"
+    awk -v o="$o_med" -v p="$p_med" 'BEGIN { printf "  ratio orchestrator / hand-written: %.2f (target <= 1.15)\n", o / p }'
+    echo "  orchestrator peak RSS: $(( $(largest "${peaks[@]}") / 1024 )) MB"
 }
 
-orchestrator_times=() psql_times=() peaks=()
-for round in $(seq 1 "$rounds"); do
-    admin -c "DROP DATABASE IF EXISTS bench_o" -c "DROP DATABASE IF EXISTS bench_h" \
-          -c "CREATE DATABASE bench_o TEMPLATE bench_template" -c "CREATE DATABASE bench_h TEMPLATE bench_template"
-    run_orchestrator() {
-        read -r seconds peak < <(timed "$bin" apply --model bench/model --store "$store" --database-url "$(url_for bench_o)")
-        orchestrator_times+=("$seconds"); peaks+=("$peak")
-    }
-    run_psql() {
-        read -r seconds _ < <(timed psql "$(url_for bench_h)" -X -q -v ON_ERROR_STOP=1 -v schema="$store" -f bench/handwritten.sql)
-        psql_times+=("$seconds")
-    }
-    if (( round % 2 )); then run_orchestrator; run_psql; else run_psql; run_orchestrator; fi
-    if [ "$(fingerprint "$(url_for bench_o)")" != "$(fingerprint "$(url_for bench_h)")" ]; then
-        echo "bench: round $round: orchestrator and the hand-written SQL give different stores" >&2
-        diff <(fingerprint "$(url_for bench_o)" | tr ',' '\n') <(fingerprint "$(url_for bench_h)" | tr ',' '\n') >&2 || true
-        exit 1
-    fi
-    echo "bench: round $round: orchestrator ${orchestrator_times[-1]} s, psql ${psql_times[-1]} s"
-done
-admin -c "DROP DATABASE IF EXISTS bench_o" -c "DROP DATABASE IF EXISTS bench_h" -c "DROP DATABASE IF EXISTS bench_template"
-
-stats() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {m = (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2; printf "%.3f %.3f %.3f\n", m, a[1], a[NR]}'; }
-read -r o_med o_min o_max < <(stats "${orchestrator_times[@]}")
-read -r p_med p_min p_max < <(stats "${psql_times[@]}")
-peak_max=$(printf '%s\n' "${peaks[@]}" | sort -n | tail -1)
-echo
-echo "lightweight step, $recipes recipes / $((recipes * 3)) ingredients, $rounds rounds (alternating):"
-echo "  orchestrator apply: median ${o_med} s (min ${o_min}, max ${o_max}), process start included"
-echo "  hand-written SQL:   median ${p_med} s (min ${p_min}, max ${p_max}), psql start included"
-awk -v o="$o_med" -v p="$p_med" 'BEGIN { printf "  ratio orchestrator / hand-written: %.2f (target <= 1.15)\n", o / p }'
-echo "  orchestrator peak RSS: $((peak_max / 1024)) MB"
+for part in $parts; do "$part"; done
