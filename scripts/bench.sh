@@ -70,10 +70,10 @@ same_stores() {  # fingerprint what database database
     fi
 }
 
-timed() {  # prints "seconds peak_kb"
+timed() {  # prints "seconds peak_kb user_cpu_seconds"
     local out
     out="$(mktemp)"
-    /usr/bin/time -f "%e %M" -o "$out" "$@" >/dev/null
+    /usr/bin/time -f "%e %M %U" -o "$out" "$@" >/dev/null
     cat "$out"
     rm -f "$out"
 }
@@ -101,7 +101,7 @@ lightweight() {
     for round in $(seq 1 "$rounds"); do
         copies bench_template bench_o bench_h
         run_orchestrator() {
-            read -r seconds peak < <(timed "$bin" apply --model bench/model --store "$store" --database-url "$(url_for bench_o)")
+            read -r seconds peak _ < <(timed "$bin" apply --model bench/model --store "$store" --database-url "$(url_for bench_o)")
             orchestrator_times+=("$seconds"); peaks+=("$peak")
         }
         run_psql() {
@@ -149,7 +149,7 @@ heavyweight() {
     echo "bench: heavyweight: filling the template store: $recipes recipes, 10000 chefs"
     fill_template bench_heavyweight "$model" "Heavy 1" bench/heavyweight/fill.sql "$recipes"
 
-    local set_based_times=() psql_times=() streaming_times=() streaming_rates=() peaks=() small_peaks=()
+    local set_based_times=() psql_times=() streaming_times=() streaming_rates=() streaming_cpu=() peaks=() small_peaks=()
     heavyweight_set_based() {
         read -r seconds _ < <(timed "$bin" apply --model "$model" --store "$store" --database-url "$(url_for bench_o)")
         set_based_times+=("$seconds")
@@ -159,8 +159,8 @@ heavyweight() {
         psql_times+=("$seconds")
     }
     heavyweight_streaming() {
-        read -r seconds peak < <(timed "$bin" apply --streaming --model "$model" --store "$store" --database-url "$(url_for bench_s)")
-        streaming_times+=("$seconds"); peaks+=("$peak")
+        read -r seconds peak cpu < <(timed "$bin" apply --streaming --model "$model" --store "$store" --database-url "$(url_for bench_s)")
+        streaming_times+=("$seconds"); peaks+=("$peak"); streaming_cpu+=("$cpu")
         streaming_rates+=("$(awk -v n="$recipes" -v s="$seconds" 'BEGIN { printf "%.0f", n / s }')")
     }
     local order=(set_based psql streaming)
@@ -171,14 +171,14 @@ heavyweight() {
         same_stores heavyweight_fingerprint "heavyweight round $round: orchestrator (set-based) and the hand-written SQL" bench_o bench_h
         same_stores heavyweight_fingerprint "heavyweight round $round: orchestrator --streaming and the hand-written SQL" bench_s bench_h
         echo "bench: heavyweight round $round: orchestrator ${set_based_times[-1]} s, psql ${psql_times[-1]} s," \
-             "orchestrator --streaming ${streaming_times[-1]} s ($((peaks[-1] / 1024)) MB)"
+             "orchestrator --streaming ${streaming_times[-1]} s (${streaming_cpu[-1]} s CPU, $((peaks[-1] / 1024)) MB)"
     done
 
     echo "bench: heavyweight: peak RSS of --streaming at $small recipes"
     fill_template bench_heavyweight "$model" "Heavy 1" bench/heavyweight/fill.sql "$small"
     for round in $(seq 1 "$heavyweight_rounds"); do
         copies bench_heavyweight bench_s
-        read -r _ peak < <(timed "$bin" apply --streaming --model "$model" --store "$store" --database-url "$(url_for bench_s)")
+        read -r _ peak _ < <(timed "$bin" apply --streaming --model "$model" --store "$store" --database-url "$(url_for bench_s)")
         small_peaks+=("$peak")
     done
     drop_databases bench_o bench_h bench_s bench_heavyweight
@@ -187,12 +187,14 @@ heavyweight() {
     read -r p_med p_min p_max < <(stats "${psql_times[@]}")
     read -r s_med s_min s_max < <(stats "${streaming_times[@]}")
     read -r r_med r_min r_max < <(stats "${streaming_rates[@]}")
+    read -r c_med c_min c_max < <(stats "${streaming_cpu[@]}")
     local peak=$(( $(largest "${peaks[@]}") / 1024 )) small_peak=$(( $(largest "${small_peaks[@]}") / 1024 ))
     echo
     echo "heavyweight step (Fahrenheit -> Celsius), $recipes recipes / 10000 chefs, $heavyweight_rounds rounds (alternating):"
     echo "  orchestrator apply:             median ${o_med} s (min ${o_min}, max ${o_max}), process start included"
     echo "  hand-written SQL:               median ${p_med} s (min ${p_min}, max ${p_max}), psql start included"
-    echo "  orchestrator apply --streaming: median ${s_med} s (min ${s_min}, max ${s_max}), process start included"
+    echo "  orchestrator apply --streaming: median ${s_med} s (min ${s_min}, max ${s_max}), process start included;"
+    echo "                                  the orchestrator process used median ${c_med} s of CPU (min ${c_min}, max ${c_max})"
     awk -v o="$o_med" -v p="$p_med" 'BEGIN { printf "  1. ratio set-based / hand-written: %.2f (target <= 1.5)\n", o / p }'
     printf "  2. streaming: median %.0f recipes/s (min %.0f, max %.0f) (target >= 100000)\n" "$r_med" "$r_min" "$r_max"
     awk -v n="$recipes" -v s="$small" -v p="$peak" -v q="$small_peak" \
