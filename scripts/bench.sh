@@ -1,15 +1,25 @@
 #!/usr/bin/env bash
-# make bench: times `orchestrator apply` of a lightweight step combining several rules against
-# the same change hand-written in SQL (bench/handwritten.sql, run by psql), alternating, on
-# identical copies of a filled store (CREATE DATABASE … TEMPLATE). Prints both medians, min/max,
-# the ratio and orchestrator's peak RSS. Needs DATABASE_URL (make bench provides a throwaway
-# server). BENCH_RECIPES (default 1000000; ingredients are 3x) and BENCH_ROUNDS (default 5).
+# make bench: times `orchestrator apply` against the same change hand-written in SQL (run by
+# psql), alternating, on identical copies of a filled store (CREATE DATABASE … TEMPLATE), with a
+# check that both give the same store. Two parts, in this order:
+#   lightweight  a step combining several rules (bench/model, bench/fill.sql, bench/handwritten.sql):
+#                both medians, min/max, the ratio and orchestrator's peak RSS;
+#   heavyweight  Fahrenheit -> Celsius by a mapping model (bench/heavyweight/): set-based against
+#                hand-written INSERT … SELECT into a new schema (the ratio), the same step with
+#                --streaming (rows/s), and the streaming peak RSS at a tenth of the recipes and at
+#                all of them.
+# Needs DATABASE_URL (make bench provides a throwaway server). BENCH_RECIPES (default 1000000;
+# lightweight ingredients are 3x), BENCH_ROUNDS (default 5 lightweight, 3 heavyweight),
+# BENCH_HEAVYWEIGHT_ROUNDS (default: BENCH_ROUNDS when set, else 3), BENCH_PARTS (default
+# "lightweight heavyweight").
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 : "${DATABASE_URL:?DATABASE_URL must be set (try: make bench)}"
 recipes="${BENCH_RECIPES:-1000000}"
 rounds="${BENCH_ROUNDS:-5}"
+heavyweight_rounds="${BENCH_HEAVYWEIGHT_ROUNDS:-${BENCH_ROUNDS:-3}}"
+parts="${BENCH_PARTS:-lightweight heavyweight}"
 store=recipes
 export PGOPTIONS="-c client_min_messages=warning"
 case "$DATABASE_URL" in
@@ -17,16 +27,60 @@ case "$DATABASE_URL" in
     *) echo "bench: DATABASE_URL must be a postgres:// URL" >&2; exit 64 ;;
 esac
 [[ "$DATABASE_URL" != *\?* ]] || { echo "bench: DATABASE_URL must not carry ?parameters" >&2; exit 64; }
+for part in $parts; do
+    case "$part" in
+        lightweight|heavyweight) ;;
+        *) echo "bench: BENCH_PARTS: unknown part '$part' (lightweight, heavyweight)" >&2; exit 64 ;;
+    esac
+done
+(( recipes >= 10 )) || { echo "bench: BENCH_RECIPES must be at least 10" >&2; exit 64; }
 url_for() { echo "${DATABASE_URL%/*}/$1"; }
 admin() { psql "$DATABASE_URL" -X -q -v ON_ERROR_STOP=1 "$@"; }
 
 swift build -c release ${SWIFTPM_FLAGS:-} >/dev/null
 bin="$(swift build -c release ${SWIFTPM_FLAGS:-} --show-bin-path)/orchestrator"
 
-echo "bench: filling the template store: $recipes recipes, $((recipes * 3)) ingredients"
-admin -c "DROP DATABASE IF EXISTS bench_template" -c "CREATE DATABASE bench_template"
-"$bin" apply --model bench/model --to "Bench 1" --store "$store" --database-url "$(url_for bench_template)" >/dev/null
-psql "$(url_for bench_template)" -X -q -v ON_ERROR_STOP=1 -v schema="$store" -v recipes="$recipes" -f bench/fill.sql
+# A template database holding a store of `version`, filled by `fill` with `count` recipes.
+fill_template() {  # database model version fill count
+    admin -c "DROP DATABASE IF EXISTS $1" -c "CREATE DATABASE $1"
+    "$bin" apply --model "$2" --to "$3" --store "$store" --database-url "$(url_for "$1")" >/dev/null
+    psql "$(url_for "$1")" -X -q -v ON_ERROR_STOP=1 -v schema="$store" -v recipes="$5" -f "$4"
+}
+
+# Fresh copies of a template database, replacing earlier ones.
+copies() {  # template database…
+    local template="$1" statements=()
+    shift
+    for database in "$@"; do statements+=(-c "DROP DATABASE IF EXISTS $database" -c "CREATE DATABASE $database TEMPLATE $template"); done
+    admin "${statements[@]}"
+}
+
+drop_databases() {
+    local statements=()
+    for database in "$@"; do statements+=(-c "DROP DATABASE IF EXISTS $database"); done
+    admin "${statements[@]}"
+}
+
+# Stops the bench when two databases' stores differ by the fingerprint function given.
+same_stores() {  # fingerprint what database database
+    if [ "$("$1" "$(url_for "$3")")" != "$("$1" "$(url_for "$4")")" ]; then
+        echo "bench: $2 give different stores" >&2
+        diff <("$1" "$(url_for "$3")" | tr ',' '\n') <("$1" "$(url_for "$4")" | tr ',' '\n') >&2 || true
+        exit 1
+    fi
+}
+
+timed() {  # prints "seconds peak_kb user_cpu_seconds"
+    local out
+    out="$(mktemp)"
+    /usr/bin/time -f "%e %M %U" -o "$out" "$@" >/dev/null
+    cat "$out"
+    rm -f "$out"
+}
+
+# "median min max" of the numbers given.
+stats() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {m = (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2; printf "%.3f %.3f %.3f\n", m, a[1], a[NR]}'; }
+largest() { printf '%s\n' "$@" | sort -n | tail -1; }
 
 # One line per store: what both ways must agree on.
 fingerprint() {
@@ -39,43 +93,112 @@ fingerprint() {
                   FROM information_schema.columns WHERE table_schema = '$store')"
 }
 
-timed() {  # prints "seconds peak_kb"
-    local out
-    out="$(mktemp)"
-    /usr/bin/time -f "%e %M" -o "$out" "$@" >/dev/null
-    cat "$out"
-    rm -f "$out"
+lightweight() {
+    echo "bench: filling the template store: $recipes recipes, $((recipes * 3)) ingredients"
+    fill_template bench_template bench/model "Bench 1" bench/fill.sql "$recipes"
+
+    local orchestrator_times=() psql_times=() peaks=()
+    for round in $(seq 1 "$rounds"); do
+        copies bench_template bench_o bench_h
+        run_orchestrator() {
+            read -r seconds peak _ < <(timed "$bin" apply --model bench/model --store "$store" --database-url "$(url_for bench_o)")
+            orchestrator_times+=("$seconds"); peaks+=("$peak")
+        }
+        run_psql() {
+            read -r seconds _ < <(timed psql "$(url_for bench_h)" -X -q -v ON_ERROR_STOP=1 -v schema="$store" -f bench/handwritten.sql)
+            psql_times+=("$seconds")
+        }
+        if (( round % 2 )); then run_orchestrator; run_psql; else run_psql; run_orchestrator; fi
+        same_stores fingerprint "round $round: orchestrator and the hand-written SQL" bench_o bench_h
+        echo "bench: round $round: orchestrator ${orchestrator_times[-1]} s, psql ${psql_times[-1]} s"
+    done
+    drop_databases bench_o bench_h bench_template
+
+    read -r o_med o_min o_max < <(stats "${orchestrator_times[@]}")
+    read -r p_med p_min p_max < <(stats "${psql_times[@]}")
+    echo
+    echo "lightweight step, $recipes recipes / $((recipes * 3)) ingredients, $rounds rounds (alternating):"
+    echo "  orchestrator apply: median ${o_med} s (min ${o_min}, max ${o_max}), process start included"
+    echo "  hand-written SQL:   median ${p_med} s (min ${p_min}, max ${p_max}), psql start included"
+    awk -v o="$o_med" -v p="$p_med" 'BEGIN { printf "  ratio orchestrator / hand-written: %.2f (target <= 1.15)\n", o / p }'
+    echo "  orchestrator peak RSS: $(( $(largest "${peaks[@]}") / 1024 )) MB"
 }
 
-orchestrator_times=() psql_times=() peaks=()
-for round in $(seq 1 "$rounds"); do
-    admin -c "DROP DATABASE IF EXISTS bench_o" -c "DROP DATABASE IF EXISTS bench_h" \
-          -c "CREATE DATABASE bench_o TEMPLATE bench_template" -c "CREATE DATABASE bench_h TEMPLATE bench_template"
-    run_orchestrator() {
-        read -r seconds peak < <(timed "$bin" apply --model bench/model --store "$store" --database-url "$(url_for bench_o)")
-        orchestrator_times+=("$seconds"); peaks+=("$peak")
+# The heavyweight store: chefs, and recipes with their chef's name, the catalog and the
+# identity sequences (both ways leave them at the largest key); and the backup.
+heavyweight_fingerprint() {
+    psql "$1" -X -At -v ON_ERROR_STOP=1 -c "
+        SELECT (SELECT count(*) || ':' || sum(hashtext(_pk || '|' || name || '|' || coalesce(training, ''))) FROM $store.chef),
+               (SELECT count(*) || ':' || sum(hashtext(r._pk || '|' || r.name || '|' || coalesce(r.instructions, '') || '|'
+                   || coalesce(r.rating::text, '') || '|' || r.servings || '|' || coalesce(r.temperature_c::text, '') || '|'
+                   || coalesce(r.added::text, '') || '|' || coalesce(c.name, '')))
+                  FROM $store.recipe r LEFT JOIN $store.chef c ON c._pk = r.chef_pk),
+               (SELECT string_agg(sequencename || ' ' || last_value, ',' ORDER BY sequencename) FROM pg_sequences WHERE schemaname = '$store'),
+               (SELECT string_agg(conname || ' ' || pg_get_constraintdef(oid), ',' ORDER BY conname)
+                  FROM pg_constraint WHERE connamespace = '$store'::regnamespace),
+               (SELECT string_agg(indexname, ',' ORDER BY indexname) FROM pg_indexes WHERE schemaname = '$store'),
+               (SELECT string_agg(table_name || '.' || column_name || ' ' || data_type || ' ' || is_nullable || ' ' || coalesce(column_default, ''),
+                   ',' ORDER BY table_name, column_name)
+                  FROM information_schema.columns WHERE table_schema = '$store'),
+               (SELECT count(*) FROM \"$store~\".recipe)"
+}
+
+heavyweight() {
+    local model=bench/heavyweight/model small=$((recipes / 10))
+    echo
+    echo "bench: heavyweight: filling the template store: $recipes recipes, 10000 chefs"
+    fill_template bench_heavyweight "$model" "Heavy 1" bench/heavyweight/fill.sql "$recipes"
+
+    local set_based_times=() psql_times=() streaming_times=() streaming_rates=() streaming_cpu=() peaks=() small_peaks=()
+    heavyweight_set_based() {
+        read -r seconds _ < <(timed "$bin" apply --model "$model" --store "$store" --database-url "$(url_for bench_o)")
+        set_based_times+=("$seconds")
     }
-    run_psql() {
-        read -r seconds _ < <(timed psql "$(url_for bench_h)" -X -q -v ON_ERROR_STOP=1 -v schema="$store" -f bench/handwritten.sql)
+    heavyweight_psql() {
+        read -r seconds _ < <(timed psql "$(url_for bench_h)" -X -q -v ON_ERROR_STOP=1 -v schema="$store" -f bench/heavyweight/handwritten.sql)
         psql_times+=("$seconds")
     }
-    if (( round % 2 )); then run_orchestrator; run_psql; else run_psql; run_orchestrator; fi
-    if [ "$(fingerprint "$(url_for bench_o)")" != "$(fingerprint "$(url_for bench_h)")" ]; then
-        echo "bench: round $round: orchestrator and the hand-written SQL give different stores" >&2
-        diff <(fingerprint "$(url_for bench_o)" | tr ',' '\n') <(fingerprint "$(url_for bench_h)" | tr ',' '\n') >&2 || true
-        exit 1
-    fi
-    echo "bench: round $round: orchestrator ${orchestrator_times[-1]} s, psql ${psql_times[-1]} s"
-done
-admin -c "DROP DATABASE IF EXISTS bench_o" -c "DROP DATABASE IF EXISTS bench_h" -c "DROP DATABASE IF EXISTS bench_template"
+    heavyweight_streaming() {
+        read -r seconds peak cpu < <(timed "$bin" apply --streaming --model "$model" --store "$store" --database-url "$(url_for bench_s)")
+        streaming_times+=("$seconds"); peaks+=("$peak"); streaming_cpu+=("$cpu")
+        streaming_rates+=("$(awk -v n="$recipes" -v s="$seconds" 'BEGIN { printf "%.0f", n / s }')")
+    }
+    local order=(set_based psql streaming)
+    for round in $(seq 1 "$heavyweight_rounds"); do
+        copies bench_heavyweight bench_o bench_h bench_s
+        # Each way takes each place in turn.
+        for turn in 0 1 2; do "heavyweight_${order[(turn + round - 1) % 3]}"; done
+        same_stores heavyweight_fingerprint "heavyweight round $round: orchestrator (set-based) and the hand-written SQL" bench_o bench_h
+        same_stores heavyweight_fingerprint "heavyweight round $round: orchestrator --streaming and the hand-written SQL" bench_s bench_h
+        echo "bench: heavyweight round $round: orchestrator ${set_based_times[-1]} s, psql ${psql_times[-1]} s," \
+             "orchestrator --streaming ${streaming_times[-1]} s (${streaming_cpu[-1]} s CPU, $((peaks[-1] / 1024)) MB)"
+    done
 
-stats() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {m = (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2; printf "%.3f %.3f %.3f\n", m, a[1], a[NR]}'; }
-read -r o_med o_min o_max < <(stats "${orchestrator_times[@]}")
-read -r p_med p_min p_max < <(stats "${psql_times[@]}")
-peak_max=$(printf '%s\n' "${peaks[@]}" | sort -n | tail -1)
-echo
-echo "lightweight step, $recipes recipes / $((recipes * 3)) ingredients, $rounds rounds (alternating):"
-echo "  orchestrator apply: median ${o_med} s (min ${o_min}, max ${o_max}), process start included"
-echo "  hand-written SQL:   median ${p_med} s (min ${p_min}, max ${p_max}), psql start included"
-awk -v o="$o_med" -v p="$p_med" 'BEGIN { printf "  ratio orchestrator / hand-written: %.2f (target <= 1.15)\n", o / p }'
-echo "  orchestrator peak RSS: $((peak_max / 1024)) MB"
+    echo "bench: heavyweight: peak RSS of --streaming at $small recipes"
+    fill_template bench_heavyweight "$model" "Heavy 1" bench/heavyweight/fill.sql "$small"
+    for round in $(seq 1 "$heavyweight_rounds"); do
+        copies bench_heavyweight bench_s
+        read -r _ peak _ < <(timed "$bin" apply --streaming --model "$model" --store "$store" --database-url "$(url_for bench_s)")
+        small_peaks+=("$peak")
+    done
+    drop_databases bench_o bench_h bench_s bench_heavyweight
+
+    read -r o_med o_min o_max < <(stats "${set_based_times[@]}")
+    read -r p_med p_min p_max < <(stats "${psql_times[@]}")
+    read -r s_med s_min s_max < <(stats "${streaming_times[@]}")
+    read -r r_med r_min r_max < <(stats "${streaming_rates[@]}")
+    read -r c_med c_min c_max < <(stats "${streaming_cpu[@]}")
+    local peak=$(( $(largest "${peaks[@]}") / 1024 )) small_peak=$(( $(largest "${small_peaks[@]}") / 1024 ))
+    echo
+    echo "heavyweight step (Fahrenheit -> Celsius), $recipes recipes / 10000 chefs, $heavyweight_rounds rounds (alternating):"
+    echo "  orchestrator apply:             median ${o_med} s (min ${o_min}, max ${o_max}), process start included"
+    echo "  hand-written SQL:               median ${p_med} s (min ${p_min}, max ${p_max}), psql start included"
+    echo "  orchestrator apply --streaming: median ${s_med} s (min ${s_min}, max ${s_max}), process start included;"
+    echo "                                  the orchestrator process used median ${c_med} s of CPU (min ${c_min}, max ${c_max})"
+    awk -v o="$o_med" -v p="$p_med" 'BEGIN { printf "  1. ratio set-based / hand-written: %.2f (target <= 1.5)\n", o / p }'
+    printf "  2. streaming: median %.0f recipes/s (min %.0f, max %.0f) (target >= 100000)\n" "$r_med" "$r_min" "$r_max"
+    awk -v n="$recipes" -v s="$small" -v p="$peak" -v q="$small_peak" \
+        'BEGIN { printf "  3. streaming peak RSS: %d MB at %d recipes, %d MB at %d (x%.2f) (target <= 150 MB and flat)\n", q, s, p, n, p / q }'
+}
+
+for part in $parts; do "$part"; done
