@@ -86,6 +86,21 @@ struct StatementBuilder {
         return [PlannedStatement(associate, lock: .rowExclusive, summary: "stage 1, \(mapping.name): associate each \(mapping.sourceEntities.joined(separator: "/")) row\(mapping.filter == nil ? "" : " passing the filter") with a new \(mapping.destinationEntity) key")]
     }
 
+    /// The to-one links set in stage 1: a join of the association per link (`"l.<column>"`),
+    /// and per column the linked row's key.
+    private func stageOneLinks(_ mapping: ResolvedEntityMapping, _ joins: inout SourceJoins) -> (joins: SQL, keys: [(column: String, key: SQL)]) {
+        var sql = SQL(unsafeRaw: "")
+        var keys: [(String, SQL)] = []
+        for link in mapping.toOneLinks where mapping.linkedInStageOne.contains(link.column) {
+            let key = joins.key(of: link.sourcePath)
+            joins.add(key.joinPath)
+            let alias = "l." + link.column
+            sql.append("\nLEFT JOIN \(ident: staging, association) AS \(ident: alias) ON \(ident: alias, "entity_mapping") = \(literal: link.mappingName) AND \(ident: alias, "source_pk") = \(key.sql)")
+            keys.append((link.column, "\(ident: alias, "destination_pk")"))
+        }
+        return (sql, keys)
+    }
+
     /// The source rows an entity mapping reads (`s`): its entities, passing its filter.
     private func sourceRows(_ mapping: ResolvedEntityMapping) -> (joins: SourceJoins, condition: SQL) {
         guard let sourceEntity = source.entity(named: mapping.sourceEntity) else { preconditionFailure("resolved against this version") }
@@ -105,14 +120,10 @@ struct StatementBuilder {
         var columns = ["_pk", "_entity"] + mapping.attributes.map(\.column)
         var select: [SQL] = [mapping.keepsSourceKeys ? "s._pk" : "a.destination_pk", "\(literal: mapping.destinationEntity)"]
             + mapping.attributes.map { compiler.compile($0.expression)! }
-        var linkJoins = SQL(unsafeRaw: "")
-        for link in mapping.toOneLinks where mapping.linkedInStageOne.contains(link.column) {
-            let key = joins.key(of: link.sourcePath)
-            joins.add(key.joinPath)
-            let alias = "l." + link.column
-            linkJoins.append("\nLEFT JOIN \(ident: staging, association) AS \(ident: alias) ON \(ident: alias, "entity_mapping") = \(literal: link.mappingName) AND \(ident: alias, "source_pk") = \(key.sql)")
-            columns.append(link.column)
-            select.append("\(ident: alias, "destination_pk")")
+        let (linkJoins, linked) = stageOneLinks(mapping, &joins)
+        for (column, key) in linked {
+            columns.append(column)
+            select.append(key)
         }
         let from: SQL = mapping.keepsSourceKeys
             ? """
@@ -167,14 +178,10 @@ struct StatementBuilder {
         }
         // To-one links whose association is there already, read with the row.
         var links: [StreamedMapping.StreamedLink] = []
-        var linkJoins = SQL(unsafeRaw: "")
-        for link in mapping.toOneLinks where mapping.linkedInStageOne.contains(link.column) {
-            let key = joins.key(of: link.sourcePath)
-            joins.add(key.joinPath)
-            let alias = "l." + link.column
-            linkJoins.append("\nLEFT JOIN \(ident: staging, association) AS \(ident: alias) ON \(ident: alias, "entity_mapping") = \(literal: link.mappingName) AND \(ident: alias, "source_pk") = \(key.sql)")
-            let value = StreamedMapping.StreamedLink(column: link.column, key: "_link." + link.column)
-            values.append("\(ident: alias, "destination_pk") AS \(ident: value.key)")
+        let (linkJoins, linked) = stageOneLinks(mapping, &joins)
+        for (column, key) in linked {
+            let value = StreamedMapping.StreamedLink(column: column, key: "_link." + column)
+            values.append("\(key) AS \(ident: value.key)")
             sourceValues.append(StreamedMapping.SourceValue(key: value.key, type: .integer64))
             links.append(value)
         }
