@@ -88,17 +88,27 @@ func appendCopyLine(_ row: [String?], to buffer: inout [UInt8]) {
     let backslash = UInt8(ascii: "\\")
     for (index, field) in row.enumerated() {
         if index > 0 { buffer.append(UInt8(ascii: "\t")) }
-        guard let field else {
-            buffer += [backslash, UInt8(ascii: "N")]
+        guard var field else {
+            buffer.append(backslash)
+            buffer.append(UInt8(ascii: "N"))
             continue
         }
+        // Most fields need no escape: copied in one go from the string's UTF-8.
+        let copied = field.withUTF8 { bytes -> Bool in
+            guard !bytes.contains(where: { $0 == backslash || $0 == UInt8(ascii: "\t") || $0 == UInt8(ascii: "\n") || $0 == UInt8(ascii: "\r") }) else {
+                return false
+            }
+            buffer.append(contentsOf: bytes)
+            return true
+        }
+        if copied { continue }
         for byte in field.utf8 {
             switch byte {
-            case backslash: buffer += [backslash, backslash]
-            case UInt8(ascii: "\t"): buffer += [backslash, UInt8(ascii: "t")]
-            case UInt8(ascii: "\n"): buffer += [backslash, UInt8(ascii: "n")]
-            case UInt8(ascii: "\r"): buffer += [backslash, UInt8(ascii: "r")]
-            default: buffer.append(byte)
+            case backslash, UInt8(ascii: "\t"), UInt8(ascii: "\n"), UInt8(ascii: "\r"):
+                buffer.append(backslash)
+                buffer.append(byte == backslash ? backslash : byte == UInt8(ascii: "\t") ? UInt8(ascii: "t") : byte == UInt8(ascii: "\n") ? UInt8(ascii: "n") : UInt8(ascii: "r"))
+            default:
+                buffer.append(byte)
             }
         }
     }

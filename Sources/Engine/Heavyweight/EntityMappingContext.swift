@@ -138,7 +138,8 @@ final class InstanceWriter {
         for name in order {
             let instances = groups[name]!
             let entity = try columns(of: name)
-            for instance in instances where instance.values.count + instance.links.count > 0 {
+            // Names a policy set (those from the mapping's expressions come from the model).
+            for instance in instances where !instance.changed.isEmpty {
                 try entity.checkNames(of: instance)
             }
             let columns = ["_pk", "_entity"] + entity.attributes.map(\.column) + entity.toOnes.map(\.column)
@@ -231,13 +232,11 @@ struct EntityColumns {
         }
     }
 
-    /// Every attribute and to-one relationship an instance sets is one of the entity's.
+    /// Every attribute and to-one relationship a policy set on an instance is one of the entity's.
     func checkNames(of instance: DestinationInstance) throws {
-        for name in instance.values.keys where !attributeNames.contains(name) {
-            throw PolicyError(message: "\(entity) has no stored attribute '\(name)'")
-        }
-        for name in instance.links.keys where !toOneNames.contains(name) {
-            throw PolicyError(message: "\(entity) has no to-one relationship '\(name)' stored in its table")
+        for name in instance.changed where !attributeNames.contains(name) && !toOneNames.contains(name) {
+            let what = instance.links[name] != nil ? "to-one relationship '\(name)' stored in its table" : "stored attribute '\(name)'"
+            throw PolicyError(message: "\(entity) has no \(what)")
         }
     }
 
