@@ -67,6 +67,9 @@ public enum HeavyweightMigration {
             // pass or this one) are set in stage 1, not by a stage 2 UPDATE.
             let ready = Set(resolved.prefix(index + 1).map(\.name) + resolved.filter(\.keepsSourceKeys).map(\.name))
             resolved[index].linkedInStageOne = Set(entityMapping.toOneLinks.filter { ready.contains($0.mappingName) }.map(\.column))
+            resolved[index].linkedByKey = Set(entityMapping.toOneLinks.filter { link in
+                linksByKey(link, from: entityMapping, among: resolved, source: source)
+            }.map(\.column))
             if streams {
                 stream = builder.stream(resolved[index])
             } else {
@@ -170,5 +173,15 @@ public enum HeavyweightMigration {
                 && Set(read).count == read.count
             return mapping
         }
+    }
+
+    /// A link through an entity mapping that keeps its source keys, has no filter and reads
+    /// every entity the source relationship can point at: the linked row is the one with the
+    /// source key the relationship holds.
+    static func linksByKey(_ link: ResolvedEntityMapping.ToOneLink, from mapping: ResolvedEntityMapping, among mappings: [ResolvedEntityMapping], source: ModelVersion) -> Bool {
+        guard let target = mappings.first(where: { $0.name == link.mappingName }), target.keepsSourceKeys, target.filter == nil,
+              let entity = source.entity(named: mapping.sourceEntity),
+              let (_, _, pointedAt) = SourceJoins(schema: "", source: source, sourceEntity: entity).step(link.sourcePath) else { return false }
+        return Set(source.hierarchy(of: pointedAt).filter { !$0.isAbstract }.map(\.name)).isSubset(of: Set(target.sourceEntities))
     }
 }

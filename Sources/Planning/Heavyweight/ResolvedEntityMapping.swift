@@ -26,6 +26,9 @@ struct ResolvedEntityMapping: Sendable {
     var keepsSourceKeys = false
     /// To-one columns set by the stage 1 INSERT itself, through an association already there.
     var linkedInStageOne: Set<String> = []
+    /// Of those, the columns whose linked rows keep their keys, every one of them: the source
+    /// row's key is the link, no association needed.
+    var linkedByKey: Set<String> = []
 
     /// A policy, or an attribute computed by a policy function: rows stream through Swift.
     var needsSwift: Bool { policy != nil || attributes.contains { $0.expression.needsSwift } }

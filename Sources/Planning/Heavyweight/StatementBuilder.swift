@@ -94,6 +94,10 @@ struct StatementBuilder {
         for link in mapping.toOneLinks where mapping.linkedInStageOne.contains(link.column) {
             let key = joins.key(of: link.sourcePath)
             joins.add(key.joinPath)
+            if mapping.linkedByKey.contains(link.column) {
+                keys.append((link.column, key.sql))
+                continue
+            }
             let alias = "l." + link.column
             sql.append("\nLEFT JOIN \(ident: staging, association) AS \(ident: alias) ON \(ident: alias, "entity_mapping") = \(literal: link.mappingName) AND \(ident: alias, "source_pk") = \(key.sql)")
             keys.append((link.column, "\(ident: alias, "destination_pk")"))

@@ -29,6 +29,9 @@ import TestSupport
         var mapping = HeavyweightMigrationTests.kitchenMapping(filter: "amount > 50 OR amount == nil")
         // Arithmetic, a built-in and a key path through a to-one, beside Fahrenheit -> Celsius.
         mapping.entityMappings[0].attributeMappings = [PropertyMappingDefinition(name: "name", valueExpression: "uppercase:($source.name)")]
+        // Chefs filtered too: recipes of the chefs left out lose their author (the link goes
+        // through ChefToChef's association).
+        mapping.entityMappings[0].filter = "name != nil"
         var results: [[String]] = []
         var sources: [[String]] = []
         for streaming in [false, true] {
@@ -47,11 +50,20 @@ import TestSupport
                 })
                 // Streaming reports rows batch by batch; set-based passes report only their end.
                 #expect(streaming ? rows > 0 : rows == 0)
+                let lost = try connection.execute("""
+                    SELECT count(*) AS n FROM "shop~".recipe r JOIN "shop~".chef c ON c._pk = r.chef_pk
+                    WHERE c.name IS NULL AND (r.amount > 50 OR r.amount IS NULL)
+                    """).int(0, "n") ?? 0
+                #expect(lost > 0)
+                #expect(try connection.execute("""
+                    SELECT count(*) AS n FROM shop.recipe r JOIN "shop~".recipe o ON o._pk = r._pk
+                    WHERE r.author_pk IS NULL AND o.chef_pk IS NOT NULL
+                    """).int(0, "n") == lost)
                 results.append(try Self.dump(on: connection))
             }
         }
         #expect(sources[0] == sources[1], "both runs start from the same rows")
-        #expect(results[0].count > 700)
+        #expect(results[0].count > 600)
         #expect(results[0] == results[1])
     }
 

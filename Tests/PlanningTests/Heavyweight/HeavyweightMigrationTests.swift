@@ -36,7 +36,7 @@ import ObjectModel
 
     /// Each entity mapping fills its destination table alone: the rows keep their source keys,
     /// the association is a view over the source rows, and the to-one link is set by the INSERT.
-    @Test func stageOneKeepsSourceKeysAndLinksToOnesThroughTheAssociationView() throws {
+    @Test func stageOneKeepsSourceKeysAndLinksToOnesByKey() throws {
         let step = try Self.step()
         #expect(step.kind == .heavyweight && step.from == "Kitchen 1" && step.to == "Kitchen 2")
         #expect(Self.sql(step, "create the association view (entity mappings keeping their source keys read the source rows)") == """
@@ -51,11 +51,11 @@ import ObjectModel
             FROM "shop"."recipe" AS s
             WHERE "s"."_entity" IN ('Recipe') AND ("s"."amount" > 100)
             """)
+        // ChefToChef keeps every chef's key: the link is the source row's chef key itself.
         #expect(Self.sql(step, "stage 1, RecipeToRecipe: insert Recipe rows with their attributes and author_pk, keeping their keys") == """
             INSERT INTO "shop~staging"."recipe" ("_pk", "_entity", "name", "total_cost", "temperature_c", "author_pk")
-            SELECT s._pk, 'Recipe', "s"."name", "s"."amount", (("s"."temperature" - 32.0) / 1.8), "l.author_pk"."destination_pk"
+            SELECT s._pk, 'Recipe', "s"."name", "s"."amount", (("s"."temperature" - 32.0) / 1.8), "s"."chef_pk"
             FROM "shop"."recipe" AS s
-            LEFT JOIN "shop~staging"."_association" AS "l.author_pk" ON "l.author_pk"."entity_mapping" = 'ChefToChef' AND "l.author_pk"."source_pk" = "s"."chef_pk"
             WHERE "s"."_entity" IN ('Recipe') AND ("s"."amount" > 100)
             """)
         // An unmapped attribute of the same name gets Xcode's default, $source.name.
@@ -65,6 +65,21 @@ import ObjectModel
             SELECT setval(pg_get_serial_sequence('"shop~staging"."recipe"', '_pk'), greatest((SELECT max(_pk) FROM "shop"."recipe"), 1))
             """)
         #expect(!step.statements.contains { $0.summary.hasPrefix("stage 2") || $0.sql.text.contains("INSERT INTO \"shop~staging\".\"_association_rows\"") })
+    }
+
+    /// Chefs filtered: a recipe's chef may not be migrated, so the link goes through ChefToChef's
+    /// association (the view over the chefs it reads) and is empty for the others.
+    @Test func aLinkToAFilteredMappingGoesThroughTheAssociationView() throws {
+        var filtered = Self.mapping
+        filtered.entityMappings[0].filter = "name != nil"
+        let step = try Self.step(filtered)
+        #expect(Self.sql(step, "stage 1, RecipeToRecipe: insert Recipe rows with their attributes and author_pk, keeping their keys") == """
+            INSERT INTO "shop~staging"."recipe" ("_pk", "_entity", "name", "total_cost", "temperature_c", "author_pk")
+            SELECT s._pk, 'Recipe', "s"."name", "s"."amount", (("s"."temperature" - 32.0) / 1.8), "l.author_pk"."destination_pk"
+            FROM "shop"."recipe" AS s
+            LEFT JOIN "shop~staging"."_association" AS "l.author_pk" ON "l.author_pk"."entity_mapping" = 'ChefToChef' AND "l.author_pk"."source_pk" = "s"."chef_pk"
+            WHERE "s"."_entity" IN ('Recipe') AND ("s"."amount" > 100)
+            """)
     }
 
     /// A mapping with a policy may drop rows: it gets new keys through the association rows;
@@ -83,10 +98,10 @@ import ObjectModel
             WHERE "s"."_entity" IN ('Recipe') AND ("s"."amount" > 100)
             ORDER BY s._pk
             """)
-        // The author link comes with each streamed row, ChefToChef's association being a view.
+        // The author link comes with each streamed row: the chef's key, kept by ChefToChef.
         let stream = try #require(step.passes.first { $0.entityMapping == "RecipeToRecipe" && $0.stage == .createInstances }?.stream)
         #expect(stream.links == [StreamedMapping.StreamedLink(column: "author_pk", key: "_link.author_pk")])
-        #expect(stream.sourceRows.text.contains(#"LEFT JOIN "shop~staging"."_association" AS "l.author_pk" ON "l.author_pk"."entity_mapping" = 'ChefToChef' AND "l.author_pk"."source_pk" = "s"."chef_pk""#))
+        #expect(stream.sourceRows.text.contains(#""s"."chef_pk" AS "_link.author_pk""#))
         #expect(!step.statements.contains { $0.summary.hasPrefix("stage 2, RecipeToRecipe: recipe.author_pk") })
         #expect(step.passes.map(\.name) == [
             "prepare", "createInstances ChefToChef", "createInstances RecipeToRecipe",
