@@ -21,6 +21,7 @@ struct StreamingPass {
     /// made nothing from lose their association.
     func createInstances() throws -> Int {
         guard let stream = context.stream else { preconditionFailure("stage 1 streams a StreamedMapping") }
+        guard policy != nil else { return try copyingRows(stream) }
         let calls = FunctionCalls(policy: policy)
         context.evaluator.callFunction = { call in try calls.call(call) }
         try policy?.begin(context)
@@ -52,6 +53,47 @@ struct StreamingPass {
         try context.writer.flush()
         if policy != nil { _ = try context.connection.execute(stream.pruneAssociations) }
         return context.writer.written
+    }
+
+    /// Stage 1 without a policy: each source row becomes one COPY line of the destination
+    /// table, its attributes computed by the expressions (the model's default where there is
+    /// none), its to-one links as read; no instance objects in between.
+    private func copyingRows(_ stream: StreamedMapping) throws -> Int {
+        let entity = try context.writer.columns(of: stream.destinationEntity)
+        let expressions = entity.attributes.map { column in stream.attributes.first { $0.name == column.name }?.expression }
+        let links = entity.toOnes.map { toOne in stream.links.first { $0.column == toOne.column }?.key }
+        let columns = ["_pk", "_entity"] + entity.attributes.map(\.column) + entity.toOnes.map(\.column)
+        let copy: SQL = "COPY \(ident: context.stagingSchema, entity.table) (\(idents: columns)) FROM STDIN"
+        var done = 0
+        try forEachBatch(stream.sourceRows) { result in
+            let positions = Dictionary(uniqueKeysWithValues: result.columns.enumerated().map { ($1, $0) })
+            let indexes = stream.sourceValues.map { positions[$0.key]! }
+            let linkIndexes = links.map { $0.flatMap { positions[$0] } }
+            var lines: [[String?]] = []
+            lines.reserveCapacity(result.rows.count)
+            for row in result.rows {
+                var values: [String: Value] = [:]
+                values.reserveCapacity(indexes.count)
+                for (value, index) in zip(stream.sourceValues, indexes) {
+                    values[value.key] = try ValueText.decode(row[index], as: value.type)
+                }
+                var line: [String?] = [row[0], stream.destinationEntity]
+                line.reserveCapacity(columns.count)
+                for (attribute, expression) in zip(entity.attributes, expressions) {
+                    if let expression {
+                        line.append(ValueText.encode(try context.evaluator.evaluate(expression, source: values)))
+                    } else {
+                        line.append(attribute.defaultText)
+                    }
+                }
+                for index in linkIndexes { line.append(index.flatMap { row[$0] }) }
+                lines.append(line)
+            }
+            try context.connection.copyIn(copy, rows: lines)
+            done += result.rows.count
+            onBatch(done)
+        }
+        return done
     }
 
     /// Stage 2 with a policy: each destination instance the entity mapping made, read back
