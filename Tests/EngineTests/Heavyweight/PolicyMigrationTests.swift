@@ -257,4 +257,25 @@ import TestSupport
             #expect(after == before.map { "\($0[0] ?? "") [Chef \($0[1] ?? "none")]" })
         }
     }
+
+    /// Sets an attribute the destination entity does not have.
+    final class MisspellingPolicy: EntityMigrationPolicy {
+        func createDestinationInstances(for source: SourceInstance, _ mapping: EntityMappingContext) throws {
+            let recipe = try mapping.createDestinationInstance(for: source)
+            recipe["temperatureF"] = .double(1)
+        }
+    }
+
+    @Test func aPolicySettingAnAttributeTheEntityLacksFailsNamingBoth() throws {
+        let model = try HeavyweightMigrationTests.kitchen()
+        var mapping = HeavyweightMigrationTests.kitchenMapping()
+        mapping.entityMappings[1].policy = "Misspelling"
+        try S.withStore(model, rows: 10) { (connection: PostgresConnection) throws in
+            let failure = #expect(throws: StepFailure.self) {
+                _ = try Self.migrator(model, mapping, ["Misspelling": { MisspellingPolicy() }], on: connection).apply()
+            }
+            #expect(failure?.description.contains("Recipe has no stored attribute 'temperatureF'") == true, "\(failure.map(String.init(describing:)) ?? "")")
+            #expect(try S.version(on: connection) == "Kitchen 1")
+        }
+    }
 }
