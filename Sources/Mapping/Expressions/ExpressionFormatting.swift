@@ -90,7 +90,9 @@ private func formatConstant(_ value: Value) -> String {
     }
 }
 
-private func formatString(_ s: String) -> String {
+/// A double-quoted string literal as the expression lexer reads it back: `\\ \" \n \t \r`, other
+/// control characters as `\uXXXX`.
+func formatString(_ s: String) -> String {
     var result = "\""
     for scalar in s.unicodeScalars {
         switch scalar {
@@ -99,6 +101,9 @@ private func formatString(_ s: String) -> String {
         case "\n": result += "\\n"
         case "\t": result += "\\t"
         case "\r": result += "\\r"
+        case _ where scalar.value < 0x20:
+            let hex = String(scalar.value, radix: 16)
+            result += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
         default: result.unicodeScalars.append(scalar)
         }
     }

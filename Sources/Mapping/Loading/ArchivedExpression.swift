@@ -42,10 +42,10 @@ extension ArchivedExpression {
             switch base {
             case .evaluatedObject: return escapedPath
             case .variable, .keyPath: return try base.text() + "." + escapedPath
-            default: return "FUNCTION(\(try base.text()), \"valueForKeyPath:\", \(Self.quoted(path)))"
+            default: return "FUNCTION(\(try base.text()), \"valueForKeyPath:\", \(formatString(path)))"
             }
         case .function(let target, let selector, let arguments):
-            let parts = [try target.text(), Self.quoted(selector)] + (try arguments.map { try $0.text() })
+            let parts = [try target.text(), formatString(selector)] + (try arguments.map { try $0.text() })
             return "FUNCTION(" + parts.joined(separator: ", ") + ")"
         case .builtin(let name, let arguments):
             if let infix = Self.infixOperators[name], arguments.count == 2 {
@@ -80,7 +80,7 @@ extension ArchivedExpression {
 
     static func text(of constant: Constant) throws -> String {
         switch constant {
-        case .string(let text): return quoted(text)
+        case .string(let text): return formatString(text)
         case .integer(let value): return String(value)
         case .real(let value):
             guard value.isFinite else { throw ArchiveDecodingError(reason: "the constant \(value) has no NSExpression spelling") }
@@ -93,24 +93,6 @@ extension ArchivedExpression {
         }
     }
 
-    /// A double-quoted string literal.
-    static func quoted(_ text: String) -> String {
-        var result = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": result += "\\\""
-            case "\\": result += "\\\\"
-            case "\n": result += "\\n"
-            case "\t": result += "\\t"
-            case "\r": result += "\\r"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                result += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: result.unicodeScalars.append(scalar)
-            }
-        }
-        return result + "\""
-    }
 
     /// Words the predicate parser reserves; as names they are written with a `#` before them.
     static let reservedWords: Set<String> = [

@@ -166,7 +166,7 @@ enum XcodeMappingLoader {
     /// The expression Xcode generates for a relationship mapped through another entity mapping.
     static func defaultRelationshipExpression(name: String, through entityMapping: String) -> String {
         let path = (try? ArchivedExpression.keyPath(base: .variable("source"), path: name).text()) ?? "$source.\(name)"
-        return "FUNCTION($manager, \"destinationInstancesForEntityMappingNamed:sourceInstances:\", \(ArchivedExpression.quoted(entityMapping)), \(path))"
+        return "FUNCTION($manager, \"destinationInstancesForEntityMappingNamed:sourceInstances:\", \(formatString(entityMapping)), \(path))"
     }
 
     static func nonEmpty(_ text: String?) -> String? {
