@@ -52,14 +52,15 @@ let package = Package(
         ),
         .executableTarget(name: "orchestrator", dependencies: ["OrchestratorCLI"]),
         // docs/custom-policies.md: an orchestrator executable with a policy registered.
-        .executableTarget(name: "orchestrator-with-policies", dependencies: ["OrchestratorCLI", "Engine", "Mapping"], path: "Examples/PolicyExample"),
+        .target(name: "ExamplePolicies", dependencies: ["Engine", "Mapping"], path: "Examples/Policies"),
+        .executableTarget(name: "orchestrator-with-policies", dependencies: ["OrchestratorCLI", "Engine", "ExamplePolicies"], path: "Examples/PolicyExample"),
         .target(name: "TestSupport", dependencies: ["PostgresClient", "Planning"], path: "Tests/TestSupport"),
         .testTarget(name: "SQLBuildingTests", dependencies: ["SQLBuilding"]),
         .testTarget(name: "ObjectModelTests", dependencies: ["ObjectModel", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "MappingTests", dependencies: ["Mapping", "PostgresClient", "TestSupport"]),
         .testTarget(name: "PlanningTests", dependencies: ["Planning", "TestSupport"], exclude: ["Expectations"]),
         .testTarget(name: "PostgresClientTests", dependencies: ["PostgresClient", "TestSupport"]),
-        .testTarget(name: "EngineTests", dependencies: ["Engine", "TestSupport"]),
+        .testTarget(name: "EngineTests", dependencies: ["Engine", "TestSupport", "ExamplePolicies"]),
         // Runs the built binary; the output formatting is unit-tested against OrchestratorCLI directly.
         .testTarget(name: "CLITests", dependencies: ["OrchestratorCLI", "TestSupport"]),
     ]

@@ -5,6 +5,7 @@ import ObjectModel
 import Planning
 import PostgresClient
 import TestSupport
+import ExamplePolicies
 @testable import Engine
 
 /// Custom entity migration policies and policy functions, run on the streaming path over
@@ -21,26 +22,6 @@ import TestSupport
                 Address: {attributes: {street: string, city: string}, uniquenessConstraints: [[street, city]], relationships: {residents: {destination: Person, inverse: address, toMany: true}}}
                 """)),
         ])
-    }
-
-    /// Splits each person's street and city into an Address shared by everyone living there.
-    final class PersonSplitPolicy: EntityMigrationPolicy {
-        var addresses: [String: DestinationInstance] = [:]
-
-        func createDestinationInstances(for source: SourceInstance, _ mapping: EntityMappingContext) throws {
-            let person = try mapping.createDestinationInstance(for: source)
-            let key = "\(source["street"])|\(source["city"])"
-            let address: DestinationInstance
-            if let known = addresses[key] {
-                address = known
-            } else {
-                address = try mapping.insertInstance(of: "Address")
-                address["street"] = source["street"]
-                address["city"] = source["city"]
-                addresses[key] = address
-            }
-            person.setRelationship("address", to: address)
-        }
     }
 
     static func migrator(_ model: VersionedModel, _ mapping: MappingModel, _ policies: [String: @Sendable () -> any EntityMigrationPolicy], on connection: PostgresConnection) -> StoreMigrator {
