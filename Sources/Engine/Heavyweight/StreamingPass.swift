@@ -27,14 +27,9 @@ struct StreamingPass {
         try policy?.begin(context)
         var done = 0
         try forEachBatch(stream.sourceRows) { result in
-            let columns = Dictionary(uniqueKeysWithValues: result.columns.enumerated().map { ($1, $0) })
-            let indexes = stream.sourceValues.map { columns[$0.key]! }
+            let reader = SourceRowReader(stream, result)
             for row in result.rows {
-                var values: [String: Value] = [:]
-                values.reserveCapacity(indexes.count)
-                for (value, index) in zip(stream.sourceValues, indexes) {
-                    values[value.key] = try ValueText.decode(row[index], as: value.type)
-                }
+                let values = try reader.values(of: row)
                 let source = SourceInstance(
                     entity: row[2] ?? "", primaryKey: Int64(row[1] ?? "") ?? 0, values: values, destinationKey: Int64(row[0] ?? "") ?? 0
                 )
@@ -66,17 +61,12 @@ struct StreamingPass {
         let copy: SQL = "COPY \(ident: context.stagingSchema, entity.table) (\(idents: columns)) FROM STDIN"
         var done = 0
         try forEachBatch(stream.sourceRows) { result in
-            let positions = Dictionary(uniqueKeysWithValues: result.columns.enumerated().map { ($1, $0) })
-            let indexes = stream.sourceValues.map { positions[$0.key]! }
-            let linkIndexes = links.map { $0.flatMap { positions[$0] } }
+            let reader = SourceRowReader(stream, result)
+            let linkIndexes = links.map { $0.flatMap { reader.positions[$0] } }
             var lines: [[String?]] = []
             lines.reserveCapacity(result.rows.count)
             for row in result.rows {
-                var values: [String: Value] = [:]
-                values.reserveCapacity(indexes.count)
-                for (value, index) in zip(stream.sourceValues, indexes) {
-                    values[value.key] = try ValueText.decode(row[index], as: value.type)
-                }
+                let values = try reader.values(of: row)
                 var line: [String?] = [row[0], stream.destinationEntity]
                 line.reserveCapacity(columns.count)
                 for (attribute, expression) in zip(entity.attributes, expressions) {
@@ -143,6 +133,27 @@ struct StreamingPass {
             try body(batch)
         }
         _ = try connection.execute("CLOSE \(ident: Self.cursor)")
+    }
+}
+
+/// Reads the source values of a batch's rows by their keys (`StreamedMapping.sourceValues`).
+private struct SourceRowReader {
+    let positions: [String: Int]
+    let values: [(key: String, type: AttributeType, index: Int)]
+
+    init(_ stream: StreamedMapping, _ batch: QueryResult) {
+        let positions = Dictionary(uniqueKeysWithValues: batch.columns.enumerated().map { ($1, $0) })
+        self.positions = positions
+        values = stream.sourceValues.map { ($0.key, $0.type, positions[$0.key]!) }
+    }
+
+    func values(of row: [String?]) throws -> [String: Value] {
+        var decoded: [String: Value] = [:]
+        decoded.reserveCapacity(values.count)
+        for value in values {
+            decoded[value.key] = try ValueText.decode(row[value.index], as: value.type)
+        }
+        return decoded
     }
 }
 
