@@ -111,4 +111,34 @@ struct KillAndResumeTests {
             }
         }
     }
+
+    /// A schema in the way of the staging schema is refused, naming it and --restart, with the
+    /// store untouched; --restart discards it; --no-backup leaves no old store behind.
+    @Test("a foreign staging schema needs --restart; --no-backup keeps no backup", integration)
+    func foreignStagingThenRestartWithoutBackup() throws {
+        try withTemporaryFolder { folder in
+            try Self.writeModel(in: folder)
+            try TestDatabase.withFreshDatabase { url in
+                let create = try OrchestratorBinary.run(["apply", "--model", folder.path, "--to", "Kitchen 1"], databaseURL: url)
+                #expect(create.exitCode == 0, "\(create)")
+                let connection = try PostgresConnection(url: url)
+                defer { connection.close() }
+                try connection.execute("INSERT INTO kitchen.recipe (name, temperature, amount) SELECT 'r' || i, i, i FROM generate_series(1, 50) AS i")
+                try connection.execute("CREATE SCHEMA \"kitchen~staging\"")
+                try connection.execute("CREATE TABLE \"kitchen~staging\".notes (text text)")
+
+                let refused = try OrchestratorBinary.run(["apply", "--model", folder.path], databaseURL: url)
+                #expect(refused.exitCode == 1, "\(refused)")
+                #expect(refused.stderr.contains("schema kitchen~staging exists but holds no checkpoints"), "\(refused)")
+                #expect(refused.stderr.contains("--restart"), "\(refused)")
+                #expect(try connection.execute("SELECT version_name FROM orchestrator.stores WHERE store = 'kitchen'").value(0, "version_name") == "Kitchen 1")
+
+                let applied = try OrchestratorBinary.run(["apply", "--model", folder.path, "--restart", "--no-backup"], databaseURL: url)
+                #expect(applied.exitCode == 0, "\(applied)")
+                #expect(applied.stdoutLines.last == "store kitchen: the old store was dropped (--no-backup)", "\(applied)")
+                #expect(try connection.execute("SELECT count(*) AS n FROM kitchen.recipe WHERE abs(temperature_c - (total_cost - 32.0) / 1.8) < 1e-9").int(0, "n") == 50)
+                #expect(try connection.execute("SELECT count(*) AS n FROM pg_namespace WHERE nspname LIKE 'kitchen~%'").int(0, "n") == 0)
+            }
+        }
+    }
 }
