@@ -29,6 +29,8 @@ public struct ProgressEvent: Sendable, Hashable {
     /// `prepare`, `createInstances`, `createRelationships`, `validate`, `swap`, or `step` for
     /// steps without passes.
     public var stage: String
+    /// Stage 2 runs in two parts per entity mapping: `to-one`, then `to-many`; nil elsewhere.
+    public var part: String?
     public var entityMapping: String?
     /// `setBased` or `streaming`; nil outside heavyweight passes.
     public var execution: String?
@@ -42,7 +44,7 @@ public struct ProgressEvent: Sendable, Hashable {
 
     public init(
         kind: Kind, step: Int, stepCount: Int, stepKind: String, from: String?, to: String, pass: Int, passCount: Int,
-        stage: String, entityMapping: String? = nil, execution: String? = nil, rowsDone: Int = 0, rowsTotal: Int? = nil,
+        stage: String, part: String? = nil, entityMapping: String? = nil, execution: String? = nil, rowsDone: Int = 0, rowsTotal: Int? = nil,
         elapsedSeconds: Double = 0, resumed: Bool = false
     ) {
         self.kind = kind
@@ -54,6 +56,7 @@ public struct ProgressEvent: Sendable, Hashable {
         self.pass = pass
         self.passCount = passCount
         self.stage = stage
+        self.part = part
         self.entityMapping = entityMapping
         self.execution = execution
         self.rowsDone = rowsDone

@@ -25,6 +25,7 @@ enum ProgressRendering {
             ("passCount", .number(event.passCount)),
             ("stage", .string(event.stage)),
             ("entityMapping", event.entityMapping.map(JSONValue.string) ?? .null),
+            ("part", event.part.map(JSONValue.string) ?? .null),
             ("execution", event.execution.map(JSONValue.string) ?? .null),
             ("rowsDone", .number(event.rowsDone)),
             ("rowsTotal", event.rowsTotal.map(JSONValue.number) ?? .null),
@@ -86,7 +87,7 @@ enum ProgressRendering {
 
     /// `createInstances RecipeToRecipe (streaming)`; parts the event does not have are left out.
     static func passName(_ event: ProgressEvent) -> String {
-        [event.stage, event.entityMapping, event.execution.map { "(\($0))" }].compactMap { $0 }.joined(separator: " ")
+        [event.stage, event.entityMapping, event.part.map { "(\($0))" }, event.execution.map { "(\($0))" }].compactMap { $0 }.joined(separator: " ")
     }
 
     static func rowsText(_ rows: Int) -> String { rows == 1 ? "1 row" : "\(rows) rows" }

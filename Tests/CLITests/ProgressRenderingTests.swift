@@ -88,11 +88,12 @@ struct ProgressRenderingTests {
         #expect(!rendered.contains("\n"))
         let object = try jsonObject(rendered)
         #expect(Set(object.keys) == [
-            "event", "step", "stepCount", "stepKind", "from", "to", "pass", "passCount", "stage", "entityMapping",
+            "event", "step", "stepCount", "stepKind", "from", "to", "pass", "passCount", "stage", "part", "entityMapping",
             "execution", "rowsDone", "rowsTotal", "elapsedSeconds", "resumed", "rate", "etaSeconds",
         ])
         #expect(object["step"] as? Int == 1)
         #expect(object["stepCount"] as? Int == 2)
+        #expect(object["part"] is NSNull, "no part outside stage 2")
         #expect(object["stepKind"] as? String == "heavyweight")
         #expect(object["from"] as? String == "Recipes 1")
         #expect(object["to"] as? String == "Recipes 2")

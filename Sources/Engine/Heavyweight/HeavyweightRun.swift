@@ -218,7 +218,7 @@ struct HeavyweightRun {
     func progress(_ kind: ProgressEvent.Kind, pass number: Int, of pass: PlannedPass) -> ProgressEvent {
         ProgressEvent(
             kind: kind, step: self.number, stepCount: count, stepKind: step.kind.rawValue, from: step.from, to: step.to,
-            pass: number, passCount: passCount, stage: pass.stage.rawValue, entityMapping: pass.entityMapping,
+            pass: number, passCount: passCount, stage: pass.stage.rawValue, part: pass.part?.rawValue, entityMapping: pass.entityMapping,
             execution: pass.execution.rawValue, rowsTotal: pass.sourceTable == nil ? nil : pass.rowEstimate
         )
     }

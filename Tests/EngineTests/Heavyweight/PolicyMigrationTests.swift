@@ -178,6 +178,7 @@ import ExamplePolicies
             let finished = events.filter { $0.kind == .passFinished }
             #expect(finished.map(\.resumed) == [true, true, true, false, false, false])
             #expect(finished.map(\.stage) == ["prepare", "createInstances", "createInstances", "createRelationships", "validate", "swap"])
+            #expect(finished.map(\.part) == [nil, nil, nil, "to-many", nil, nil])
             #expect(events.first?.kind == .stepStarted && events.last?.kind == .stepFinished)
 
             #expect(try S.version(on: connection) == "Kitchen 2")
