@@ -105,7 +105,7 @@ struct HeavyweightRun {
             }
         }
         guardSession?.close()
-        if step.backupSchema == nil, let from = step.from, !from.isEmpty {
+        if step.backupSchema == nil {
             _ = try connection.execute("DROP SCHEMA IF EXISTS \(ident: HeavyweightMigration.retiredSchema(for: migrator.store)) CASCADE")
         }
         swapEvent.kind = .passFinished
