@@ -4,29 +4,6 @@ import Planning
 import PostgresClient
 import SQLBuilding
 
-/// Options of `apply` that do not change the plan.
-public struct ApplyOptions: Sendable {
-    /// `lock_timeout` for DDL, so a migration never queues production traffic behind it.
-    public var lockTimeoutMilliseconds: Int
-    /// Attempts of a step that failed with lock-not-available (55P03), with backoff between.
-    public var lockRetries: Int
-    /// Steps that drop rows or values (hazard `dataLoss`) run only when true.
-    public var allowDataLoss: Bool
-    /// Discard the passes an interrupted heavyweight step left in its staging schema and start
-    /// it over; without it, `apply` continues after the last checkpoint.
-    public var restart: Bool
-    /// Source rows read per batch on the streaming path.
-    public var batchSize: Int
-
-    public init(lockTimeoutMilliseconds: Int = 5000, lockRetries: Int = 5, allowDataLoss: Bool = false, restart: Bool = false, batchSize: Int = 5000) {
-        self.lockTimeoutMilliseconds = lockTimeoutMilliseconds
-        self.lockRetries = lockRetries
-        self.allowDataLoss = allowDataLoss
-        self.restart = restart
-        self.batchSize = batchSize
-    }
-}
-
 /// What `apply` did.
 public struct ApplyReport: Sendable {
     /// The plan as computed under the store's lock: the one that ran.
@@ -146,21 +123,22 @@ public struct StoreMigrator {
     ///    store, a plan that cannot run or one that loses data without `allowDataLoss` stops
     ///    here, with the database untouched.
     /// 2. Make sure the metadata schema exists.
-    /// 3. Take the store's advisory lock, then re-read the metadata and re-plan under it (another
-    ///    process may have migrated the store meanwhile).
+    /// 3. Take the store's advisory lock (waiting at most `lockWaitSeconds`, telling `onLockWait`
+    ///    who holds it), then re-read the metadata and re-plan under it (another process may
+    ///    have migrated the store meanwhile).
     /// 4. Run each step in one transaction with its metadata and history.
     public func apply(
         options: ApplyOptions = ApplyOptions(), onStep: (Int, Int, PlannedStep) -> Void = { _, _, _ in },
-        onProgress: (ProgressEvent) -> Void = { _ in }
+        onProgress: (ProgressEvent) -> Void = { _ in }, onLockWait: ([AdvisoryLockHolder]) -> Void = { _ in }
     ) throws -> ApplyReport {
         let preliminary = try plan()
         if preliminary.isUpToDate { return ApplyReport(plan: preliminary, appliedSteps: []) }
         guard preliminary.isExecutable else { throw NotExecutable(blockers: preliminary.blockers) }
         try DataLossNotAllowed.check(preliminary, options: options)
         try MetadataSchema.bootstrap(on: connection)
-        let lockKey = PostgresConnection.advisoryLockKey(for: "orchestrator:store:" + store)
-        try connection.advisoryLock(key: lockKey)
-        defer { _ = try? connection.advisoryUnlock(key: lockKey) }
+        let lock = StoreLock(store: store, connection: connection)
+        try lock.acquire(waitingAtMost: options.lockWaitSeconds, onWait: onLockWait)
+        defer { lock.release() }
 
         let plan = try self.plan()
         guard plan.isExecutable else { throw NotExecutable(blockers: plan.blockers) }
@@ -208,31 +186,22 @@ public struct StoreMigrator {
                 throw failure
             }
         }
-        var attempt = 0
-        while true {
-            attempt += 1
-            var failedStatement: PlannedStatement?
-            do {
-                let rows = try connection.transaction {
-                    _ = try connection.execute("SET LOCAL lock_timeout = \(unsafeRaw: String(options.lockTimeoutMilliseconds))")
-                    var rows = 0
-                    for statement in step.statements {
-                        failedStatement = statement
-                        rows += try connection.execute(statement.sql).affectedRows
-                    }
-                    failedStatement = nil
-                    try record(step, plan: plan, rows: rows, started: started)
-                    return rows
+        var failedStatement: PlannedStatement?
+        do {
+            let rows = try options.executionPolicy.transaction(on: connection) {
+                var rows = 0
+                for statement in step.statements {
+                    failedStatement = statement
+                    rows += try connection.execute(statement.sql).affectedRows
                 }
-                return AppliedStep(step: step, rows: rows, durationMilliseconds: milliseconds(since: started))
-            } catch let error as PostgresError where error.sqlState == PostgresError.lockNotAvailable && attempt < options.lockRetries {
-                // Back off with jitter, then try the whole step again.
-                let base = 0.2 * pow(2.0, Double(attempt - 1))
-                Thread.sleep(forTimeInterval: base + Double.random(in: 0...base))
-            } catch {
-                try? recordFailure(step, plan: plan, started: started, error: error)
-                throw StepFailure(stepNumber: number, stepCount: count, step: step, statement: failedStatement, underlying: error)
+                failedStatement = nil
+                try record(step, plan: plan, rows: rows, started: started)
+                return rows
             }
+            return AppliedStep(step: step, rows: rows, durationMilliseconds: milliseconds(since: started))
+        } catch {
+            try? recordFailure(step, plan: plan, started: started, error: error)
+            throw StepFailure(stepNumber: number, stepCount: count, step: step, statement: failedStatement, underlying: error)
         }
     }
 

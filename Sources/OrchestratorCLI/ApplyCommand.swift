@@ -1,5 +1,6 @@
 import ArgumentParser
 import Engine
+import Foundation
 import ObjectModel
 import Planning
 import SQLBuilding
@@ -19,8 +20,11 @@ struct ApplyCommand: ParsableCommand {
     @Option(name: .long, help: "Bring the store to this version instead of the current one.")
     var to: String?
 
-    @Option(name: .long, help: "lock_timeout for each statement, in milliseconds.")
-    var lockTimeout: Int = 5000
+    @Option(name: .long, help: "lock_timeout of each migration transaction, in milliseconds: the longest a reader or writer waits behind one of apply's lock requests; a transaction that times out is retried with backoff.")
+    var lockTimeout: Int = ApplyOptions.defaultLockTimeoutMilliseconds
+
+    @Option(name: .long, help: "Seconds to wait for another apply of the same store to finish (it is named while waiting); then exit 1.")
+    var lockWait: Double = ApplyOptions.defaultLockWaitSeconds
 
     @Flag(name: .long, help: "Run steps that drop entities, attributes or relationships (and their data).")
     var allowDataLoss = false
@@ -30,6 +34,7 @@ struct ApplyCommand: ParsableCommand {
 
     func validate() throws {
         guard lockTimeout > 0 else { throw ValidationError("--lock-timeout must be a positive number of milliseconds") }
+        guard lockWait >= 0, lockWait.isFinite else { throw ValidationError("--lock-wait must be a number of seconds, 0 or more") }
     }
 
     func run() throws {
@@ -47,13 +52,15 @@ struct ApplyCommand: ParsableCommand {
             let progress = ProgressReporter(mode: ProgressReporter.Mode(format: formatOptions.format))
             // A failure mid-pass leaves a bar open: end its line before the error is printed.
             defer { progress.finish() }
-            let options = ApplyOptions(lockTimeoutMilliseconds: lockTimeout, allowDataLoss: allowDataLoss, restart: restart)
+            let options = ApplyOptions(lockTimeoutMilliseconds: lockTimeout, allowDataLoss: allowDataLoss, restart: restart, lockWaitSeconds: lockWait)
             let report = try migrator.apply(options: options, onStep: { number, count, step in
                 if isText {
                     let title = ProgressRendering.stepTitle(kind: step.kind.rawValue, from: step.from, to: step.to)
                     printLine("step \(number) of \(count): \(title) (\(step.statements.count) statements)")
                 }
-            }, onProgress: progress.report)
+            }, onProgress: progress.report, onLockWait: { holders in
+                printNotice("waiting up to \(String(format: "%g", lockWait)) s (--lock-wait) for store \(store), which is being migrated by \(holders.map(\.description).joined(separator: "; "))")
+            })
             // A heavyweight step swaps the migrated store in and keeps the old one beside it.
             // The backup is the first heavyweight step's (later ones of a chain keep none); nil
             // with --no-backup.

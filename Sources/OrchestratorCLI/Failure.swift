@@ -23,6 +23,11 @@ func printError(_ message: String) {
     FileHandle.standardError.write(Data(text.utf8))
 }
 
+/// A line on stderr that is not an error: the command goes on.
+func printNotice(_ message: String) {
+    FileHandle.standardError.write(Data("note: \(message)\n".utf8))
+}
+
 func printLine(_ text: String = "") {
     FileHandle.standardOutput.write(Data((text + "\n").utf8))
 }

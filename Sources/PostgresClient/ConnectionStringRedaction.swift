@@ -1,169 +1,228 @@
-import CLibPQ
 import Foundation
 
-/// `connectionString` with every password replaced by `***`, for logs and error messages.
-///
-/// Understands both forms libpq accepts:
+/// Finds the secrets of a connection string libpq has parsed, in both forms libpq accepts:
 /// - URLs: `postgres://user:SECRET@host/db` and the `?password=SECRET` query parameter;
 /// - key=value conninfo: `password=SECRET`, `password = 'SE CR\'ET'`, and a `dbname` value that
 ///   is itself a connection string.
-/// Malformed input is redacted from the point where parsing fails, so a typo never reveals a secret.
-public func redactedConnectionString(_ connectionString: String) -> String {
-    var text = connectionString
-    for span in secretSpans(in: connectionString).reversed() {
-        text.replaceSubrange(span.range, with: span.replacement)
-    }
-    return text
-}
+/// Where a URL could hide a piece of a password outside its userinfo, it refuses instead.
+enum SecretLocator {
+    /// libpq keywords whose values are secrets.
+    static let secretKeywords = ["password", "sslpassword"]
 
-/// `message` with the connection string and every password in it replaced.
-///
-/// libpq rarely echoes the password, but some messages quote pieces of the connection string;
-/// scrubbing the literal secrets (raw, percent-decoded and as libpq parsed them) covers those.
-func scrubbed(_ message: String, connectionString: String) -> String {
-    var text = message
-    if !connectionString.isEmpty {
-        text = text.replacingOccurrences(of: connectionString, with: redactedConnectionString(connectionString))
+    struct Located {
+        var redacted: String
+        /// Every spelling of every secret (raw and decoded).
+        var secrets: [String]
+        /// The decoded value of each secret keyword, the last one when repeated (as libpq does).
+        var values: [String: String]
     }
-    var secrets = Set(secretSpans(in: connectionString).flatMap(\.secrets))
-    if let parsed = passwordAsLibpqParsesIt(connectionString) { secrets.insert(parsed) }
-    for secret in secrets.filter({ !$0.isEmpty }).sorted(by: { $0.count > $1.count }) {
-        text = text.replacingOccurrences(of: secret, with: "***")
-    }
-    return text
-}
 
-/// A piece of a connection string that holds a secret, and what to show instead.
-private struct SecretSpan {
-    var range: Range<String.Index>
-    var replacement: String
-    /// Every spelling of the secret that could appear in a message.
-    var secrets: [String]
-
-    init(range: Range<String.Index>, in text: String, value: String) {
-        self.range = range
-        self.replacement = "***"
-        let raw = String(text[range])
-        self.secrets = [raw, value, raw.removingPercentEncoding ?? raw, value.removingPercentEncoding ?? value]
-    }
-}
-
-/// Secret spans in order of position.
-private func secretSpans(in connectionString: String) -> [SecretSpan] {
-    if connectionString.hasPrefix("postgres://") || connectionString.hasPrefix("postgresql://") {
-        return secretSpans(inURL: connectionString)
-    }
-    return secretSpans(inConninfo: connectionString)
-}
-
-/// 1. The userinfo ends at the last `@` before the first `/` (libpq stops at the first `@`;
-///    taking the last one over-redacts rather than leaking a password containing `@`).
-/// 2. The password is everything after the first `:` of the userinfo.
-/// 3. A `password=` query parameter is redacted too.
-private func secretSpans(inURL url: String) -> [SecretSpan] {
-    guard let afterScheme = url.range(of: "://")?.upperBound else { return [] }
-    var spans: [SecretSpan] = []
-    let pathStart = url[afterScheme...].firstIndex(of: "/") ?? url.endIndex
-    var queryStart = afterScheme
-    if let at = url[afterScheme..<pathStart].lastIndex(of: "@") {
-        if let colon = url[afterScheme..<at].firstIndex(of: ":") {
-            let range = url.index(after: colon)..<at
-            spans.append(SecretSpan(range: range, in: url, value: String(url[range])))
+    /// Works on Unicode scalars, as libpq's byte-wise parser sees them (a Character may join a
+    /// quote or a space to what follows it).
+    static func locate(in text: String) throws(UnreadableConnectionString) -> Located {
+        let scalars = text.unicodeScalars
+        let spans = if let authorityStart = urlAuthorityStart(text) {
+            try secretSpans(inURL: scalars, authorityStart: authorityStart)
+        } else {
+            try secretSpans(inConninfo: scalars)
         }
-        queryStart = at
-    }
-    guard let question = url[queryStart...].firstIndex(of: "?") else { return spans }
-    var parameterStart = url.index(after: question)
-    while parameterStart < url.endIndex {
-        let parameterEnd = url[parameterStart...].firstIndex(of: "&") ?? url.endIndex
-        let parameter = url[parameterStart..<parameterEnd]
-        if let equals = parameter.firstIndex(of: "="), parameter[..<equals] == "password" {
-            let range = url.index(after: equals)..<parameterEnd
-            spans.append(SecretSpan(range: range, in: url, value: String(url[range])))
+        var redacted = scalars
+        for span in spans.reversed() {
+            redacted.replaceSubrange(span.range, with: span.replacement.unicodeScalars)
         }
-        parameterStart = parameterEnd < url.endIndex ? url.index(after: parameterEnd) : parameterEnd
+        var values: [String: String] = [:]
+        for span in spans {
+            if let keyword = span.keyword { values[keyword] = span.value }
+        }
+        return Located(redacted: String(redacted), secrets: spans.flatMap(\.secrets), values: values)
     }
-    return spans
-}
 
-/// Walks `keyword = value` pairs the way libpq's conninfo parser does: values are either bare
-/// (ending at whitespace) or single-quoted, with backslash escaping the next character.
-private func secretSpans(inConninfo conninfo: String) -> [SecretSpan] {
-    var spans: [SecretSpan] = []
-    var index = conninfo.startIndex
-    func skipWhitespace() {
-        while index < conninfo.endIndex, conninfo[index].isWhitespace { index = conninfo.index(after: index) }
-    }
-    while true {
-        skipWhitespace()
-        guard index < conninfo.endIndex else { break }
-        let keywordStart = index
-        while index < conninfo.endIndex, conninfo[index] != "=", !conninfo[index].isWhitespace {
-            index = conninfo.index(after: index)
+    private static func urlAuthorityStart(_ text: String) -> String.Index? {
+        for scheme in ["postgresql://", "postgres://"] where text.hasPrefix(scheme) {
+            return text.unicodeScalars.index(text.startIndex, offsetBy: scheme.unicodeScalars.count)
         }
-        let keyword = conninfo[keywordStart..<index]
-        skipWhitespace()
-        guard index < conninfo.endIndex, conninfo[index] == "=" else {
-            // Malformed: hide everything that follows the keyword.
-            let rest = index..<conninfo.endIndex
-            if !rest.isEmpty { spans.append(SecretSpan(range: rest, in: conninfo, value: String(conninfo[rest]))) }
-            break
-        }
-        index = conninfo.index(after: index)
-        skipWhitespace()
-        let valueStart = index
-        let value = readConninfoValue(conninfo, from: &index)
-        let range = valueStart..<index
-        if keyword == "password" {
-            spans.append(SecretSpan(range: range, in: conninfo, value: value))
-        } else if keyword == "dbname", value.contains("=") || value.contains("://") {
-            var span = SecretSpan(range: range, in: conninfo, value: value)
-            span.replacement = quotedConninfoValue(redactedConnectionString(value))
-            span.secrets = secretSpans(in: value).flatMap(\.secrets)
-            spans.append(span)
-        }
-    }
-    return spans
-}
-
-/// Reads a bare or single-quoted value starting at `index`, leaving `index` after it.
-private func readConninfoValue(_ text: String, from index: inout String.Index) -> String {
-    var value = ""
-    let isQuoted = index < text.endIndex && text[index] == "'"
-    if isQuoted { index = text.index(after: index) }
-    while index < text.endIndex {
-        var character = text[index]
-        if isQuoted ? character == "'" : character.isWhitespace { break }
-        if character == "\\" {
-            index = text.index(after: index)
-            guard index < text.endIndex else { break }
-            character = text[index]
-        }
-        value.append(character)
-        index = text.index(after: index)
-    }
-    if isQuoted, index < text.endIndex { index = text.index(after: index) }
-    return value
-}
-
-private func quotedConninfoValue(_ value: String) -> String {
-    "'" + value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "\\'") + "'"
-}
-
-/// The password as libpq itself reads it, in case its parser and ours ever disagree.
-private func passwordAsLibpqParsesIt(_ connectionString: String) -> String? {
-    var errorMessage: UnsafeMutablePointer<CChar>?
-    guard let options = PQconninfoParse(connectionString, &errorMessage) else {
-        PQfreemem(errorMessage)
         return nil
     }
-    defer { PQconninfoFree(options) }
-    var option = options
-    while let keyword = option.pointee.keyword {
-        if String(cString: keyword) == "password", let value = option.pointee.val {
-            return String(cString: value)
+
+    /// A piece of a connection string that holds a secret, and what to show instead.
+    private struct SecretSpan {
+        var range: Range<String.Index>
+        var replacement = "***"
+        /// The secret keyword this is the value of; nil for a nested connection string.
+        var keyword: String?
+        /// The value as libpq reads it (percent-decoded, unescaped).
+        var value: String
+        var secrets: [String]
+
+        init(range: Range<String.Index>, in text: String.UnicodeScalarView, keyword: String?, value: String) {
+            self.range = range
+            self.keyword = keyword
+            self.value = value
+            self.secrets = [String(text[range]), value]
         }
-        option += 1
     }
-    return nil
+
+    /// As libpq reads a URL:
+    /// 1. The userinfo ends at the first `@` before the first `/`; the password is everything
+    ///    after the first `:` of the userinfo.
+    /// 2. Any other `@` means a password was not percent-encoded and libpq would read part of it
+    ///    as the host or the database name: refused.
+    /// 3. A secret keyword in the query (`?password=…`, keys percent-decoded as libpq does) is
+    ///    redacted too.
+    private static func secretSpans(inURL url: String.UnicodeScalarView, authorityStart: String.Index) throws(UnreadableConnectionString) -> [SecretSpan] {
+        var spans: [SecretSpan] = []
+        var rest = authorityStart
+        let userinfoEnd = url[authorityStart...].firstIndex { $0 == "@" || $0 == "/" }
+        if let at = userinfoEnd, url[at] == "@" {
+            let colon = url[authorityStart..<at].firstIndex(of: ":")
+            let user = url[authorityStart..<(colon ?? at)]
+            guard isPlainName(user) else {
+                throw UnreadableConnectionString(reason: "the user name holds characters to percent-encode")
+            }
+            if let colon {
+                let range = url.index(after: colon)..<at
+                spans.append(SecretSpan(range: range, in: url, keyword: "password", value: percentDecoded(url[range])))
+            }
+            rest = url.index(after: at)
+        }
+        guard !url[rest...].contains("@") else {
+            throw UnreadableConnectionString(reason: "an @ follows the user:password part (percent-encode @ in a password as %40, / as %2F)")
+        }
+        let hostsEnd = url[rest...].firstIndex { $0 == "/" || $0 == "?" } ?? url.endIndex
+        guard url[rest..<hostsEnd].split(separator: ",", omittingEmptySubsequences: false).allSatisfy(isPlainHost) else {
+            throw UnreadableConnectionString(reason: "a host is not a host name or address followed by a numeric port (a user:password part must end with @host)")
+        }
+        let pathEnd = url[hostsEnd...].firstIndex(of: "?") ?? url.endIndex
+        if hostsEnd < pathEnd, !isPlainName(url[url.index(after: hostsEnd)..<pathEnd]) {
+            throw UnreadableConnectionString(reason: "the database name holds characters to percent-encode (or a user:password part does not end with @host)")
+        }
+        guard let question = url[rest...].firstIndex(of: "?") else { return spans }
+        var parameterStart = url.index(after: question)
+        while parameterStart < url.endIndex {
+            let parameterEnd = url[parameterStart...].firstIndex(of: "&") ?? url.endIndex
+            if let equals = url[parameterStart..<parameterEnd].firstIndex(of: "="),
+               case let keyword = percentDecoded(url[parameterStart..<equals]), secretKeywords.contains(keyword) {
+                let range = url.index(after: equals)..<parameterEnd
+                spans.append(SecretSpan(range: range, in: url, keyword: keyword, value: percentDecoded(url[range])))
+            }
+            parameterStart = parameterEnd < url.endIndex ? url.index(after: parameterEnd) : parameterEnd
+        }
+        return spans
+    }
+
+    /// Walks `keyword = value` pairs the way libpq's conninfo parser does: values are either bare
+    /// (ending at whitespace) or single-quoted, with backslash escaping the next character.
+    private static func secretSpans(inConninfo conninfo: String.UnicodeScalarView) throws(UnreadableConnectionString) -> [SecretSpan] {
+        var spans: [SecretSpan] = []
+        var index = conninfo.startIndex
+        func skipWhitespace() {
+            while index < conninfo.endIndex, isLibpqSpace(conninfo[index]) { index = conninfo.index(after: index) }
+        }
+        while true {
+            skipWhitespace()
+            guard index < conninfo.endIndex else { break }
+            let keywordStart = index
+            while index < conninfo.endIndex, conninfo[index] != "=", !isLibpqSpace(conninfo[index]) {
+                index = conninfo.index(after: index)
+            }
+            let keyword = String(conninfo[keywordStart..<index])
+            skipWhitespace()
+            guard index < conninfo.endIndex, conninfo[index] == "=" else {
+                throw UnreadableConnectionString(reason: "a word has no \"=\" after it")
+            }
+            index = conninfo.index(after: index)
+            skipWhitespace()
+            let valueStart = index
+            let value = readConninfoValue(conninfo, from: &index)
+            let range = valueStart..<index
+            if secretKeywords.contains(keyword) {
+                spans.append(SecretSpan(range: range, in: conninfo, keyword: keyword, value: value))
+            } else if mayHoldCredentials(keyword: keyword, value: value) {
+                // The server quotes the database name in its errors: hide what it would reveal.
+                var span = SecretSpan(range: range, in: conninfo, keyword: nil, value: value)
+                span.secrets.append(clippedToIdentifierLength(value))
+                if let nested = try? ConnectionString(value) {
+                    span.replacement = quotedConninfoValue(nested.redacted)
+                    span.secrets += nested.secrets
+                }
+                spans.append(span)
+            }
+        }
+        return spans
+    }
+
+    /// A value that looks like a connection string or a mistyped URL: the server and libpq
+    /// quote database, user and host names in their errors, so it is hidden like a secret.
+    private static func mayHoldCredentials(keyword: String, value: String) -> Bool {
+        value.contains("://") || value.contains("=") || value.contains("@") && value.contains(":")
+            || keyword == "dbname" && value.unicodeScalars.contains { "@:/%".unicodeScalars.contains($0) }
+    }
+
+    /// Reads a bare or single-quoted value starting at `index`, leaving `index` after it.
+    private static func readConninfoValue(_ text: String.UnicodeScalarView, from index: inout String.Index) -> String {
+        var value = String.UnicodeScalarView()
+        let isQuoted = index < text.endIndex && text[index] == "'"
+        if isQuoted { index = text.index(after: index) }
+        while index < text.endIndex {
+            var character = text[index]
+            if isQuoted ? character == "'" : isLibpqSpace(character) { break }
+            if character == "\\" {
+                index = text.index(after: index)
+                guard index < text.endIndex else { break }
+                character = text[index]
+            }
+            value.append(character)
+            index = text.index(after: index)
+        }
+        if isQuoted, index < text.endIndex { index = text.index(after: index) }
+        return String(value)
+    }
+
+    /// What the server keeps of a name: at most 63 bytes, cut at a character boundary.
+    private static func clippedToIdentifierLength(_ value: String) -> String {
+        var clipped = String.UnicodeScalarView()
+        var bytes = 0
+        for scalar in value.unicodeScalars {
+            bytes += String(scalar).utf8.count
+            guard bytes <= 63 else { break }
+            clipped.append(scalar)
+        }
+        return String(clipped)
+    }
+
+    /// C's isspace in the C locale, which libpq's conninfo parser uses.
+    private static func isLibpqSpace(_ scalar: Unicode.Scalar) -> Bool {
+        " \t\n\u{0B}\u{0C}\r".unicodeScalars.contains(scalar)
+    }
+
+    private static func quotedConninfoValue(_ value: String) -> String {
+        "'" + value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "\\'") + "'"
+    }
+
+    /// `host`, `host:5432`, `[::1]:5432`, `%2Fvar%2Frun`: a name or address, then digits after
+    /// its `:`, so a password missing its `@host` is shown neither as a host nor as a port.
+    private static func isPlainHost(_ host: Substring.UnicodeScalarView) -> Bool {
+        var afterAddress = host
+        if host.first == "[" {
+            guard let close = host.firstIndex(of: "]"), isMadeOf(host[host.index(after: host.startIndex)..<close], ":.%-_") else { return false }
+            afterAddress = host[host.index(after: close)...]
+            guard afterAddress.isEmpty || afterAddress.first == ":" else { return false }
+        }
+        guard let colon = afterAddress.firstIndex(of: ":") else { return isMadeOf(afterAddress, ".-_%~") }
+        return isMadeOf(afterAddress[..<colon], ".-_%~") && afterAddress[afterAddress.index(after: colon)...].allSatisfy { ("0"..."9").contains($0) }
+    }
+
+    /// A user or database name in a URL: what is not a letter, a digit or one of `.-_%~+$` must
+    /// be percent-encoded, so that a password typed in the wrong place is not shown as a name.
+    private static func isPlainName(_ name: Substring.UnicodeScalarView) -> Bool {
+        isMadeOf(name, ".-_%~+$")
+    }
+
+    private static func isMadeOf(_ text: Substring.UnicodeScalarView, _ extra: String) -> Bool {
+        text.allSatisfy { ($0.isASCII && $0.properties.isAlphabetic) || ("0"..."9").contains($0) || extra.unicodeScalars.contains($0) }
+    }
+
+    private static func percentDecoded(_ text: Substring.UnicodeScalarView) -> String {
+        String(text).removingPercentEncoding ?? String(text)
+    }
 }

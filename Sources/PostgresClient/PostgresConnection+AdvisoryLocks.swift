@@ -44,3 +44,48 @@ extension PostgresConnection {
         try execute("SELECT pg_advisory_xact_lock(\(key))")
     }
 }
+
+/// A session holding an advisory lock, as `pg_locks` and `pg_stat_activity` show it.
+public struct AdvisoryLockHolder: Sendable, Equatable, CustomStringConvertible {
+    public var pid: Int
+    public var applicationName: String
+    public var user: String?
+    /// When the holder's session connected (PostgreSQL does not record when a lock was taken).
+    public var connectedSince: String?
+    /// `active`, `idle`, `idle in transaction`…
+    public var state: String?
+
+    public var description: String {
+        var details = ["application_name '\(applicationName)'"]
+        if let user { details.append("user \(user)") }
+        if let connectedSince { details.append("connected since \(connectedSince)") }
+        if let state { details.append(state) }
+        return "pid \(pid) (\(details.joined(separator: ", ")))"
+    }
+}
+
+extension PostgresConnection {
+    /// The sessions other than this one holding the advisory lock `key`. A bigint key shows in
+    /// `pg_locks` split in two: its high half as `classid`, its low half as `objid`.
+    public func advisoryLockHolders(key: Int64) throws -> [AdvisoryLockHolder] {
+        let bits = UInt64(bitPattern: key)
+        let high = String(bits >> 32)
+        let low = String(bits & 0xFFFF_FFFF)
+        let result = try execute("""
+            SELECT l.pid, coalesce(a.application_name, '') AS application_name, a.usename AS user_name,
+                   to_char(a.backend_start AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS "UTC"') AS connected_since, a.state
+            FROM pg_locks l LEFT JOIN pg_stat_activity a ON a.pid = l.pid
+            WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1
+              AND l.classid = \(high)::oid AND l.objid = \(low)::oid AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+              AND l.pid <> pg_backend_pid()
+            ORDER BY l.pid
+            """)
+        return result.rows.indices.map { row in
+            AdvisoryLockHolder(
+                pid: Int(result.int(row, "pid") ?? 0), applicationName: result.value(row, "application_name") ?? "",
+                user: result.value(row, "user_name"), connectedSince: result.value(row, "connected_since"),
+                state: result.value(row, "state")
+            )
+        }
+    }
+}

@@ -12,17 +12,43 @@ public final class PostgresConnection: @unchecked Sendable, CustomStringConverti
     public let target: String
     private var connection: OpaquePointer?
     /// Kept only to open another session to the same server (`reconnect`); never printed.
-    private let connectionString: String
+    private let connectionString: ConnectionString
+    private let defaults: ConnectionDefaults
 
     /// Opens a connection.
     ///
-    /// - Parameter connectionString: a `postgres://` / `postgresql://` URL or a key=value conninfo
-    ///   string, passed to libpq as is (so `sslmode` and the like work). Errors never contain its
-    ///   password.
-    public init(url connectionString: String) throws {
-        target = redactedConnectionString(connectionString)
+    /// - Parameters:
+    ///   - connectionString: a `postgres://` / `postgresql://` URL or a key=value conninfo string,
+    ///     read by libpq (so `sslmode` and the like work). A string whose password cannot be
+    ///     located safely is refused without being quoted (`UnreadableConnectionString`'s reason,
+    ///     as a connection error). Errors never contain its password.
+    ///   - defaults: libpq settings used where neither the string nor libpq's environment
+    ///     variables give one.
+    public convenience init(url connectionString: String, defaults: ConnectionDefaults = ConnectionDefaults()) throws {
+        let parsed: ConnectionString
+        do {
+            parsed = try ConnectionString(connectionString)
+        } catch {
+            throw PostgresError(kind: .connection, message: error.description)
+        }
+        try self.init(parsed, defaults: defaults)
+    }
+
+    public init(_ connectionString: ConnectionString, defaults: ConnectionDefaults = ConnectionDefaults()) throws {
+        target = connectionString.redacted
         self.connectionString = connectionString
-        guard let connection = PQconnectdb(connectionString) else {
+        self.defaults = defaults
+        // Exactly the options libpq read from the string, after our defaults: the string wins.
+        let options = defaults.options(unlessSetIn: connectionString.options) + connectionString.options
+        let keywords = options.map { strdup($0.keyword) }
+        let values = options.map { strdup($0.value) }
+        defer { (keywords + values).forEach { free($0) } }
+        let connection = (keywords.map { UnsafePointer($0) } + [nil]).withUnsafeBufferPointer { keywordPointers in
+            (values.map { UnsafePointer($0) } + [nil]).withUnsafeBufferPointer { valuePointers in
+                PQconnectdbParams(keywordPointers.baseAddress, valuePointers.baseAddress, 0)
+            }
+        }
+        guard let connection else {
             throw PostgresError(kind: .connection, message: "libpq could not allocate a connection to \(target)")
         }
         guard PQstatus(connection) == CONNECTION_OK else {
@@ -50,7 +76,7 @@ public final class PostgresConnection: @unchecked Sendable, CustomStringConverti
     /// A new session to the same server as the same user: for work that must go on beside
     /// this session, such as holding a lock while this one commits.
     public func reconnect() throws -> PostgresConnection {
-        try PostgresConnection(url: connectionString)
+        try PostgresConnection(connectionString, defaults: defaults)
     }
 
     /// Closes the connection. Using it afterwards is a programming error.
@@ -183,8 +209,8 @@ public final class PostgresConnection: @unchecked Sendable, CustomStringConverti
 }
 
 /// libpq's current error message on one line, with the connection's secrets removed.
-func libpqErrorMessage(_ connection: OpaquePointer, redacting connectionString: String = "") -> String {
+func libpqErrorMessage(_ connection: OpaquePointer, redacting connectionString: ConnectionString? = nil) -> String {
     let raw = PQerrorMessage(connection).map { String(cString: $0) } ?? ""
-    let message = singleLine(scrubbed(raw, connectionString: connectionString))
+    let message = singleLine(connectionString?.scrubbing(raw) ?? raw)
     return message.isEmpty ? "libpq reported an error without a message" : message
 }

@@ -73,16 +73,13 @@ struct HeavyweightRun {
             }
             onProgress(event)
             let passStarted = Date()
-            let passRows = try retryingLocks {
-                try connection.transaction {
-                    _ = try connection.execute("SET LOCAL lock_timeout = \(unsafeRaw: String(options.lockTimeoutMilliseconds))")
-                    let passRows = try runPass(pass, number: index + 1, source: source, destination: destination, passStarted: passStarted)
-                    _ = try connection.execute("""
-                        INSERT INTO \(ident: staging, HeavyweightMigration.checkpointTable) (pass, name, fingerprint, rows)
-                        VALUES (\(index + 1), \(pass.name), \(fingerprint), \(passRows))
-                        """)
-                    return passRows
-                }
+            let passRows = try options.executionPolicy.transaction(on: connection) {
+                let passRows = try runPass(pass, number: index + 1, source: source, destination: destination, passStarted: passStarted)
+                _ = try connection.execute("""
+                    INSERT INTO \(ident: staging, HeavyweightMigration.checkpointTable) (pass, name, fingerprint, rows)
+                    VALUES (\(index + 1), \(pass.name), \(fingerprint), \(passRows))
+                    """)
+                return passRows
             }
             rows += passRows
             event.kind = .passFinished
@@ -97,12 +94,9 @@ struct HeavyweightRun {
         )
         onProgress(swapEvent)
         let swapStarted = Date()
-        try retryingLocks {
-            try connection.transaction {
-                _ = try connection.execute("SET LOCAL lock_timeout = \(unsafeRaw: String(options.lockTimeoutMilliseconds))")
-                for statement in step.swap { _ = try connection.execute(statement.sql) }
-                try migrator.record(step, plan: plan, rows: rows, started: started)
-            }
+        try options.executionPolicy.transaction(on: connection) {
+            for statement in step.swap { _ = try connection.execute(statement.sql) }
+            try migrator.record(step, plan: plan, rows: rows, started: started)
         }
         guardSession?.close()
         if step.backupSchema == nil {
@@ -139,9 +133,7 @@ struct HeavyweightRun {
         guard let statement = step.writeGuard else { return nil }
         let session = try connection.reconnect()
         do {
-            _ = try session.execute("BEGIN")
-            _ = try session.execute("SET LOCAL lock_timeout = \(unsafeRaw: String(options.lockTimeoutMilliseconds))")
-            _ = try session.execute(statement.sql)
+            try options.executionPolicy.openTransaction(on: session) { _ = try session.execute(statement.sql) }
         } catch {
             session.close()
             throw error
@@ -221,20 +213,6 @@ struct HeavyweightRun {
             pass: number, passCount: passCount, stage: pass.stage.rawValue, part: pass.part?.rawValue, entityMapping: pass.entityMapping,
             execution: pass.execution.rawValue, rowsTotal: pass.sourceTable == nil ? nil : pass.rowEstimate
         )
-    }
-
-    /// Runs `body` again after lock-not-available (55P03), with backoff and jitter.
-    func retryingLocks<T>(_ body: () throws -> T) throws -> T {
-        var attempt = 0
-        while true {
-            attempt += 1
-            do {
-                return try body()
-            } catch let error as PostgresError where error.sqlState == PostgresError.lockNotAvailable && attempt < options.lockRetries {
-                let base = 0.2 * pow(2.0, Double(attempt - 1))
-                Thread.sleep(forTimeInterval: base + Double.random(in: 0...base))
-            }
-        }
     }
 }
 

@@ -1,0 +1,53 @@
+import Foundation
+
+/// Options of `apply` that do not change the plan.
+public struct ApplyOptions: Sendable {
+    /// `lock_timeout` of every migration transaction: readers and writers queued behind one of
+    /// our lock requests wait at most this long per attempt.
+    public var lockTimeoutMilliseconds: Int
+    /// Attempts of a transaction that failed for a lock (55P03) or a deadlock (40P01), with
+    /// backoff and jitter between.
+    public var lockRetries: Int
+    /// Steps that drop rows or values (hazard `dataLoss`) run only when true.
+    public var allowDataLoss: Bool
+    /// Discard the passes an interrupted heavyweight step left in its staging schema and start
+    /// it over; without it, `apply` continues after the last checkpoint.
+    public var restart: Bool
+    /// Source rows read per batch on the streaming path.
+    public var batchSize: Int
+    /// How long to wait for another `apply` of the same store to finish before giving up.
+    public var lockWaitSeconds: Double
+    /// `idle_in_transaction_session_timeout` of migration transactions: a stopped process's
+    /// session ends and its locks go after this long. Streaming passes run policy code between
+    /// statements, so it leaves room for a slow batch.
+    public var idleInTransactionTimeoutMilliseconds: Int
+
+    public static let defaultLockTimeoutMilliseconds = 500
+    public static let defaultLockRetries = 10
+    public static let defaultLockWaitSeconds = 60.0
+    public static let defaultIdleInTransactionTimeoutMilliseconds = 30_000
+
+    public init(
+        lockTimeoutMilliseconds: Int = Self.defaultLockTimeoutMilliseconds, lockRetries: Int = Self.defaultLockRetries,
+        allowDataLoss: Bool = false, restart: Bool = false, batchSize: Int = 5000,
+        lockWaitSeconds: Double = Self.defaultLockWaitSeconds,
+        idleInTransactionTimeoutMilliseconds: Int = Self.defaultIdleInTransactionTimeoutMilliseconds
+    ) {
+        self.lockTimeoutMilliseconds = lockTimeoutMilliseconds
+        self.lockRetries = lockRetries
+        self.allowDataLoss = allowDataLoss
+        self.restart = restart
+        self.batchSize = batchSize
+        self.lockWaitSeconds = lockWaitSeconds
+        self.idleInTransactionTimeoutMilliseconds = idleInTransactionTimeoutMilliseconds
+    }
+
+    /// How every transaction of the run is executed.
+    public var executionPolicy: ExecutionPolicy {
+        ExecutionPolicy(
+            lockTimeoutMilliseconds: lockTimeoutMilliseconds,
+            idleInTransactionTimeoutMilliseconds: idleInTransactionTimeoutMilliseconds,
+            retries: RetrySchedule(attempts: max(1, lockRetries))
+        )
+    }
+}

@@ -1,0 +1,109 @@
+import Foundation
+import PostgresClient
+import SQLBuilding
+
+/// How every migration transaction runs beside production traffic (docs/cli.md, "Locks and
+/// waits"); the one place that sets its timeouts and retries it.
+///
+/// - `lock_timeout`: a statement waiting for a lock gives up after this long. Readers and writers
+///   that arrive after a queued DDL lock request wait behind it, so this bounds their wait too.
+/// - `idle_in_transaction_session_timeout`: when the process stops between two statements (SIGSTOP,
+///   a frozen container), PostgreSQL ends the session and releases its locks.
+/// - A transaction that failed for a lock (55P03) or a deadlock (40P01) rolled back entirely, so
+///   it runs again after a backoff with jitter, up to `retries.attempts` times in all.
+public struct ExecutionPolicy: Sendable {
+    public var lockTimeoutMilliseconds: Int
+    public var idleInTransactionTimeoutMilliseconds: Int
+    public var retries: RetrySchedule
+    /// How the policy waits between attempts; tests replace it.
+    var sleep: @Sendable (TimeInterval) -> Void = { Thread.sleep(forTimeInterval: $0) }
+
+    public init(lockTimeoutMilliseconds: Int, idleInTransactionTimeoutMilliseconds: Int, retries: RetrySchedule) {
+        self.lockTimeoutMilliseconds = lockTimeoutMilliseconds
+        self.idleInTransactionTimeoutMilliseconds = idleInTransactionTimeoutMilliseconds
+        self.retries = retries
+    }
+
+    /// Runs `body` in a transaction under the policy's timeouts, again after a lock failure or a
+    /// deadlock. `body` must be safe to run again: each attempt starts from a rolled-back state.
+    public func transaction<T>(on connection: PostgresConnection, _ body: () throws -> T) throws -> T {
+        try retrying {
+            try connection.transaction {
+                try setTimeouts(on: connection, idle: true)
+                return try body()
+            }
+        }
+    }
+
+    /// Begins a transaction under `lock_timeout` and runs `body` in it, leaving it open for the
+    /// caller to end (by closing the session): a guard that holds its locks while other sessions
+    /// work. It has no idle timeout, since it waits idle by design.
+    public func openTransaction(on session: PostgresConnection, _ body: () throws -> Void) throws {
+        try retrying {
+            try session.execute("BEGIN")
+            do {
+                try setTimeouts(on: session, idle: false)
+                try body()
+            } catch {
+                _ = try? session.execute("ROLLBACK")
+                throw error
+            }
+        }
+    }
+
+    private func setTimeouts(on connection: PostgresConnection, idle: Bool) throws {
+        try connection.execute("SET LOCAL lock_timeout = \(unsafeRaw: String(lockTimeoutMilliseconds))")
+        if idle {
+            try connection.execute("SET LOCAL idle_in_transaction_session_timeout = \(unsafeRaw: String(idleInTransactionTimeoutMilliseconds))")
+        }
+    }
+
+    func retrying<T>(_ body: () throws -> T) throws -> T {
+        var attempt = 1
+        while true {
+            do {
+                return try body()
+            } catch where Self.isRetryable(error) && attempt < retries.attempts {
+                sleep(retries.delay(after: attempt, jitter: Double.random(in: 0...1)))
+                attempt += 1
+            }
+        }
+    }
+
+    /// Lock-not-available and deadlock: another session was in the way, not our SQL.
+    static func isRetryable(_ error: Error) -> Bool {
+        let failure = (error as? PassFailure)?.underlying ?? error
+        guard let state = (failure as? PostgresError)?.sqlState else { return false }
+        return state == PostgresError.lockNotAvailable || state == PostgresError.deadlockDetected
+    }
+}
+
+/// Exponential backoff with jitter between the attempts of a transaction.
+public struct RetrySchedule: Sendable, Equatable {
+    /// Attempts in all, the first included.
+    public var attempts: Int
+    /// The longest wait after the first attempt; doubles after each further one.
+    public var initialDelay: TimeInterval
+    public var maximumDelay: TimeInterval
+
+    public init(attempts: Int, initialDelay: TimeInterval = 0.1, maximumDelay: TimeInterval = 5) {
+        precondition(attempts >= 1, "a retry schedule needs at least one attempt")
+        self.attempts = attempts
+        self.initialDelay = initialDelay
+        self.maximumDelay = maximumDelay
+    }
+
+    /// The wait after attempt `attempt` (1-based): between half and all of
+    /// `min(maximumDelay, initialDelay * 2^(attempt-1))`, placed by `jitter` in 0...1 so that
+    /// processes retrying together spread out.
+    public func delay(after attempt: Int, jitter: Double) -> TimeInterval {
+        precondition(attempt >= 1 && (0...1).contains(jitter), "attempt \(attempt), jitter \(jitter)")
+        let ceiling = min(maximumDelay, initialDelay * pow(2, Double(min(attempt - 1, 62))))
+        return ceiling / 2 + ceiling / 2 * jitter
+    }
+
+    /// The longest total wait between attempts, for documentation and tests.
+    public var longestTotalDelay: TimeInterval {
+        (1..<attempts).reduce(0) { $0 + delay(after: $1, jitter: 1) }
+    }
+}

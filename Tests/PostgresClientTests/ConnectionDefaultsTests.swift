@@ -1,0 +1,45 @@
+import Foundation
+import PostgresClient
+import Testing
+import TestSupport
+
+/// A connection gets a connect_timeout and an application_name unless the string or libpq's
+/// environment gives them (issue 9.6).
+@Suite("Connection defaults")
+struct ConnectionDefaultsTests {
+    @Test("a server that accepts the connection and never answers fails in about connect_timeout")
+    func silentServerTimesOut() throws {
+        let server = try SilentServer()
+        let started = Date()
+        #expect {
+            try PostgresConnection(url: "postgres://u@127.0.0.1:\(server.port)/db", defaults: ConnectionDefaults(connectTimeoutSeconds: 2))
+        } throws: { error in
+            (error as? PostgresError)?.message.contains("timeout expired") == true
+        }
+        let elapsed = Date().timeIntervalSince(started)
+        #expect(elapsed >= 1.5 && elapsed < 6, "failed after \(elapsed) s")
+    }
+
+    @Test("a connect_timeout in the string wins over the default")
+    func timeoutInStringWins() throws {
+        let server = try SilentServer()
+        let started = Date()
+        #expect(throws: PostgresError.self) {
+            try PostgresConnection(url: "host=127.0.0.1 port=\(server.port) connect_timeout=2", defaults: ConnectionDefaults(connectTimeoutSeconds: 60))
+        }
+        #expect(Date().timeIntervalSince(started) < 6)
+    }
+
+    @Test("sessions show as orchestrator in pg_stat_activity unless the string names another application", integration)
+    func applicationName() throws {
+        try TestDatabase.withFreshDatabase { url in
+            let connection = try PostgresConnection(url: url)
+            defer { connection.close() }
+            #expect(try connection.execute("SHOW application_name")[row: 0, column: "application_name"] == "orchestrator")
+            let separator = url.contains("://") ? (url.contains("?") ? "&" : "?") : " "
+            let named = try PostgresConnection(url: url + separator + "application_name=reporting")
+            defer { named.close() }
+            #expect(try named.execute("SHOW application_name")[row: 0, column: "application_name"] == "reporting")
+        }
+    }
+}
