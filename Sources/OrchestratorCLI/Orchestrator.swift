@@ -12,8 +12,10 @@ public struct Orchestrator: ParsableCommand {
 
             EXIT CODES
               0   success (`status`: the report was produced, compatible or not)
-              1   failure: bad model, unreachable database, store of an unknown
-                  version, a plan that cannot run, a failed step
+              1   failure: bad model, unreachable or silent database, a connection
+                  string that cannot be read safely (it is not shown), store of an
+                  unknown version, a store another apply holds past --lock-wait, a
+                  plan that cannot run, a failed step
               64  bad usage: unknown option or version, no database URL
             """,
         subcommands: [StatusCommand.self, PlanCommand.self, ApplyCommand.self, InferCommand.self, HashCommand.self, ValidateCommand.self]

@@ -66,7 +66,8 @@ enum SecretLocator {
     /// 1. The userinfo ends at the first `@` before the first `/`; the password is everything
     ///    after the first `:` of the userinfo.
     /// 2. Any other `@` means a password was not percent-encoded and libpq would read part of it
-    ///    as the host or the database name: refused.
+    ///    as the host or the database name: refused. So is a user, host, port or database name
+    ///    that no real one looks like (`u:pw` missing its `@host` reads as host `u`, port `pw`).
     /// 3. A secret keyword in the query (`?password=…`, keys percent-decoded as libpq does) is
     ///    redacted too.
     private static func secretSpans(inURL url: String.UnicodeScalarView, authorityStart: String.Index) throws(UnreadableConnectionString) -> [SecretSpan] {
