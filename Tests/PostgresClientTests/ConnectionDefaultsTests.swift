@@ -1,5 +1,5 @@
 import Foundation
-import PostgresClient
+@testable import PostgresClient
 import Testing
 import TestSupport
 
@@ -7,6 +7,19 @@ import TestSupport
 /// environment gives them (issue 9.6).
 @Suite("Connection defaults")
 struct ConnectionDefaultsTests {
+    @Test("connect_timeout is added unless the string or PGCONNECT_TIMEOUT sets it; the application name is a fallback")
+    func optionsAdded() {
+        let defaults = ConnectionDefaults()
+        let none = defaults.options(unlessSetIn: [], environment: [:])
+        #expect(none.map(\.keyword) == ["connect_timeout", "fallback_application_name"])
+        #expect(none.map(\.value) == ["10", "orchestrator"])
+        let given = defaults.options(unlessSetIn: [("connect_timeout", "3")], environment: [:])
+        #expect(given.map(\.keyword) == ["fallback_application_name"])
+        let fromEnvironment = defaults.options(unlessSetIn: [], environment: ["PGCONNECT_TIMEOUT": "4"])
+        #expect(fromEnvironment.map(\.keyword) == ["fallback_application_name"])
+        #expect(ConnectionDefaults(connectTimeoutSeconds: nil, applicationName: nil).options(unlessSetIn: [], environment: [:]).isEmpty)
+    }
+
     @Test("a server that accepts the connection and never answers fails in about connect_timeout")
     func silentServerTimesOut() throws {
         let server = try SilentServer()
