@@ -54,7 +54,9 @@ public enum StoreCatalog {
             JOIN pg_namespace n ON n.oid = c.relnamespace
             LEFT JOIN pg_stat_user_tables s ON s.relid = c.oid
             WHERE n.nspname = \(store) AND c.relkind = 'r'
+              AND NOT (c.reltuples < 0 AND coalesce(s.n_live_tup, 0) = 0)
             """)
+        // A table never analyzed whose live rows were not counted yet is left out: unknown.
         var estimates = RowEstimates()
         for row in result.rows.indices {
             estimates.tables[result.value(row, "name") ?? ""] = Int(result.int(row, "n") ?? 0)

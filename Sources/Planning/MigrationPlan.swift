@@ -20,7 +20,8 @@ public struct StoreSnapshot: Sendable, Hashable {
 /// the plan shows (rows a pass reads, rows a mapping model leaves behind), read by the engine
 /// so that planning stays pure.
 public struct RowEstimates: Sendable, Hashable {
-    /// Table name -> rows.
+    /// Table name -> rows; a table whose rows are not known yet (never analyzed, and no live
+    /// rows counted) is absent.
     public var tables: [String: Int]
     /// Table name -> `_entity` value -> its share of the rows (0...1), from the column's most
     /// common values; absent for a table never analyzed.
@@ -35,7 +36,7 @@ public struct RowEstimates: Sendable, Hashable {
 
     /// Rows of `entity`, stored in `table` with the concrete entities `tableEntities`: its
     /// share by the statistics; else every row of the table, exact when it is the table's only
-    /// entity, an upper bound otherwise. Nil when the store has no such table.
+    /// entity, an upper bound otherwise. Nil when the table's rows are not known.
     public func rows(of entity: String, in table: String, tableEntities: [String]) -> RowCount? {
         guard let rows = tables[table] else { return nil }
         if tableEntities == [entity] { return RowCount(rows: rows, isUpperBound: false) }
