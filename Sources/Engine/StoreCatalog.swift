@@ -28,7 +28,7 @@ public enum StoreCatalog {
             entityHashes: decodeJSON(result.value(0, "entity_hashes")) ?? [:],
             versionIdentifiers: decodeJSON(result.value(0, "version_identifiers")) ?? []
         )
-        return StoreSnapshot(store: store, schemaExists: schemaExists, metadata: metadata)
+        return StoreSnapshot(store: store, schemaExists: schemaExists, metadata: metadata, rowEstimates: try rowEstimates(store: store, on: connection))
     }
 
     /// Versions of the model recorded in the database, newest first.
@@ -43,26 +43,35 @@ public enum StoreCatalog {
         }
     }
 
-    /// Rows in the store's tables, from the catalog's statistics (the larger of the planner's estimate and the live
-    /// tuple count): what an in-place step may have to read.
-    public static func estimatedRows(store: String, on connection: PostgresConnection) throws -> Int {
-        try estimatedRowsByTable(store: store, on: connection).values.reduce(0, +)
-    }
-
-    /// The same estimate per table of the store.
-    public static func estimatedRowsByTable(store: String, on connection: PostgresConnection) throws -> [String: Int] {
+    /// Rows in the store's tables, from the catalog's statistics (the larger of the planner's
+    /// estimate and the live tuple count), and each entity's share of its table from the
+    /// statistics of `_entity` (its most common values, complete for the few entities a table
+    /// holds once the table was analyzed).
+    public static func rowEstimates(store: String, on connection: PostgresConnection) throws -> RowEstimates {
         let result = try connection.execute("""
             SELECT c.relname AS name, greatest(c.reltuples, coalesce(s.n_live_tup, 0), 0)::bigint AS n
             FROM pg_class c
             JOIN pg_namespace n ON n.oid = c.relnamespace
             LEFT JOIN pg_stat_user_tables s ON s.relid = c.oid
             WHERE n.nspname = \(store) AND c.relkind = 'r'
+              AND NOT (c.reltuples < 0 AND coalesce(s.n_live_tup, 0) = 0)
             """)
-        var rows: [String: Int] = [:]
+        // A table never analyzed whose live rows were not counted yet is left out: unknown.
+        var estimates = RowEstimates()
         for row in result.rows.indices {
-            rows[result.value(row, "name") ?? ""] = Int(result.int(row, "n") ?? 0)
+            estimates.tables[result.value(row, "name") ?? ""] = Int(result.int(row, "n") ?? 0)
         }
-        return rows
+        let shares = try connection.execute("""
+            SELECT s.tablename AS name, u.entity, u.share::float8 AS share
+            FROM pg_stats s, unnest(s.most_common_vals::text::text[], s.most_common_freqs) AS u(entity, share)
+            WHERE s.schemaname = \(store) AND s.attname = '_entity' AND NOT s.inherited
+            """)
+        for row in shares.rows.indices {
+            guard let table = shares.value(row, "name"), let entity = shares.value(row, "entity"),
+                  let share = shares.value(row, "share").flatMap(Double.init) else { continue }
+            estimates.entityShares[table, default: [:]][entity] = share
+        }
+        return estimates
     }
 
     static func decodeJSON<T: Decodable>(_ text: String?) -> T? {

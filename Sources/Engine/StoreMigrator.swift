@@ -105,15 +105,8 @@ public struct StoreMigrator {
             options: PlanningOptions(registeredPolicies: policies.names, forceStreaming: forceStreaming, keepBackup: keepBackup)
         )
         if plan.status == .migrationRequired {
-            let rows = try StoreCatalog.estimatedRows(store: store, on: connection)
-            let byTable = try StoreCatalog.estimatedRowsByTable(store: store, on: connection)
             for index in plan.steps.indices {
-                plan.steps[index].rowEstimate = rows
                 plan.steps[index].passesDone = try HeavyweightRun.passesDone(of: plan.steps[index], on: connection)
-                for pass in plan.steps[index].passes.indices {
-                    guard let table = plan.steps[index].passes[pass].sourceTable else { continue }
-                    plan.steps[index].passes[pass].rowEstimate = byTable[table] ?? 0
-                }
             }
         }
         return plan

@@ -8,12 +8,17 @@ public struct MappingModel: Sendable, Hashable {
     public var entityMappings: [EntityMappingDefinition]
     /// The file it was read from, for messages.
     public var file: String
+    /// Destination entities no entity mapping makes get the entity mapping Xcode generates for
+    /// them (`completed(source:destination:)`): true for native files, which list only what
+    /// differs; an Xcode file lists every entity mapping it has.
+    public var generatesUnmentionedEntityMappings: Bool
 
-    public init(source: String, destination: String, entityMappings: [EntityMappingDefinition], file: String) {
+    public init(source: String, destination: String, entityMappings: [EntityMappingDefinition], file: String, generatesUnmentionedEntityMappings: Bool = false) {
         self.source = source
         self.destination = destination
         self.entityMappings = entityMappings
         self.file = file
+        self.generatesUnmentionedEntityMappings = generatesUnmentionedEntityMappings
     }
 }
 

@@ -13,6 +13,8 @@ public enum MappingModelValidator {
             let missing = [mapping.source, mapping.destination].filter { model.version(named: $0) == nil }
             return [issue(nil, nil, "names version(s) \(missing.map { "'\($0)'" }.joined(separator: ", ")) that \(model.name) does not have (versions: \(model.versions.map(\.name).joined(separator: ", ")))")]
         }
+        // The entity mappings a native file gets by default are checked like written ones.
+        let mapping = mapping.completed(source: source, destination: destination)
         var issues: [MappingIssue] = []
         for entityMapping in mapping.entityMappings {
             if let name = entityMapping.sourceEntity, source.entity(named: name) == nil {

@@ -26,7 +26,7 @@ struct ApplyCommand: ParsableCommand {
     @Option(name: .long, help: "Seconds to wait for another apply of the same store to finish (it is named while waiting); then exit 1.")
     var lockWait: Double = ApplyOptions.defaultLockWaitSeconds
 
-    @Flag(name: .long, help: "Run steps that drop entities, attributes or relationships (and their data).")
+    @Flag(name: .long, help: "Run steps that drop entities, attributes or relationships (and their data), or leave rows behind (a mapping model that does not read them): the backup alone is not consent.")
     var allowDataLoss = false
 
     @Flag(name: .long, help: "Discard what an interrupted heavyweight step left in <store>~staging and start it over (default: continue after its last checkpoint).")

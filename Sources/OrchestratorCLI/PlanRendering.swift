@@ -35,7 +35,7 @@ enum PlanRendering {
                     ("summary", .string(statement.summary)),
                 ])
             })),
-            ("hazards", .array(step.hazards.map { .object([("code", .string($0.code)), ("message", .string($0.message))]) })),
+            ("hazards", .array(step.hazards.map(hazardJSON))),
             ("rowEstimate", .number(step.rowEstimate)),
             ("stagingSchema", step.stagingSchema.map(JSONValue.string) ?? .null),
             ("backupSchema", step.backupSchema.map(JSONValue.string) ?? .null),
@@ -51,6 +51,17 @@ enum PlanRendering {
                 ])
             })),
         ])
+    }
+
+    /// Code and message; for rows a mapping model leaves behind, also the entity and its rows
+    /// (`estimatedRowsAreUpperBound` when they are at most that many).
+    static func hazardJSON(_ hazard: Hazard) -> JSONValue {
+        var fields: [(String, JSONValue)] = [("code", .string(hazard.code)), ("message", .string(hazard.message))]
+        if let entity = hazard.entity { fields.append(("entity", .string(entity))) }
+        if let rows = hazard.estimatedRows {
+            fields += [("estimatedRows", .number(rows.rows)), ("estimatedRowsAreUpperBound", .bool(rows.isUpperBound))]
+        }
+        return .object(fields)
     }
 
     static func statementLines(_ statements: [PlannedStatement]) -> [String] {

@@ -5,12 +5,59 @@ public struct StoreSnapshot: Sendable, Hashable {
     public var store: String
     public var schemaExists: Bool
     public var metadata: StoreMetadata?
+    /// How many rows the store's tables hold, as the catalog's statistics know.
+    public var rowEstimates: RowEstimates
 
-    public init(store: String, schemaExists: Bool, metadata: StoreMetadata?) {
+    public init(store: String, schemaExists: Bool, metadata: StoreMetadata?, rowEstimates: RowEstimates = RowEstimates()) {
         self.store = store
         self.schemaExists = schemaExists
         self.metadata = metadata
+        self.rowEstimates = rowEstimates
     }
+}
+
+/// Rows of a store by table and, where the statistics of `_entity` tell, by entity: estimates
+/// the plan shows (rows a pass reads, rows a mapping model leaves behind), read by the engine
+/// so that planning stays pure.
+public struct RowEstimates: Sendable, Hashable {
+    /// Table name -> rows; a table whose rows are not known yet (never analyzed, and no live
+    /// rows counted) is absent.
+    public var tables: [String: Int]
+    /// Table name -> `_entity` value -> its share of the rows (0...1), from the column's most
+    /// common values; absent for a table never analyzed.
+    public var entityShares: [String: [String: Double]]
+
+    public init(tables: [String: Int] = [:], entityShares: [String: [String: Double]] = [:]) {
+        self.tables = tables
+        self.entityShares = entityShares
+    }
+
+    public var total: Int { tables.values.reduce(0, +) }
+
+    /// Rows of `entity`, stored in `table` with the concrete entities `tableEntities`: its
+    /// share by the statistics; else every row of the table, exact when it is the table's only
+    /// entity, an upper bound otherwise. Nil when the table's rows are not known.
+    public func rows(of entity: String, in table: String, tableEntities: [String]) -> RowCount? {
+        guard let rows = tables[table] else { return nil }
+        if tableEntities == [entity] { return RowCount(rows: rows, isUpperBound: false) }
+        guard let shares = entityShares[table], !shares.isEmpty else { return RowCount(rows: rows, isUpperBound: true) }
+        if let share = shares[entity] { return RowCount(rows: Int((share * Double(rows)).rounded()), isUpperBound: false) }
+        // Not among the most common values: at most the rows the others leave.
+        return RowCount(rows: max(0, rows - Int((shares.values.reduce(0, +) * Double(rows)).rounded())), isUpperBound: true)
+    }
+}
+
+/// An estimated number of rows; `isUpperBound` when it may be far more than there are.
+public struct RowCount: Sendable, Hashable, CustomStringConvertible {
+    public var rows: Int
+    public var isUpperBound: Bool
+
+    public init(rows: Int, isUpperBound: Bool) {
+        self.rows = rows
+        self.isUpperBound = isUpperBound
+    }
+
+    public var description: String { "\(isUpperBound ? "up to" : "about") \(rows) row\(rows == 1 ? "" : "s")" }
 }
 
 /// The version hashes recorded for a store (Core Data's NSStoreModelVersionHashes).

@@ -29,10 +29,15 @@ public struct PlannedStatement: Sendable, Hashable {
 public struct Hazard: Sendable, Hashable {
     public var code: String
     public var message: String
+    /// Rows a mapping model leaves behind: the source entity they belong to, and how many.
+    public var entity: String?
+    public var estimatedRows: RowCount?
 
-    public init(code: String, message: String) {
+    public init(code: String, message: String, entity: String? = nil, estimatedRows: RowCount? = nil) {
         self.code = code
         self.message = message
+        self.entity = entity
+        self.estimatedRows = estimatedRows
     }
 }
 

@@ -55,8 +55,11 @@ public enum Planner {
             ]
             return plan
         }
-        switch steps(model: model, from: source, to: target, schema: snapshot.store, explicitMappings: explicitMappings, options: options) {
-        case .success(let steps): plan.steps = steps
+        switch steps(
+            model: model, from: source, to: target, schema: snapshot.store, explicitMappings: explicitMappings, options: options,
+            rowEstimates: snapshot.rowEstimates
+        ) {
+        case .success(let steps): plan.steps = steps.map { $0.estimated(by: snapshot.rowEstimates) }
         case .failure(let blockers): plan.blockers = blockers.reasons
         }
         return plan
@@ -106,7 +109,7 @@ extension Planner {
     /// not at hand or needs Swift, are blockers.
     static func steps(
         model: VersionedModel, from source: ModelVersion, to target: ModelVersion, schema: String, explicitMappings: [ExplicitMapping],
-        options: PlanningOptions
+        options: PlanningOptions, rowEstimates: RowEstimates = RowEstimates()
     ) -> Result<[PlannedStep], LightweightPath.Blockers> {
         func index(_ name: String) -> Int? { model.versions.firstIndex { $0.name == name } }
         guard let start = index(source.name), let end = index(target.name) else { preconditionFailure("versions of a plan come from its model") }
@@ -139,7 +142,8 @@ extension Planner {
                 // old store is an intermediate version, dropped rather than kept.
                 let keepsBackup = options.keepBackup && !steps.contains { $0.kind == .heavyweight }
                 steps.append(try HeavyweightMigration.step(
-                    mapping: mappingModel, from: from, to: to, schema: schema, options: options, keepsBackup: keepsBackup
+                    mapping: mappingModel, from: from, to: to, schema: schema, options: options, keepsBackup: keepsBackup,
+                    rowEstimates: rowEstimates
                 ))
             } catch {
                 reasons += error.reasons
@@ -153,5 +157,19 @@ extension Planner {
             }
         }
         return reasons.isEmpty ? .success(steps) : .failure(LightweightPath.Blockers(reasons: reasons))
+    }
+}
+
+extension PlannedStep {
+    /// The step with the store's rows as estimates: every row for the step, a pass's source
+    /// table for the pass.
+    func estimated(by estimates: RowEstimates) -> PlannedStep {
+        var step = self
+        step.rowEstimate = estimates.total
+        for index in step.passes.indices {
+            guard let table = step.passes[index].sourceTable else { continue }
+            step.passes[index].rowEstimate = estimates.tables[table] ?? 0
+        }
+        return step
     }
 }

@@ -67,6 +67,8 @@ struct ValidateMappingTests {
         }
     }
 
+    /// The mapping's filter leaves rows out: a dataLoss hazard, so `apply` needs
+    /// --allow-data-loss even though the old store is kept as the backup.
     @Test("plan and apply run a mapping model beside the model as a heavyweight step", integration)
     func planRunsAnExplicitMapping() throws {
         try withTemporaryFolder { folder in
@@ -77,9 +79,20 @@ struct ValidateMappingTests {
                 let plan = try OrchestratorBinary.run(["plan", "--model", folder.path, "--format", "json"], databaseURL: url)
                 let planned = try jsonObject(plan.stdout)
                 #expect(planned["executable"] as? Bool == true, "\(plan)")
+                #expect(planned["needsAllowDataLoss"] as? Bool == true, "\(plan)")
                 let steps = try #require(planned["steps"] as? [[String: Any]], "\(plan)")
                 #expect(steps.map { $0["kind"] as? String } == ["heavyweight"], "\(plan)")
-                let apply = try OrchestratorBinary.run(["apply", "--model", folder.path], databaseURL: url)
+                let losses = (steps[0]["hazards"] as? [[String: Any]] ?? []).filter { $0["code"] as? String == "dataLoss" }
+                #expect(losses.map { $0["entity"] as? String } == ["Recipe"], "\(plan)")
+
+                let refused = try OrchestratorBinary.run(["apply", "--model", folder.path], databaseURL: url)
+                #expect(refused.exitCode == 1, "\(refused)")
+                #expect(refused.stderr.contains("rows of Recipe do not reach the new store: those the filter of RecipeToRecipe rejects; kept only in the backup schema kitchen~"), "\(refused)")
+                #expect(refused.stderr.contains("--allow-data-loss"), "\(refused)")
+                let unchanged = try OrchestratorBinary.run(["status", "--model", folder.path, "--format", "json"], databaseURL: url)
+                #expect(try jsonObject(unchanged.stdout)["storeVersion"] as? String == "Kitchen 1", "\(unchanged)")
+
+                let apply = try OrchestratorBinary.run(["apply", "--model", folder.path, "--allow-data-loss"], databaseURL: url)
                 #expect(apply.exitCode == 0, "\(apply)")
                 #expect(apply.stdout.contains("heavyweight") || apply.stderr.contains("heavyweight"), "\(apply)")
                 let status = try OrchestratorBinary.run(["status", "--model", folder.path, "--format", "json"], databaseURL: url)

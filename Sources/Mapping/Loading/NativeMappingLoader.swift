@@ -41,7 +41,7 @@ enum NativeMappingLoader {
         if source == destination {
             throw reader.issue("source and destination are the same version '\(source)'", at: root)
         }
-        return MappingModel(source: source, destination: destination, entityMappings: entityMappings, file: file)
+        return MappingModel(source: source, destination: destination, entityMappings: entityMappings, file: file, generatesUnmentionedEntityMappings: true)
     }
 
     static func parseEntityMappings(_ node: Node, reader: MappingYAMLReader) throws -> [EntityMappingDefinition] {

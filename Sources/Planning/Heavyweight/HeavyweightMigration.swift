@@ -33,10 +33,12 @@ public enum HeavyweightMigration {
     ///    which validate the new rows.
     /// 6. Swap: the old schema becomes `<store>~` (replacing an earlier backup), staging
     ///    becomes the store, the association and checkpoint tables go.
+    /// Source rows no entity mapping carries over are `dataLoss` hazards (`RowsLeftBehind`).
     static func step(
         mapping: MappingModel, from source: ModelVersion, to destination: ModelVersion, schema: String,
-        options: PlanningOptions = PlanningOptions(), keepsBackup: Bool = true
+        options: PlanningOptions = PlanningOptions(), keepsBackup: Bool = true, rowEstimates: RowEstimates = RowEstimates()
     ) throws(HeavyweightRefusal) -> PlannedStep {
+        let mapping = mapping.completed(source: source, destination: destination)
         var resolved: [ResolvedEntityMapping] = []
         var reasons: [String] = []
         for definition in mapping.entityMappings {
@@ -117,19 +119,12 @@ public enum HeavyweightMigration {
                 .longLock("writes to \(schema) wait until the migration commits"),
             ]
         )
-        // Rows the mapping model leaves behind (filtered out, removed, or of entities no entity
-        // mapping reads) live on in the backup; without one they are lost.
-        if !keepsBackup {
-            let read = Set(resolved.flatMap(\.sourceEntities))
-            let unread = source.entities.filter { !$0.isAbstract && !read.contains($0.name) }.map(\.name)
-            let filtered = resolved.filter { $0.filter != nil }.map(\.name)
-            var lost: [String] = []
-            if !unread.isEmpty { lost.append("rows of \(unread.joined(separator: ", ")) (no entity mapping reads them)") }
-            if !filtered.isEmpty { lost.append("rows the filters of \(filtered.joined(separator: ", ")) reject") }
-            if !lost.isEmpty {
-                step.hazards.insert(.dataLoss("drops \(lost.joined(separator: " and ")) with the old store (--no-backup)"), at: 0)
-            }
-        }
+        step.hazards.insert(
+            contentsOf: RowsLeftBehind.hazards(
+                of: mapping, resolved: resolved, source: source, estimates: rowEstimates, backup: keepsBackup ? backupSchema(for: schema) : nil
+            ),
+            at: 0
+        )
         step.passes = passes
         step.swap = swap
         step.stagingSchema = staging

@@ -21,6 +21,7 @@ import TestSupport
     /// naming their policies, and run with stand-ins registered (CorpusPolicyTests).
     static let namingPolicies: Set<String> = [
         "LoopKit__LoopKit/Modelv1v4.xcmappingmodel",
+        "olvid-io__olvid-ios/ObvMessengerMappingModel_v5_to_v6.xcmappingmodel",
         "altstoreio__AltStore/AltStore10ToAltStore11.xcmappingmodel",
         "altstoreio__AltStore/AltStore13ToAltStore14.xcmappingmodel",
         "altstoreio__AltStore/AltStore2ToAltStore3.xcmappingmodel",
@@ -39,6 +40,21 @@ import TestSupport
         // to-one empty, which the app never does. Core Data's validation would refuse those
         // rows too. With the links in place it applies: see the test below.
         "altstoreio__AltStore/AltStore12ToAltStore13.xcmappingmodel": #"of relation "app_permission" violates not-null constraint"#,
+        // Message.text is optional in ThreemaData, TextMessage.text (what every Message
+        // becomes) required in V5; the generator leaves every fifth optional value empty, and
+        // the app never stored a message without text. Core Data's validation refuses such a
+        // TextMessage too, and so does the destination's check: the step fails, the store is
+        // left as it was. With the texts in place it applies: see the test below.
+        "threema-ch__threema-ios/ThreemaData.xcmappingmodel": #"for relation "message" violates check constraint "message_text_required""#,
+        "threema-ch__threema-ios/ThreemaDataEncrypted.xcmappingmodel": #"for relation "message" violates check constraint "message_text_required""#,
+    ]
+
+    /// Mapping models whose model does not load yet: path -> what the error says.
+    static let knownLoadFailures: [String: String] = [
+        // Sibling sub-entities PersistedContactGroupOwned and PersistedContactGroupJoined each
+        // declare `owner`; the store layout does not place such siblings' columns yet (issue
+        // 8.1, the layout work).
+        "olvid-io__olvid-ios/ObvMessengerMappingModel_v5_to_v6.xcmappingmodel": "maps onto column 'owner_pk' of table 'persisted_contact_group'",
     ]
 
     static let runnable = Corpus.mappingPackages.filter { !namingPolicies.contains($0.path) }
@@ -51,10 +67,10 @@ import TestSupport
     }
 
     @Test func theMappingModelsLeftOutAreExactlyThoseNamingPolicies() throws {
-        #expect(Corpus.mappingPackages.count == 28, "expected the corpus at \(Corpus.root)")
+        #expect(Corpus.mappingPackages.count == 31, "expected the corpus at \(Corpus.root)")
         let naming = try Corpus.mappingPackages.filter { try Self.namesAPolicy(MappingModelLoader.load(path: $0.fullPath)) }.map(\.path)
         #expect(Set(naming) == Self.namingPolicies)
-        #expect(Self.runnable.count == 19)
+        #expect(Self.runnable.count == 21)
         #expect(Set(Self.expectedFailures.keys).isSubset(of: Set(Self.runnable.map(\.path))))
     }
 
@@ -90,6 +106,36 @@ import TestSupport
                 try connection.execute("UPDATE \(ident: Self.store, "app_permission") SET app_pk = (SELECT min(_pk) FROM \(ident: Self.store, "store_app")) WHERE app_pk IS NULL")
             }
         }
+    }
+
+    @Test func threemaAppliesWhenEveryMessageHasItsText() throws {
+        for path in ["threema-ch__threema-ios/ThreemaData.xcmappingmodel", "threema-ch__threema-ios/ThreemaDataEncrypted.xcmappingmodel"] {
+            let package = try #require(Corpus.mappingPackages.first { $0.path == path })
+            let (mapping, model) = try Self.load(package)
+            try TestDatabase.withFreshConnection { connection in
+                try Self.check(mapping, of: model, in: package.path, on: connection) {
+                    try connection.execute("UPDATE \(ident: Self.store, "message") SET text = 'message ' || _pk WHERE text IS NULL")
+                }
+                // Every Message became a TextMessage, keeping its key and its text.
+                #expect(try connection.execute("""
+                    SELECT count(*) AS n FROM \(ident: Self.store, "message") AS m JOIN \(ident: Self.store + "~", "message") AS o USING (_pk)
+                    WHERE m._entity = 'TextMessage' AND m.text = o.text
+                    """).int(0, "n") == Int64(Self.rowsPerEntity), "\(path)")
+            }
+        }
+    }
+
+    /// The mapping model and the model whose versions it maps (a bundle of its repository),
+    /// or nil after checking that a model of `knownLoadFailures` still fails as noted there.
+    static func loadUnlessKnownToFail(_ package: Corpus.MappingPackage) throws -> (MappingModel, VersionedModel)? {
+        guard let reason = knownLoadFailures[package.path] else { return try load(package) }
+        do {
+            _ = try load(package)
+            Issue.record("\(package): loads now; remove it from knownLoadFailures ('\(reason)')")
+        } catch {
+            #expect(String(describing: error).contains(reason), "\(package): fails otherwise than expected: \(error)")
+        }
+        return nil
     }
 
     /// The mapping model and the model whose versions it maps (a bundle of its repository).

@@ -101,7 +101,9 @@ import TestSupport
             let links = try Self.links(schema: S.store, column: "chef_pk", on: connection)
             #expect(kept.count > 100 && kept.count < 300)
 
-            _ = try Self.migrator(model, Self.kitchenMapping(filter: "amount > 100"), on: connection).apply()
+            let migrator = Self.migrator(model, Self.kitchenMapping(filter: "amount > 100"), on: connection)
+            #expect(throws: DataLossNotAllowed.self) { try migrator.apply() }
+            _ = try migrator.apply(options: ApplyOptions(allowDataLoss: true))
 
             let migrated = try S.rows("recipe", ["name", "total_cost"], on: connection)
             #expect(migrated.map { Array($0[1...2]) } == kept.map { Array($0[1...2]) })

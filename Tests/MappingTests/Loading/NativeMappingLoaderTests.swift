@@ -31,7 +31,7 @@ import Testing
                     valueExpression: #"FUNCTION($manager, "destinationInstancesForEntityMappingNamed:sourceInstances:", "ChefToChef", $source.chef)"#
                 )]
             )],
-            file: "recipes-2-to-3.yaml"
+            file: "recipes-2-to-3.yaml", generatesUnmentionedEntityMappings: true
         ))
     }
 

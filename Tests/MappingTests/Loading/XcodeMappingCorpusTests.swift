@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TestSupport
+import ObjectModel
 @testable import Mapping
 
 /// The `.xcmappingmodel` packages in the shared corpus (`Corpus.mappingPackages`), loaded.
@@ -14,8 +15,8 @@ enum CorpusMappingModels {
 }
 
 @Suite struct XcodeMappingCorpusTests {
-    @Test func theCorpusHoldsTwentyEightMappingModelsAllIndexed() {
-        #expect(CorpusMappingModels.packages.count == 28, "expected the corpus at \(Corpus.root)")
+    @Test func theCorpusHoldsThirtyOneMappingModelsAllIndexed() {
+        #expect(CorpusMappingModels.packages.count == 31, "expected the corpus at \(Corpus.root)")
         #expect(CorpusMappingModels.packages.allSatisfy { $0.indexedSource != nil && $0.indexedDestination != nil })
     }
 
@@ -36,6 +37,20 @@ enum CorpusMappingModels {
         }
     }
 
+    /// Issue 8: every mapping model validates (what `validate` checks: its versions and
+    /// entities exist, every expression and filter type-checks against both versions, the
+    /// entity mappings a native file would get included), against the bundle of its
+    /// repository holding both versions, loaded as `validate` loads it.
+    @Test(arguments: CorpusMappingModels.packages)
+    func everyMappingModelValidatesAgainstTheVersionsItMaps(package: CorpusMappingModels.Package) throws {
+        let mapping = try MappingModelLoader.load(path: package.fullPath)
+        let bundle = try #require(Corpus.bundles.first {
+            $0.repository == package.repository && $0.versions.contains(mapping.source) && $0.versions.contains(mapping.destination)
+        }, "\(package): no bundle has versions '\(mapping.source)' and '\(mapping.destination)'")
+        let model = try ModelLoader.load(path: bundle.fullPath)
+        #expect(MappingModelValidator.validate(mapping, model: model) == [], "\(package)")
+    }
+
     /// Every stored value expression in the corpus, decoded; each read against what its
     /// mapping obviously does (a renamed attribute, a constant for a new attribute, a policy
     /// function given the source values it needs).
@@ -53,11 +68,22 @@ enum CorpusMappingModels {
         ("altstoreio__AltStore/AltStore5ToAltStore6.xcmappingmodel", "StoreAppToStoreApp", "sourceIdentifier", #""com.rileytestut.AltStore""#),
         ("altstoreio__AltStore/AltStoreToAltStore2.xcmappingmodel", "StoreAppToStoreApp", "iconURL", #"FUNCTION($entityPolicy, "migrateIconURL")"#),
         ("altstoreio__AltStore/AltStoreToAltStore2.xcmappingmodel", "StoreAppToStoreApp", "screenshotURLs", #"FUNCTION($entityPolicy, "migrateScreenshotURLs")"#),
+        ("olvid-io__olvid-ios/ObvMessengerMappingModel_v5_to_v6.xcmappingmodel", "PersistedGroupDiscussionToPersistedContactGroupJoined", "groupName", "$source.title"),
+        ("olvid-io__olvid-ios/ObvMessengerMappingModel_v5_to_v6.xcmappingmodel", "PersistedGroupDiscussionToPersistedContactGroupOwned", "groupName", "$source.title"),
         ("rileytestut__Delta/Delta3ToDelta4.xcmappingmodel", "GameControllerInputMappingToGameControllerInputMapping", "identifier",
          #"FUNCTION($entityPolicy, "migrateIdentifier")"#),
         ("rileytestut__Delta/Delta5ToDelta6.xcmappingmodel", "SaveStateToSaveState", "coreIdentifier",
          #"FUNCTION($entityPolicy, "defaultCoreIdentifierForGameType:", $source.game.type)"#),
         ("rileytestut__Delta/DeltaToDelta2.xcmappingmodel", "SaveStateToSaveState", "type", #"FUNCTION($entityPolicy, "migrateSaveStateType:", $source.type)"#),
+        // Threema's message entity split into sub-entities: Xcode's expression for a
+        // relationship whose entity mapping it names, and a new Boolean set to NO. The
+        // ThreemaDataEncrypted package is a byte copy of ThreemaData's.
+        ("threema-ch__threema-ios/ThreemaData.xcmappingmodel", "MessageToTextMessage", "conversation",
+         #"FUNCTION($manager, "destinationInstancesForEntityMappingNamed:sourceInstances:", "ConversationToConversation", $source.conversation)"#),
+        ("threema-ch__threema-ios/ThreemaData.xcmappingmodel", "MessageToTextMessage", "sendFailed", "NO"),
+        ("threema-ch__threema-ios/ThreemaDataEncrypted.xcmappingmodel", "MessageToTextMessage", "conversation",
+         #"FUNCTION($manager, "destinationInstancesForEntityMappingNamed:sourceInstances:", "ConversationToConversation", $source.conversation)"#),
+        ("threema-ch__threema-ios/ThreemaDataEncrypted.xcmappingmodel", "MessageToTextMessage", "sendFailed", "NO"),
         ("woocommerce__woocommerce-ios/WooCommerceModelV9toV10.xcmappingmodel", "OrderToOrder", "statusKey", "$source.status"),
     ]
 
@@ -83,14 +109,16 @@ enum CorpusMappingModels {
         }
     }
 
-    @Test func theCorpusNamesEightCustomPolicyClasses() throws {
+    @Test func twelveEntityMappingsNameTenCustomPolicyClasses() throws {
         let policies = try CorpusMappingModels.packages.flatMap { try CorpusMappingModels.load($0.path).entityMappings.compactMap(\.policy) }
-        #expect(policies.count == 10)
+        #expect(policies.count == 12)
         #expect(Set(policies) == [
             "GameControllerInputMappingMigrationPolicy",
             "InstalledAppToInstalledAppMigrationPolicy",
             "LoopKit.CachedCarbObjectv3EntityMigrationPolicy",
             "LoopKit.DeletedCarbObjectv3EntityMigrationPolicy",
+            "PersistedGroupDiscussionToPersistedContactGroupJoinedMigrationPolicyV5ToV6",
+            "PersistedGroupDiscussionToPersistedContactGroupOwnedMigrationPolicyV5ToV6",
             "SaveStateToSaveStateMigrationPolicy",
             "Source13To14MigrationPolicy",
             "StoreApp10ToStoreApp11Policy",
@@ -103,7 +131,7 @@ enum CorpusMappingModels {
         for package in CorpusMappingModels.packages {
             for mapping in try CorpusMappingModels.load(package.path).entityMappings { counts[mapping.type, default: 0] += 1 }
         }
-        #expect(counts == [.copy: 269, .transform: 16, .add: 17, .custom: 1])
+        #expect(counts == [.copy: 289, .transform: 20, .add: 18, .custom: 1])
     }
 
     @Test func leftoverObjectsXcodeNeverDeletedAreIgnored() throws {

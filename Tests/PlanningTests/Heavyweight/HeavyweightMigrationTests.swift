@@ -124,7 +124,9 @@ import ObjectModel
             #"DROP VIEW "shop"."_association""#,
             #"DROP TABLE "shop"."_association_rows", "shop"."_checkpoint""#,
         ])
-        #expect(step.hazards.map(\.code) == [Hazard.Code.tableRewrite, Hazard.Code.fullScan, Hazard.Code.longLock])
+        // The filter leaves rows out; the planner got no row estimates.
+        #expect(step.hazards.map(\.code) == [Hazard.Code.dataLoss, Hazard.Code.tableRewrite, Hazard.Code.fullScan, Hazard.Code.longLock])
+        #expect(step.hazards[0].message == "rows of Recipe do not reach the new store: those the filter of RecipeToRecipe rejects; kept only in the backup schema shop~")
     }
 
     @Test func anUnregisteredPolicyIsRefusedNamingItAndTheEntityMapping() throws {
