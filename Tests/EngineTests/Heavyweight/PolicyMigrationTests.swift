@@ -173,7 +173,7 @@ import ExamplePolicies
             recorder.failRelationships = false
             recorder.calls = []
             var events: [ProgressEvent] = []
-            try migrator.apply(onProgress: { events.append($0) })
+            _ = try migrator.apply(onProgress: { events.append($0) })
             #expect(recorder.calls == Array(repeating: "createRelationships", count: 50) + ["endRelationshipCreation", "performCustomValidation", "end"])
             let finished = events.filter { $0.kind == .passFinished }
             #expect(finished.map(\.resumed) == [true, true, true, false, false, false])

@@ -104,7 +104,7 @@ import TestSupport
             #expect(refusal?.description.contains("the filter of RecipeToRecipe rejects") == true)
             #expect(try S.version(on: connection) == "Kitchen 1")
             #expect(try connection.execute("SELECT count(*) AS n FROM shop.recipe").int(0, "n") == 40)
-            try migrator.apply(options: ApplyOptions(allowDataLoss: true))
+            _ = try migrator.apply(options: ApplyOptions(allowDataLoss: true))
             #expect(try S.version(on: connection) == "Kitchen 2")
         }
     }
@@ -193,7 +193,7 @@ import TestSupport
 
             // Within the bounds, it passes (the data changed: start over).
             try connection.execute("UPDATE shop.recipe SET chef_pk = (SELECT _pk FROM shop.chef WHERE name = 'none') WHERE name IN ('r6', 'r7')")
-            try migrator.apply(options: ApplyOptions(restart: true))
+            _ = try migrator.apply(options: ApplyOptions(restart: true))
             #expect(try S.version(on: connection) == "Kitchen 2")
             #expect(try connection.execute("SELECT count(*) AS n FROM shop.chef c WHERE (SELECT count(*) FROM shop.recipe r WHERE r.chef_pk = c._pk) BETWEEN 1 AND 3").int(0, "n") == 3)
         }
