@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import ObjectModel
 @testable import Planning
@@ -72,6 +73,27 @@ import ObjectModel
         let refusals = try Self.infer(pair).refusals
         #expect(InferenceFixtures.culprits(refusals) == ["Recipe.n: lossyTypeChange"])
         #expect(refusals.first?.message.hasPrefix("type changed from \(pair.from.rawValue) to \(pair.to.rawValue); an inferred mapping converts only between number types") == true)
+    }
+
+    /// Xcode keeps a Boolean's default when its type becomes a number: NO and YES read as 0 and 1.
+    @Test func anXcodeBooleanDefaultOnANumberReadsAsZeroOrOne() throws {
+        let xml = """
+            <model><entity name="Recipe">
+              <attribute name="isSilenced" attributeType="Boolean" defaultValueString="YES"/>
+              <attribute name="mutedStatus" attributeType="Integer 32" defaultValueString="YES" elementID="wasMuted"/>
+              <attribute name="level" attributeType="Double" defaultValueString="YES"/>
+              <attribute name="share" attributeType="Decimal" defaultValueString="NO"/>
+              <attribute name="ratio" attributeType="Float" defaultValueString="no"/>
+            </entity></model>
+            """
+        var warnings: [ModelIssue] = []
+        let version = try XcodeModelLoader.parseContents(Data(xml.utf8), name: "v", file: "contents", warnings: &warnings)
+        let defaults = try #require(version.entity(named: "Recipe")).attributes.map { "\($0.name) \($0.defaultValue ?? "none")" }
+        #expect(defaults == ["isSilenced YES", "mutedStatus 1", "level 1", "share 0", "ratio 0"])
+        #expect(warnings.map(\.message) == [
+            "default 'YES' on Integer 32 read as 1", "default 'YES' on Double read as 1", "default 'NO' on Decimal read as 0", "default 'no' on Float read as 0",
+        ])
+        #expect(ModelValidator.validate(version).isEmpty)
     }
 
     @Test func aCheckedChangeSaysWhichValuesFit() {
