@@ -2,8 +2,8 @@ import ObjectModel
 
 /// A type change between numbers, which Core Data's inferred mapping carries: Boolean, Integer
 /// 16/32/64, Decimal, Float and Double values are all NSNumber, and the default `$source.<name>`
-/// expression hands them to the destination whatever its type. Other type changes (between
-/// numbers, strings, dates, binary data, UUIDs, URIs) are refused, as Core Data refuses them.
+/// expression hands them to the destination whatever its type. Other type changes (to or from
+/// strings, dates, binary data, UUIDs, URIs) are refused, as Core Data refuses them.
 enum NumberConversion: Sendable, Hashable {
     /// Every value of the source type is exactly a value of the destination type: in place.
     case lossless

@@ -91,7 +91,7 @@ struct LightweightDiff {
                 add(.renameColumns, RenameColumn(table: table.name, from: sourceName, to: column.name))
             }
             var sourceDefault = sourceColumn.defaultExpression
-            if sourceColumn.type != column.type && typeChanged(column, of: table, from: sourceColumn, of: sourceTable) {
+            if sourceColumn.type != column.type && changeType(column, of: table, from: sourceColumn, of: sourceTable).dropsDefault {
                 sourceDefault = nil
             }
             if sourceDefault != column.defaultExpression {
@@ -120,11 +120,11 @@ struct LightweightDiff {
     }
 
     /// The values that would not convert exactly are counted first; then the type changes.
-    /// Returns whether the change drops the old default.
-    private mutating func typeChanged(_ column: ColumnLayout, of table: TableLayout, from sourceColumn: ColumnLayout, of sourceTable: TableLayout) -> Bool {
+    private mutating func changeType(_ column: ColumnLayout, of table: TableLayout, from sourceColumn: ColumnLayout, of sourceTable: TableLayout) -> AlterColumnType {
         guard let conversion = NumberColumnConversion(from: sourceColumn.type, to: column.type) else {
-            add(.add, AlterColumnType(table: table.name, column: column.name, from: sourceColumn.type, to: column.type))
-            return false
+            let alter = AlterColumnType(table: table.name, column: column.name, from: sourceColumn.type, to: column.type)
+            add(.add, alter)
+            return alter
         }
         if conversion.readsFloatText && !changes.contains(where: { $0.change is ShortestFloatText }) {
             add(.checkData, ShortestFloatText())
@@ -136,11 +136,12 @@ struct LightweightDiff {
                 hint: "change those values, or keep the type in this version and convert them with a mapping model"
             ))
         }
-        add(.add, AlterColumnType(
+        let alter = AlterColumnType(
             table: table.name, column: column.name, from: sourceColumn.type, to: column.type,
             using: conversion.using(column.name), dropsDefault: conversion.dropsDefault && sourceColumn.defaultExpression != nil
-        ))
-        return conversion.dropsDefault && sourceColumn.defaultExpression != nil
+        )
+        add(.add, alter)
+        return alter
     }
 
     static let requiredHint = "give those rows a value, or keep the property optional in this version"
