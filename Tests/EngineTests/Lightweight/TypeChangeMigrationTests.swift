@@ -40,6 +40,30 @@ import TestSupport
         }
     }
 
+    /// All 42 changes between number types in one step, each column with a default: 0 and 1
+    /// fit every change (each pair's edges: NumberConversionValueTests).
+    @Test func everyChangeBetweenNumberTypesRunsOnAStoreWithRows() throws {
+        let numbers: [AttributeType] = [.boolean, .integer16, .integer32, .integer64, .decimal, .float, .double]
+        let pairs = numbers.flatMap { from in numbers.filter { $0 != from }.map { (from, $0) } }
+        func name(_ pair: (AttributeType, AttributeType)) -> String { "\(pair.0.nativeName)To\(pair.1.nativeName.capitalized)" }
+        func version(_ type: ((AttributeType, AttributeType)) -> AttributeType) -> String {
+            S.version("Reading: {attributes: {" + pairs.map { "\(name($0)): {type: \(type($0).nativeName), default: 1}" }.joined(separator: ", ") + "}}")
+        }
+        let model = try S.model([("v1", version(\.0)), ("v2", version(\.1))])
+        let columns = pairs.map { StoreNaming.columnName(attribute: name($0)) }
+        try S.withStore(model, rows: 20) { connection in
+            for (pair, column) in zip(pairs, columns) where pair.0 != .boolean {
+                try connection.execute("UPDATE shop.reading SET \(ident: column) = _pk % 2 WHERE \(ident: column) IS NOT NULL")
+            }
+            let before = try S.rows("reading", columns, on: connection)
+            try S.migrate(model, on: connection)
+            let after = try S.rows("reading", columns, on: connection)
+            #expect(after.map { $0.map(Self.number) } == before.map { $0.map(Self.number) })
+            #expect(after.count == 20 && after.contains { $0.contains("1") } && after.contains { $0.contains(nil) })
+            try S.expectFollowsContract(model, on: connection)
+        }
+    }
+
     @Test func checkedChangesRunWhenEveryValueFits() throws {
         let model = try S.model([
             ("v1", S.version("Reading: {attributes: {a: int64, b: int32, c: decimal, d: double, e: int64, f: double, g: decimal, h: float}}")),
