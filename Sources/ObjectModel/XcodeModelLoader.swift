@@ -179,8 +179,9 @@ public enum XcodeModelLoader {
     }
 
     /// Real files carry defaults that do not match their type ("NO" on integers, "0.0" on
-    /// Integer 64). Core Data reads them as numbers; so do we, with a warning. A default that
-    /// cannot be read at all is dropped, with a warning.
+    /// Integer 64; Xcode keeps a Boolean's "YES" when its type becomes a number). Core Data
+    /// reads them as numbers (NO 0, YES 1); so do we, with a warning. A default that cannot be
+    /// read at all is dropped, with a warning.
     static func lenientDefault(_ text: String, for attribute: Attribute, entity: String, file: String, warnings: inout [ModelIssue]) -> String? {
         if attribute.type == .undefined || DefaultValue.parse(text, as: attribute.type) != nil {
             return text
@@ -188,7 +189,7 @@ public enum XcodeModelLoader {
         func warn(_ message: String) {
             warnings.append(ModelIssue(.warning, file: file, entity: entity, property: attribute.name, message: message))
         }
-        if attribute.type.isInteger {
+        if attribute.type.isInteger || [.decimal, .double, .float].contains(attribute.type) {
             let converted: String? = switch text.lowercased() {
             case "no", "false": "0"
             case "yes", "true": "1"

@@ -3,19 +3,6 @@ import ObjectModel
 /// Lightweight rules for attributes. `entity` in refusals is the destination entity that
 /// declares the attribute, so an attribute inherited by several entities is refused once.
 enum AttributeRules {
-    /// Every value of `from` is a value of `to`: Integer 16 -> 32 -> 64, Float -> Double, and
-    /// any integer -> Decimal. Core Data infers no type change; these go beyond it, losing nothing.
-    static func isLosslessWidening(from: AttributeType, to: AttributeType) -> Bool {
-        switch (from, to) {
-        case (.integer16, .integer32), (.integer16, .integer64), (.integer32, .integer64), (.float, .double):
-            true
-        case (_, .decimal):
-            from.isInteger
-        default:
-            false
-        }
-    }
-
     /// An attribute added to an entity that has rows: they need a value for it.
     static func addedRefusal(_ attribute: Attribute, entity: String) -> InferenceRefusal? {
         guard !attribute.isOptional, !hasUsableDefault(attribute) else { return nil }
@@ -27,10 +14,10 @@ enum AttributeRules {
         var changes: [PropertyChange] = []
         var refusals: [InferenceRefusal] = []
         if source.type != destination.type {
-            if isLosslessWidening(from: source.type, to: destination.type) {
-                changes.append(.widened(from: source.type, to: destination.type))
-            } else {
-                refusals.append(.lossyTypeChange(entity: entity, attribute: destination.name, from: source.type, to: destination.type))
+            switch NumberConversion.between(source.type, destination.type) {
+            case .lossless: changes.append(.widened(from: source.type, to: destination.type))
+            case .checked: changes.append(.converted(from: source.type, to: destination.type))
+            case nil: refusals.append(.lossyTypeChange(entity: entity, attribute: destination.name, from: source.type, to: destination.type))
             }
         }
         if source.isOptional && !destination.isOptional {

@@ -43,6 +43,7 @@ struct EntityMappingBuilder {
             if let old = pair.source, let new = pair.destination {
                 let (changes, problems) = AttributeRules.compare(old.property, new.property, entity: new.declaringEntity)
                 mapping.changes = move(old, new, in: destination) + changes
+                mapping.needsDataCheck = changes.contains(where: \.needsDataCheck)
                 refusals += problems
             } else if let new = pair.destination, let problem = AttributeRules.addedRefusal(new.property, entity: new.declaringEntity) {
                 refusals.append(problem)

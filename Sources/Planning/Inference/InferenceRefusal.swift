@@ -6,7 +6,8 @@ public struct InferenceRefusal: Sendable, Hashable, CustomStringConvertible {
     public enum Code: String, Sendable, Hashable, CaseIterable {
         /// A non-optional attribute added, or made non-optional, without a default.
         case nonOptionalWithoutDefault
-        /// An attribute type change other than a lossless widening.
+        /// An attribute type change other than between two number types (Boolean, integers,
+        /// Decimal, Float, Double): Core Data's inferred mapping carries no other.
         case lossyTypeChange
         /// A to-many relationship made to-one.
         case toManyToToOne
@@ -62,7 +63,7 @@ extension InferenceRefusal {
     static func lossyTypeChange(entity: String, attribute: String, from: AttributeType, to: AttributeType) -> Self {
         Self(
             entity: entity, property: attribute, code: .lossyTypeChange,
-            message: "type changed from \(from.rawValue) to \(to.rawValue); only lossless widenings (Integer 16 -> 32 -> 64, Float -> Double, integer -> Decimal) are inferred (\(writeMappingModel))"
+            message: "type changed from \(from.rawValue) to \(to.rawValue); an inferred mapping converts only between number types (Boolean, Integer 16/32/64, Decimal, Float, Double), as Core Data's does (\(writeMappingModel))"
         )
     }
 

@@ -112,8 +112,10 @@ public struct PropertyMapping: Sendable, Hashable {
     /// Existing rows can make this mapping fail, so the store is checked before any change: a
     /// required to-one added to an entity with rows, or a to-one made required. Core Data infers
     /// both and validates the links later; the store enforces them at once, so rows without a
-    /// link are counted and stop the migration before anything is touched. (Not a refusal: a
-    /// store whose rows all have the link migrates.)
+    /// link are counted and stop the migration before anything is touched. Likewise a number
+    /// type change some values would not survive (`PropertyChange.converted`): rows whose value
+    /// would not convert exactly are counted. (Not a refusal: a store whose rows all fit
+    /// migrates.)
     public var needsDataCheck: Bool
 
     public init(kind: Kind, source: String?, destination: String?, changes: [PropertyChange] = [], needsDataCheck: Bool = false) {

@@ -16,7 +16,12 @@ public enum PropertyChange: Sendable, Hashable {
     case movedDown(from: String, to: String)
 
     // Attributes.
+    /// A number type change every value survives (`NumberConversion.lossless`): Integer 16 ->
+    /// 32 -> 64, Boolean -> any number, an integer -> Decimal, Float -> Double, …
     case widened(from: AttributeType, to: AttributeType)
+    /// A number type change some values would not survive (`NumberConversion.checked`): the
+    /// store's values are checked before anything changes (`PropertyMapping.needsDataCheck`).
+    case converted(from: AttributeType, to: AttributeType)
     /// The column default, as written in the model files.
     case defaultChanged(from: String?, to: String?)
 
@@ -30,6 +35,11 @@ public enum PropertyChange: Sendable, Hashable {
     /// The inverse: `from` is its name in the source, `to` in the destination (nil: none).
     case inverseChanged(from: String?, to: String?)
 
+    /// Existing values must be checked before the change runs.
+    var needsDataCheck: Bool {
+        if case .converted = self { return true }
+        return false
+    }
 }
 
 extension PropertyChange: CustomStringConvertible {
@@ -43,6 +53,7 @@ extension PropertyChange: CustomStringConvertible {
         case .movedUp(let from, let to): "moved up from \(from) to \(to)"
         case .movedDown(let from, let to): "moved down from \(from) to \(to)"
         case .widened(let from, let to): "widened from \(from.rawValue) to \(to.rawValue)"
+        case .converted(let from, let to): "converted from \(from.rawValue) to \(to.rawValue) (\(NumberConversion.fitRule(from: from, to: to)))"
         case .defaultChanged(let from, let to): "default \(text(from)) -> \(text(to))"
         case .toOneToToMany: "to-one -> to-many"
         case .orderedChanged(let isOrdered): isOrdered ? "made ordered" : "made unordered"

@@ -1,26 +1,45 @@
 import SQLBuilding
 
-/// A lossless widening (smallint -> integer -> bigint, real -> double precision, integer ->
-/// numeric): every value converts exactly, but PostgreSQL rewrites the table and its indexes
-/// under an ACCESS EXCLUSIVE lock.
+/// A column's type changes between numbers (`NumberConversion`). Values that would not convert
+/// exactly were counted first (`DataCheck`), so every value converts exactly; PostgreSQL
+/// rewrites the table and its indexes under an ACCESS EXCLUSIVE lock.
 struct AlterColumnType: SchemaChange {
     var table: String
     var column: String
     var from: String
     var to: String
+    /// SQL text from the quoted column name only; nil: PostgreSQL's own cast.
+    var using: String?
+    /// The old default cannot be cast to the new type: dropped first.
+    var dropsDefault = false
 
     func statements(in schema: String) -> [PlannedStatement] {
-        [PlannedStatement(
-            "ALTER TABLE \(ident: schema, table) ALTER COLUMN \(ident: column) TYPE \(unsafeRaw: to)",
-            lock: .accessExclusive, summary: "widen \(table).\(column) from \(from) to \(to)"
-        )]
+        var statements: [PlannedStatement] = []
+        if dropsDefault {
+            statements.append(PlannedStatement(
+                "ALTER TABLE \(ident: schema, table) ALTER COLUMN \(ident: column) DROP DEFAULT",
+                lock: .accessExclusive, summary: "drop default of \(table).\(column) before its type changes"
+            ))
+        }
+        var alter: SQL = "ALTER TABLE \(ident: schema, table) ALTER COLUMN \(ident: column) TYPE \(unsafeRaw: to)"
+        if let using { alter.append(" USING \(unsafeRaw: using)") }
+        statements.append(PlannedStatement(alter, lock: .accessExclusive, summary: "change \(table).\(column) from \(from) to \(to)"))
+        return statements
     }
 
     var hazards: [Hazard] {
         [
-            .tableRewrite("widening \(table).\(column) from \(from) to \(to) rewrites the table and its indexes"),
+            .tableRewrite("changing \(table).\(column) from \(from) to \(to) rewrites the table and its indexes"),
             .longLock("\(table) is locked against reads and writes while it is rewritten"),
         ]
+    }
+}
+
+/// Floating-point numbers printed in their shortest exact form (PostgreSQL's default, which a
+/// server or role may change), for the conversions and checks that read them as text.
+struct ShortestFloatText: SchemaChange {
+    func statements(in schema: String) -> [PlannedStatement] {
+        [PlannedStatement("SET LOCAL extra_float_digits = 1", lock: .none, summary: "print floating-point numbers in their shortest exact form")]
     }
 }
 

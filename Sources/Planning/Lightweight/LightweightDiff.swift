@@ -90,10 +90,11 @@ struct LightweightDiff {
             if sourceName != column.name {
                 add(.renameColumns, RenameColumn(table: table.name, from: sourceName, to: column.name))
             }
-            if sourceColumn.type != column.type {
-                add(.add, AlterColumnType(table: table.name, column: column.name, from: sourceColumn.type, to: column.type))
+            var sourceDefault = sourceColumn.defaultExpression
+            if sourceColumn.type != column.type && changeType(column, of: table, from: sourceColumn, of: sourceTable).dropsDefault {
+                sourceDefault = nil
             }
-            if sourceColumn.defaultExpression != column.defaultExpression {
+            if sourceDefault != column.defaultExpression {
                 add(.add, ChangeColumnDefault(table: table.name, column: column.name, expression: column.defaultExpression))
             }
             if !sourceColumn.isNullable && column.isNullable {
@@ -116,6 +117,31 @@ struct LightweightDiff {
             clearValues(of: table, from: sourceTable)
         }
         constraints(of: table, from: sourceTable)
+    }
+
+    /// The values that would not convert exactly are counted first; then the type changes.
+    private mutating func changeType(_ column: ColumnLayout, of table: TableLayout, from sourceColumn: ColumnLayout, of sourceTable: TableLayout) -> AlterColumnType {
+        guard let conversion = NumberColumnConversion(from: sourceColumn.type, to: column.type) else {
+            let alter = AlterColumnType(table: table.name, column: column.name, from: sourceColumn.type, to: column.type)
+            add(.add, alter)
+            return alter
+        }
+        if conversion.readsFloatText && !changes.contains(where: { $0.change is ShortestFloatText }) {
+            add(.checkData, ShortestFloatText())
+        }
+        if let misfit = conversion.misfit(sourceColumn.name) {
+            add(.checkData, DataCheck(
+                table: sourceTable.name, offending: misfit,
+                problem: "rows of \(sourceTable.name) whose \(sourceColumn.name) does not fit \(conversion.to.rawValue) (\(Self.describe(column.role)) changed from \(conversion.from.rawValue); \(NumberConversion.fitRule(from: conversion.from, to: conversion.to)))",
+                hint: "change those values, or keep the type in this version and convert them with a mapping model"
+            ))
+        }
+        let alter = AlterColumnType(
+            table: table.name, column: column.name, from: sourceColumn.type, to: column.type,
+            using: conversion.using(column.name), dropsDefault: conversion.dropsDefault && sourceColumn.defaultExpression != nil
+        )
+        add(.add, alter)
+        return alter
     }
 
     static let requiredHint = "give those rows a value, or keep the property optional in this version"

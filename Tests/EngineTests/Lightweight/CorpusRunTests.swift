@@ -25,7 +25,7 @@ import TestSupport
 
     /// The allowances of the check (renames followed through a chain, NULLs backfilled, a Float
     /// widened to Double, values cleared where a property moved down) on a run where the corpus
-    /// has none of them.
+    /// has none of them; number type changes: TypeChangeMigrationTests.
     @Test func aRunWithRenamesBackfillsAndWideningsPassesTheCheck() throws {
         let model = try S.model([
             ("v1", S.version("""
@@ -51,13 +51,15 @@ import TestSupport
             #expect(try S.history(on: connection).count == 3, "a chain: the direct mapping loses the title")
             // The generated floats are exact in binary; 0.1 is not, and widening changes its text.
             let widened = try connection.execute("SELECT 0.1::real::double precision::text AS v").value(0, "v")
-            let float = KeptAttribute(sourceName: "weight", name: "weight", isWidenedFromFloat: true)
+            let float = KeptAttribute(sourceName: "weight", name: "weight", convertedFrom: .float)
             #expect(widened != "0.1" && float.sameValue("0.1", widened) && !float.sameValue("0.2", widened))
         }
     }
 
     /// 1. Create the store at the run's first version and fill it.
-    /// 2. Follow the pair mappings to the entities and attributes the run keeps; snapshot them.
+    /// 2. Follow the pair mappings to the entities and attributes the run keeps; give the
+    ///    attributes whose type change is checked values that fit (0 and 1 fit every number
+    ///    type; the checks themselves: TypeChangeMigrationTests); snapshot them.
     /// 3. Apply once to the run's last version (a direct step or a chain, as planned).
     /// 4. The store is up to date; every kept row is there under its final name, its kept
     ///    values unchanged (NULLs may hold the backfill of an attribute made required).
@@ -68,6 +70,9 @@ import TestSupport
         let planned = try plannedLineage(migrator.plan(), model: model, context: context)
         var before: [String: [[String?]]] = [:]
         for entity in kept {
+            for attribute in entity.attributes where attribute.isChecked {
+                try connection.execute("UPDATE \(ident: S.store, entity.sourceTable) SET \(ident: attribute.sourceColumn) = _pk % 2 WHERE _entity = \(entity.sourceName) AND \(ident: attribute.sourceColumn) IS NOT NULL")
+            }
             before[entity.sourceName] = try S.rows(entity.sourceTable, entity.attributes.map(\.sourceColumn), where: "_entity = " + quoteLiteral(entity.sourceName), on: connection)
         }
 
@@ -174,7 +179,7 @@ struct KeptEntity {
     /// 1. Every concrete entity of `start` with its stored attributes.
     /// 2. Each mapping renames what it keeps and drops what it removes (a property moved down is
     ///    removed from the entities that no longer have it); attribute changes that bear on
-    ///    values (a backfill, a Float widened to Double) are remembered.
+    ///    values (a backfill, a number type change) are remembered.
     /// 3. Names are final: the table is the one of the entity's root in the last version.
     static func following(_ mappings: [InferredMapping], from start: ModelVersion, through versions: [ModelVersion]) -> [KeptEntity] {
         var kept = start.entities.filter { !$0.isAbstract }.map { entity in
@@ -201,8 +206,11 @@ struct KeptEntity {
                         switch change {
                         case .madeRequired(let value?) where attribute.backfill == nil:
                             attribute.backfill = KeptAttribute.Backfill(value: value, type: type)
-                        case .widened(from: .float, to: .double):
-                            attribute.isWidenedFromFloat = true
+                        case .widened(let from, _) where attribute.convertedFrom == nil:
+                            attribute.convertedFrom = from
+                        case .converted(let from, _):
+                            attribute.convertedFrom = attribute.convertedFrom ?? from
+                            attribute.isChecked = true
                         default:
                             break
                         }
@@ -227,16 +235,24 @@ struct KeptAttribute {
     var name: String
     /// The first backfill of NULLs along the run; later ones find none.
     var backfill: Backfill?
-    /// A Float widened to Double: the text changes, the number does not.
-    var isWidenedFromFloat = false
+    /// The first type of a number type change along the run: the text changes (`t` becomes
+    /// `1`, a Float's 0.1 a Double's 0.10000000149011612), the number does not.
+    var convertedFrom: AttributeType?
+    /// A type change along the run is checked: the values must fit.
+    var isChecked = false
 
     var sourceColumn: String { StoreNaming.columnName(attribute: sourceName) }
     var column: String { StoreNaming.columnName(attribute: name) }
 
     func sameValue(_ expected: String?, _ actual: String?) -> Bool {
-        if isWidenedFromFloat, let expected, let actual, let float = Float(expected), let double = Double(actual) {
-            return Double(float) == double
+        guard let convertedFrom, let expected, let actual else { return expected == actual }
+        func number(_ text: String) -> Double? {
+            switch text {
+            case "t": 1
+            case "f": 0
+            default: convertedFrom == .float ? Float(text).map(Double.init) : Double(text)
+            }
         }
-        return expected == actual
+        return number(expected) != nil && number(expected) == number(actual)
     }
 }

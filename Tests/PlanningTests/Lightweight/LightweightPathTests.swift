@@ -55,7 +55,7 @@ import ObjectModel
 
     @Test func everyRefusalOfTheChainIsABlockerNamingEntityAndProperty() throws {
         let model = try Self.model([
-            M.recipe("name: string, n: int64"),
+            M.recipe("name: string, n: string"),
             M.recipe("name: string, n: int32"),
             M.recipe("name: string, n: int32, rating: {type: int16, optional: false}"),
         ])
@@ -63,7 +63,7 @@ import ObjectModel
         #expect(plan.steps.isEmpty)
         #expect(!plan.isExecutable)
         #expect(plan.blockers == [
-            "'v1' -> 'v2': entity Recipe, property n: type changed from Integer 64 to Integer 32; only lossless widenings (Integer 16 -> 32 -> 64, Float -> Double, integer -> Decimal) are inferred (write a mapping model)",
+            "'v1' -> 'v2': entity Recipe, property n: type changed from String to Integer 32; an inferred mapping converts only between number types (Boolean, Integer 16/32/64, Decimal, Float, Double), as Core Data's does (write a mapping model)",
             "'v2' -> 'v3': entity Recipe, property rating: added as non-optional without a default; existing rows would need a value invented (give it a default, make it optional, or write a mapping model)",
         ])
     }
