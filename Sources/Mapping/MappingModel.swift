@@ -8,12 +8,16 @@ public struct MappingModel: Sendable, Hashable {
     public var entityMappings: [EntityMappingDefinition]
     /// The file it was read from, for messages.
     public var file: String
+    /// The model paths an Xcode mapping model records for its source and destination
+    /// (`…/Recipes.xcdatamodeld/Recipes 2.xcdatamodel`); empty for native files.
+    public var modelPaths: [String]
 
-    public init(source: String, destination: String, entityMappings: [EntityMappingDefinition], file: String) {
+    public init(source: String, destination: String, entityMappings: [EntityMappingDefinition], file: String, modelPaths: [String] = []) {
         self.source = source
         self.destination = destination
         self.entityMappings = entityMappings
         self.file = file
+        self.modelPaths = modelPaths
     }
 }
 
