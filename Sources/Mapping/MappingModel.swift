@@ -12,13 +12,20 @@ public struct MappingModel: Sendable, Hashable {
     /// them (`completed(source:destination:)`): true for native files, which list only what
     /// differs; an Xcode file lists every entity mapping it has.
     public var generatesUnmentionedEntityMappings: Bool
+    /// The model paths an Xcode mapping model records for its source and destination
+    /// (`…/Recipes.xcdatamodeld/Recipes 2.xcdatamodel`); empty for native files.
+    public var modelPaths: [String]
 
-    public init(source: String, destination: String, entityMappings: [EntityMappingDefinition], file: String, generatesUnmentionedEntityMappings: Bool = false) {
+    public init(
+        source: String, destination: String, entityMappings: [EntityMappingDefinition], file: String,
+        generatesUnmentionedEntityMappings: Bool = false, modelPaths: [String] = []
+    ) {
         self.source = source
         self.destination = destination
         self.entityMappings = entityMappings
         self.file = file
         self.generatesUnmentionedEntityMappings = generatesUnmentionedEntityMappings
+        self.modelPaths = modelPaths
     }
 }
 

@@ -9,9 +9,11 @@ public enum MappingModelValidator {
         func issue(_ entityMapping: String?, _ property: String?, _ message: String) -> MappingIssue {
             MappingIssue(file: mapping.file, entityMapping: entityMapping, property: property, message: message)
         }
+        let versionProblems = versionIssues(mapping, model: model)
+        if !versionProblems.isEmpty { return versionProblems }
         guard let source = model.version(named: mapping.source), let destination = model.version(named: mapping.destination) else {
-            let missing = [mapping.source, mapping.destination].filter { model.version(named: $0) == nil }
-            return [issue(nil, nil, "names version(s) \(missing.map { "'\($0)'" }.joined(separator: ", ")) that \(model.name) does not have (versions: \(model.versions.map(\.name).joined(separator: ", ")))")]
+            let unusable = [mapping.source, mapping.destination].filter { model.version(named: $0) == nil }
+            return [issue(nil, nil, "cannot be checked: version(s) \(unusable.map { "'\($0)'" }.joined(separator: ", ")) cannot be used (see the problems of the model)")]
         }
         // The entity mappings a native file gets by default are checked like written ones.
         let mapping = mapping.completed(source: source, destination: destination)
@@ -58,6 +60,20 @@ public enum MappingModelValidator {
             }
         }
         return issues
+    }
+
+    /// A mapping model must name versions of the model: one that names another would be passed
+    /// over, and its step would run as an inferred one. Each bad name comes with the closest
+    /// version name.
+    public static func versionIssues(_ mapping: MappingModel, model: VersionedModel) -> [MappingIssue] {
+        [("source", mapping.source), ("destination", mapping.destination)].compactMap { role, name in
+            guard !model.versionNames.contains(name) else { return nil }
+            let closest = closestName(to: name, in: model.versionNames).map { "; did you mean '\($0)'?" } ?? ""
+            return MappingIssue(
+                file: mapping.file,
+                message: "its \(role) names version '\(name)', which \(model.name) does not have\(closest) (versions: \(model.versionNames.joined(separator: ", ")))"
+            )
+        }
     }
 
     static func check(

@@ -11,6 +11,8 @@ public enum NativeModelLoader {
         manifestNames.contains { FileManager.default.fileExists(atPath: (path as NSString).appendingPathComponent($0)) }
     }
 
+    /// Every version whose file cannot be read is set aside in `unusableVersions`; only a
+    /// missing or malformed manifest throws.
     public static func load(folder: String) throws -> VersionedModel {
         guard let manifestName = manifestNames.first(where: {
             FileManager.default.fileExists(atPath: (folder as NSString).appendingPathComponent($0))
@@ -20,23 +22,24 @@ public enum NativeModelLoader {
         let manifestPath = (folder as NSString).appendingPathComponent(manifestName)
         let manifest = try readManifest(at: manifestPath)
         var versions: [ModelVersion] = []
-        var issues: [ModelIssue] = []
+        var unusable: [UnusableVersion] = []
         for name in manifest.versions {
             guard let file = versionFile(named: name, in: folder) else {
-                issues.append(ModelIssue(file: manifestPath, message: "version '\(name)' has no file \(name).yaml in \(folder)"))
+                unusable.append(UnusableVersion(name: name, issues: [
+                    ModelIssue(file: manifestPath, message: "version '\(name)' has no file \(name).yaml in \(folder)"),
+                ]))
                 continue
             }
             do {
                 let text = try readText(file)
                 versions.append(try parseVersion(text, name: name, file: file))
             } catch let issue as ModelIssue {
-                issues.append(issue)
+                unusable.append(UnusableVersion(name: name, issues: [issue]))
             }
         }
-        if !issues.isEmpty { throw ModelLoadError(issues) }
         return VersionedModel(
             name: manifest.name, versions: versions, currentVersionName: manifest.current,
-            path: folder, format: .native
+            path: folder, format: .native, unusableVersions: unusable, versionNames: manifest.versions
         )
     }
 

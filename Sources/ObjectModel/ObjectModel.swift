@@ -227,10 +227,16 @@ public struct VersionedModel: Sendable {
     public var format: Format
     /// Problems tolerated while reading (quirks of real files), one line each.
     public var warnings: [ModelIssue]
+    /// Versions the model lists whose file could not be read (or that a caller set aside), with
+    /// their problems; they are not in `versions`, so a command that does not need them still runs.
+    public var unusableVersions: [UnusableVersion]
+    /// Every version's name, usable or not, in migration order.
+    public var versionNames: [String]
 
+    /// `versionNames` defaults to the usable versions' names followed by the unusable ones'.
     public init(
         name: String, versions: [ModelVersion], currentVersionName: String, path: String,
-        format: Format, warnings: [ModelIssue] = []
+        format: Format, warnings: [ModelIssue] = [], unusableVersions: [UnusableVersion] = [], versionNames: [String]? = nil
     ) {
         self.name = name
         self.versions = versions
@@ -238,11 +244,14 @@ public struct VersionedModel: Sendable {
         self.path = path
         self.format = format
         self.warnings = warnings
+        self.unusableVersions = unusableVersions
+        self.versionNames = versionNames ?? (versions.map(\.name) + unusableVersions.map(\.name))
     }
 
+    /// The current version; callers check first that it is usable (`requireUsable`).
     public var currentVersion: ModelVersion {
         guard let version = version(named: currentVersionName) else {
-            preconditionFailure("current version \(currentVersionName) is not among the versions of \(name)")
+            preconditionFailure("current version \(currentVersionName) is not among the usable versions of \(name)")
         }
         return version
     }

@@ -5,6 +5,8 @@ import Foundation
 /// Real files have quirks (see the corpus README): they are read leniently, each tolerated
 /// quirk becomes a warning on the versioned model, and nothing here crashes on odd input.
 public enum XcodeModelLoader {
+    /// A version of an `.xcdatamodeld` whose `contents` cannot be read is set aside in
+    /// `unusableVersions`; a single `.xcdatamodel` that cannot be read throws.
     public static func load(package path: String) throws -> VersionedModel {
         let fm = FileManager.default
         let packageName = ((path as NSString).lastPathComponent as NSString).deletingPathExtension
@@ -23,27 +25,30 @@ public enum XcodeModelLoader {
             throw ModelLoadError([ModelIssue(file: path, message: "the package holds no .xcdatamodel version")])
         }
         var warnings: [ModelIssue] = []
-        var issues: [ModelIssue] = []
+        var unusable: [UnusableVersion] = []
         var versions: [ModelVersion] = []
         for folder in versionFolders {
             do {
                 versions.append(try loadVersion(at: (path as NSString).appendingPathComponent(folder), warnings: &warnings))
             } catch let issue as ModelIssue {
-                issues.append(issue)
+                unusable.append(UnusableVersion(name: (folder as NSString).deletingPathExtension, issues: [issue]))
             }
         }
-        if !issues.isEmpty { throw ModelLoadError(issues) }
-        let current = currentVersionName(package: path, versions: versions, warnings: &warnings)
-        return VersionedModel(name: packageName, versions: versions, currentVersionName: current, path: path, format: .xcode, warnings: warnings)
+        let names = versionFolders.map { ($0 as NSString).deletingPathExtension }
+        let current = currentVersionName(package: path, versionNames: names, warnings: &warnings)
+        return VersionedModel(
+            name: packageName, versions: versions, currentVersionName: current, path: path, format: .xcode, warnings: warnings,
+            unusableVersions: unusable, versionNames: names
+        )
     }
 
     /// `.xccurrentversion` names the current version with its `.xcdatamodel` extension; without
     /// it (single-version bundles), the last version in order is current.
-    static func currentVersionName(package path: String, versions: [ModelVersion], warnings: inout [ModelIssue]) -> String {
+    static func currentVersionName(package path: String, versionNames: [String], warnings: inout [ModelIssue]) -> String {
         let file = (path as NSString).appendingPathComponent(".xccurrentversion")
-        let fallback = versions.last!.name
+        let fallback = versionNames.last!
         guard let data = FileManager.default.contents(atPath: file) else {
-            if versions.count > 1 {
+            if versionNames.count > 1 {
                 warnings.append(ModelIssue(.warning, file: path, message: "no .xccurrentversion; '\(fallback)', the last version, is current"))
             }
             return fallback
@@ -55,7 +60,7 @@ public enum XcodeModelLoader {
             return fallback
         }
         let name = (named as NSString).deletingPathExtension
-        guard versions.contains(where: { $0.name == name }) else {
+        guard versionNames.contains(name) else {
             warnings.append(ModelIssue(.warning, file: file, message: "names '\(named)', which is not in the package; '\(fallback)' is current"))
             return fallback
         }

@@ -39,14 +39,16 @@ struct ApplyCommand: ParsableCommand {
 
     func run() throws {
         try reportingFailures {
-            let model = try modelOptions.loadValidated()
+            let model = try modelOptions.loadEachVersion()
             try modelOptions.checkVersion(to, in: model)
+            try model.requireUsable([to ?? model.currentVersionName])
+            let explicitMappings = try mappingOptions.explicitMappings(for: model)
             let url = try storeOptions.resolvedDatabaseURL()
             let connection = try connect(url)
             defer { connection.close() }
             let store = storeOptions.storeName(for: model)
-            let migrator = try heavyweightOptions.migrator(
-                connection: connection, model: model, store: store, targetVersion: to, mappings: mappingOptions
+            let migrator = heavyweightOptions.migrator(
+                connection: connection, model: model, store: store, targetVersion: to, explicitMappings: explicitMappings
             )
             let isText = formatOptions.format == .text
             let progress = ProgressReporter(mode: ProgressReporter.Mode(format: formatOptions.format))

@@ -28,6 +28,11 @@ func printNotice(_ message: String) {
     FileHandle.standardError.write(Data("note: \(message)\n".utf8))
 }
 
+/// A problem that does not stop the command, on stderr so that JSON on stdout stays one document.
+func printWarning(_ message: String) {
+    FileHandle.standardError.write(Data("warning: \(message)\n".utf8))
+}
+
 func printLine(_ text: String = "") {
     FileHandle.standardOutput.write(Data((text + "\n").utf8))
 }

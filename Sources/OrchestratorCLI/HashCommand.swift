@@ -15,8 +15,10 @@ struct HashCommand: ParsableCommand {
 
     func run() throws {
         try reportingFailures {
-            let model = try modelOptions.load()
+            let model = try modelOptions.loadEachVersion()
             try modelOptions.checkVersion(version, in: model)
+            // A version that fails validation has no hash a store could have been made with.
+            try model.requireUsable(version.map { [$0] } ?? model.versionNames)
             let versions = version.flatMap { model.version(named: $0) }.map { [$0] } ?? model.versions
             let hashed = versions.map { ($0.name, VersionHash.hashes(of: $0)) }
             switch formatOptions.format {

@@ -20,15 +20,21 @@ struct InferCommand: ParsableCommand {
 
     func run() throws {
         try reportingFailures {
-            let model = try modelOptions.loadValidated()
-            try modelOptions.checkVersion(from, in: model)
-            try modelOptions.checkVersion(to, in: model)
-            let result = MappingInference.infer(from: model.version(named: from)!, to: model.version(named: to)!)
+            let result = try answer(in: try modelOptions.loadEachVersion())
             switch formatOptions.format {
             case .json: printLine(InferRendering.json(result, from: from, to: to).rendered)
             case .text: InferRendering.text(result, from: from, to: to).forEach { printLine($0) }
             }
             if !result.isInferable { throw ExitCode.failure }
         }
+    }
+
+    /// The answer for the two versions of the loaded model: both must exist (a usage error) and
+    /// be usable; no other version matters.
+    func answer(in model: VersionedModel) throws -> InferenceResult {
+        try modelOptions.checkVersion(from, in: model)
+        try modelOptions.checkVersion(to, in: model)
+        try model.requireUsable([from, to])
+        return MappingInference.infer(from: model.version(named: from)!, to: model.version(named: to)!)
     }
 }

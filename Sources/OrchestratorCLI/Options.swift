@@ -15,19 +15,16 @@ struct ModelOptions: ParsableArguments {
     @Option(name: .long, help: "A versioned-model folder (with model.yaml) or an .xcdatamodeld package.")
     var model: String
 
-    func load() throws -> VersionedModel {
-        try ModelLoader.load(path: model)
+    /// Every version read, none validated yet; one that cannot be read is set aside with its
+    /// problems, and stops the command only when the command needs it (`requireUsable`).
+    func loadEachVersion() throws -> VersionedModel {
+        try ModelLoader.loadEachVersion(path: model)
     }
 
     /// A version named on the command line must exist: a usage error otherwise.
     func checkVersion(_ name: String?, in model: VersionedModel) throws {
-        guard let name, model.version(named: name) == nil else { return }
-        throw ValidationError("no version named '\(name)' in \(model.path) (versions: \(model.versions.map(\.name).joined(separator: ", ")))")
-    }
-
-    /// Loads and validates every version; any problem stops the command.
-    func loadValidated() throws -> VersionedModel {
-        try ModelLoader.loadValidated(path: model)
+        guard let name, !model.versionNames.contains(name) else { return }
+        throw ValidationError("no version named '\(name)' in \(model.path) (versions: \(model.versionNames.joined(separator: ", ")))")
     }
 }
 
@@ -69,17 +66,20 @@ struct MappingOptions: ParsableArguments {
     @Option(name: .long, help: "A folder of mapping models (*.yaml, *.yml, *.json, *.xcmappingmodel); repeatable. Default: beside the model.")
     var mappings: [String] = []
 
-    /// Mapping models in the folders given; by default those beside the model that map
-    /// between two of its versions (a folder may hold other models' mapping models too).
-    func load(for model: VersionedModel) throws -> [MappingModel] {
-        if !mappings.isEmpty { return try MappingModelLoader.loadAll(directories: mappings) }
-        let folder = model.format == .native ? model.path : (model.path as NSString).deletingLastPathComponent
-        let found = try MappingModelLoader.loadAll(directories: [folder.isEmpty ? "." : folder])
-        return found.filter { model.version(named: $0.source) != nil && model.version(named: $0.destination) != nil }
+    /// Mapping models in the folders given, or beside the model (docs/mapping-format.md, "Where
+    /// mapping models are found"), with the files passed over.
+    func find(for model: VersionedModel) throws -> FoundMappingModels {
+        mappings.isEmpty ? try MappingModelFinder.find(beside: model) : try MappingModelFinder.find(inDirectories: mappings)
     }
 
+    /// The mapping models `plan` and `apply` follow; the files passed over are printed as
+    /// warnings, and a mapping model naming a version the model does not have stops the command.
     func explicitMappings(for model: VersionedModel) throws -> [ExplicitMapping] {
-        try load(for: model).map { ExplicitMapping($0) }
+        let found = try find(for: model)
+        for warning in found.warnings { printWarning(warning.description) }
+        let issues = found.mappingModels.flatMap { MappingModelValidator.versionIssues($0, model: model) }
+        if !issues.isEmpty { throw MappingLoadError(issues) }
+        return found.mappingModels.map { ExplicitMapping($0) }
     }
 }
 
@@ -93,11 +93,10 @@ struct HeavyweightOptions: ParsableArguments {
 
     /// A migrator for the command, with these choices and the policies the program registered.
     func migrator(
-        connection: PostgresConnection, model: VersionedModel, store: String, targetVersion: String?, mappings: MappingOptions
-    ) throws -> StoreMigrator {
+        connection: PostgresConnection, model: VersionedModel, store: String, targetVersion: String?, explicitMappings: [ExplicitMapping]
+    ) -> StoreMigrator {
         var migrator = StoreMigrator(
-            connection: connection, model: model, store: store, targetVersion: targetVersion,
-            explicitMappings: try mappings.explicitMappings(for: model)
+            connection: connection, model: model, store: store, targetVersion: targetVersion, explicitMappings: explicitMappings
         )
         migrator.keepBackup = !noBackup
         migrator.forceStreaming = streaming

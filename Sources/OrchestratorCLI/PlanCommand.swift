@@ -20,13 +20,15 @@ struct PlanCommand: ParsableCommand {
 
     func run() throws {
         try reportingFailures {
-            let model = try modelOptions.loadValidated()
+            let model = try modelOptions.loadEachVersion()
             try modelOptions.checkVersion(to, in: model)
+            try model.requireUsable([to ?? model.currentVersionName])
+            let explicitMappings = try mappingOptions.explicitMappings(for: model)
             let url = try storeOptions.resolvedDatabaseURL()
             let connection = try connect(url)
             defer { connection.close() }
-            let migrator = try heavyweightOptions.migrator(
-                connection: connection, model: model, store: storeOptions.storeName(for: model), targetVersion: to, mappings: mappingOptions
+            let migrator = heavyweightOptions.migrator(
+                connection: connection, model: model, store: storeOptions.storeName(for: model), targetVersion: to, explicitMappings: explicitMappings
             )
             let plan = try migrator.plan()
             switch formatOptions.format {

@@ -15,7 +15,8 @@ struct StatusCommand: ParsableCommand {
 
     func run() throws {
         try reportingFailures {
-            let model = try modelOptions.loadValidated()
+            let model = try modelOptions.loadEachVersion()
+            try model.requireUsable([model.currentVersionName])
             let url = try storeOptions.resolvedDatabaseURL()
             let store = storeOptions.storeName(for: model)
             let connection = try connect(url)
@@ -56,7 +57,7 @@ struct StoreStatus {
         isCompatible = storeModelHash == current
         storeVersionIsRecordedOnly = false
         if let hash = storeModelHash {
-            if let version = model.versions.first(where: { VersionHash.hashes(of: $0).model == hash }) {
+            if let version = model.usableVersion(withModelHash: hash).version {
                 storeVersion = version.name
             } else if let recorded = recordedVersions.first(where: { $0.modelHash == hash }) {
                 storeVersion = recorded.name

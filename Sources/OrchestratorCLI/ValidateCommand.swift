@@ -16,9 +16,16 @@ struct ValidateCommand: ParsableCommand {
 
     func run() throws {
         try reportingFailures {
-            let model = try modelOptions.load()
-            let results = model.versions.map { ($0.name, ModelValidator.validate($0)) }
-            let mappingResults = try mappingOptions.load(for: model).map { ($0, MappingModelValidator.validate($0, model: model)) }
+            let model = try modelOptions.loadEachVersion()
+            // Every version, in order: what kept it from loading, else what validation finds.
+            let results = model.versionNames.map { name in
+                (name, model.unusableVersion(named: name)?.issues ?? ModelValidator.validate(model.version(named: name)!))
+            }
+            // Mapping models are checked against the versions that passed.
+            let usable = model.settingAside(issuesByVersion: Dictionary(uniqueKeysWithValues: results))
+            let found = try mappingOptions.find(for: model)
+            let mappingResults = found.mappingModels.map { ($0, MappingModelValidator.validate($0, model: usable)) }
+            let warnings = model.warnings.map(\.description) + found.warnings.map(\.description)
             let problemCount = results.reduce(0) { $0 + $1.1.count } + mappingResults.reduce(0) { $0 + $1.1.count }
             switch formatOptions.format {
             case .json:
@@ -44,10 +51,10 @@ struct ValidateCommand: ParsableCommand {
                             ("problems", .array(issues.map { .string($0.description) })),
                         ])
                     })),
-                    ("warnings", .array(model.warnings.map { .string($0.description) })),
+                    ("warnings", .array(warnings.map(JSONValue.string))),
                 ]).rendered)
             case .text:
-                for warning in model.warnings { printLine("warning: \(warning)") }
+                for warning in warnings { printLine("warning: \(warning)") }
                 for (_, issues) in results {
                     for issue in issues { printLine("error: \(issue)") }
                 }
@@ -55,7 +62,7 @@ struct ValidateCommand: ParsableCommand {
                     printLine("mapping model \(mapping.file): '\(mapping.source)' -> '\(mapping.destination)', \(mapping.entityMappings.count) entity mapping(s): " + (issues.isEmpty ? "valid" : "\(issues.count) problem(s)"))
                     for issue in issues { printLine("error: \(issue)") }
                 }
-                printLine("\(model.name): \(model.versions.count) version(s), current '\(model.currentVersionName)': " +
+                printLine("\(model.name): \(model.versionNames.count) version(s), current '\(model.currentVersionName)': " +
                     (problemCount == 0 ? "valid" : "\(problemCount) problem(s)"))
             }
             if problemCount > 0 { throw ExitCode.failure }

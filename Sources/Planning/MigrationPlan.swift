@@ -119,16 +119,23 @@ public struct MigrationPlan: Sendable, Hashable {
 }
 
 public enum PlanningError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// The store's hashes match no version in the files or in the database.
-    case unknownStoreVersion(store: String, modelHash: String)
+    /// The store's hashes match no version in the files or in the database; the versions that
+    /// could not be read or validated could not be compared.
+    case unknownStoreVersion(store: String, modelHash: String, unusableVersions: [UnusableVersion] = [])
     /// A schema by that name exists but is not a store.
     case schemaWithoutMetadata(store: String)
     case unknownTargetVersion(name: String, available: [String])
+    /// The target version's file cannot be read or fails validation.
+    case unusableTargetVersion(UnusableVersion)
 
     public var description: String {
         switch self {
-        case .unknownStoreVersion(let store, let hash):
-            "store '\(store)' has model hash \(hash), which matches no version of the model in its files or in the database's record of versions"
+        case .unknownStoreVersion(let store, let hash, let unusable):
+            (["store '\(store)' has model hash \(hash), which matches no version of the model in its files or in the database's record of versions"]
+                + unusable.flatMap { version in version.issues.map { "version '\(version.name)' could not be compared, it cannot be used: \($0)" } })
+                .joined(separator: "\n")
+        case .unusableTargetVersion(let version):
+            version.issues.map { "version '\(version.name)' cannot be used: \($0)" }.joined(separator: "\n")
         case .schemaWithoutMetadata(let store):
             "schema '\(store)' exists but holds no orchestrator store (no metadata in orchestrator.stores); refusing to touch it"
         case .unknownTargetVersion(let name, let available):

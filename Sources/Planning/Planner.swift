@@ -6,8 +6,10 @@ import ObjectModel
 public enum Planner {
     /// 1. Same hashes as the target: nothing to do.
     /// 2. No store: one `create` step.
-    /// 3. Otherwise find the store's version by hash, in the files, else in the database's
-    ///    record; none: an error naming the store's hash.
+    /// 3. Otherwise find the store's version by hash among the usable versions in the files,
+    ///    else in the database's record; none: an error naming the store's hash and the
+    ///    versions that could not be compared. A version on the way to the target that cannot
+    ///    be used is a blocker.
     /// 4. A path to the target: each explicit mapping model between versions on the way is a
     ///    heavyweight step (inferring past it would silently skip the transformation it
     ///    defines), the stretches between them lightweight steps, inferred directly or through
@@ -19,8 +21,10 @@ public enum Planner {
         options: PlanningOptions = PlanningOptions()
     ) throws -> MigrationPlan {
         let targetName = targetVersion ?? model.currentVersionName
+        let targetProblems = model.problems(ofVersion: targetName)
+        if !targetProblems.isEmpty { throw PlanningError.unusableTargetVersion(UnusableVersion(name: targetName, issues: targetProblems)) }
         guard let target = model.version(named: targetName) else {
-            throw PlanningError.unknownTargetVersion(name: targetName, available: model.versions.map(\.name))
+            throw PlanningError.unknownTargetVersion(name: targetName, available: model.versionNames)
         }
         let targetHashes = VersionHash.hashes(of: target)
         var plan = MigrationPlan(
@@ -40,19 +44,30 @@ public enum Planner {
             plan.status = .upToDate
             return plan
         }
-        if let source = model.versions.first(where: { VersionHash.hashes(of: $0).model == metadata.modelHash }) {
+        let match = model.usableVersion(withModelHash: metadata.modelHash)
+        if let source = match.version {
             plan.storeVersion = source.name
         } else if let recorded = recordedVersions.first(where: { $0.modelHash == metadata.modelHash }) {
             plan.storeVersion = recorded.name
             plan.storeVersionIsRecordedOnly = true
         } else {
-            throw PlanningError.unknownStoreVersion(store: snapshot.store, modelHash: metadata.modelHash)
+            throw PlanningError.unknownStoreVersion(store: snapshot.store, modelHash: metadata.modelHash, unusableVersions: match.notCompared)
         }
         plan.status = .migrationRequired
         guard let source = model.version(named: plan.storeVersion!), !plan.storeVersionIsRecordedOnly else {
-            plan.blockers = [
-                "the store is at '\(plan.storeVersion!)', a version known only from the database's record of applied versions; migrations are inferred from versions in the model's files (add '\(plan.storeVersion!)' back to them)",
+            let name = plan.storeVersion!
+            let problems = model.versionNames.contains(name) ? model.problems(ofVersion: name) : []
+            plan.blockers = !problems.isEmpty ? problems.map { "the store is at '\(name)', whose file cannot be used: \($0)" } : [
+                "the store is at '\(name)', a version known only from the database's record of applied versions; migrations are inferred from versions in the model's files (add '\(name)' back to them)",
             ]
+            return plan
+        }
+        // A version on the way that cannot be used may hold a step's mapping: never go around it.
+        let broken = model.unusableVersions(from: source.name, to: target.name)
+        if !broken.isEmpty {
+            plan.blockers = broken.flatMap { version in
+                version.issues.map { "the way from '\(source.name)' to '\(target.name)' goes through '\(version.name)', which cannot be used: \($0)" }
+            }
             return plan
         }
         switch steps(

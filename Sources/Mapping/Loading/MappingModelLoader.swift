@@ -41,7 +41,11 @@ public enum MappingModelLoader {
             for name in names.sorted() where !name.hasPrefix(".") {
                 let path = (directory as NSString).appendingPathComponent(name)
                 do {
-                    if try isMappingModel(path) { models.append(try load(path: path)) }
+                    if (name as NSString).pathExtension.lowercased() == "xcmappingmodel" {
+                        models.append(try load(path: path))
+                    } else if let text = try nativeMappingText(path) {
+                        models.append(try NativeMappingLoader.parse(text, file: path))
+                    }
                 } catch let error as MappingLoadError {
                     issues += error.issues
                 } catch let issue as MappingIssue {
@@ -53,17 +57,18 @@ public enum MappingModelLoader {
         return models
     }
 
-    static func isMappingModel(_ path: String) throws -> Bool {
+    /// The text of the native mapping model at `path`; nil when it is none: not a YAML/JSON
+    /// file, the model's manifest, or a document without `entityMappings` at its top level.
+    /// Throws when the file cannot be read as YAML.
+    static func nativeMappingText(_ path: String) throws -> String? {
         let name = (path as NSString).lastPathComponent
-        let fileExtension = (name as NSString).pathExtension.lowercased()
-        if fileExtension == "xcmappingmodel" { return true }
-        guard nativeExtensions.contains(fileExtension), !manifestNames.contains(name.lowercased()) else { return false }
+        guard nativeExtensions.contains((name as NSString).pathExtension.lowercased()), !manifestNames.contains(name.lowercased()) else { return nil }
         var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else { return false }
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else { return nil }
         let text = try readText(path)
-        if text.allSatisfy(\.isWhitespace) { return false }
+        if text.allSatisfy(\.isWhitespace) { return nil }
         let root = try MappingYAMLReader.compose(text, file: path)
-        return root.mapping?.keys.contains { $0.scalar?.string == "entityMappings" } ?? false
+        return root.mapping?.keys.contains { $0.scalar?.string == "entityMappings" } == true ? text : nil
     }
 
     static func readText(_ path: String) throws -> String {

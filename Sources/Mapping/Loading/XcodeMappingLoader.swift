@@ -33,8 +33,8 @@ enum XcodeMappingLoader {
         guard models.count == 1, let model = models.first else {
             throw MappingIssue(file: file, message: "expected one XDDEVMAPPINGMODEL object, found \(models.count)")
         }
-        let source = try versionName(model, key: "sourcemodelpath", file: file)
-        let destination = try versionName(model, key: "destinationmodelpath", file: file)
+        let sourcePath = try modelPath(model, key: "sourcemodelpath", file: file)
+        let destinationPath = try modelPath(model, key: "destinationmodelpath", file: file)
 
         // 2. Its entity mappings, in the editor's order.
         let entityObjects = try referenced(model, "entitymappings", type: "XDDEVENTITYMAPPING", in: store, file: file)
@@ -57,15 +57,22 @@ enum XcodeMappingLoader {
             }
         }
         if !issues.isEmpty { throw MappingLoadError(issues) }
-        return MappingModel(source: source, destination: destination, entityMappings: entityMappings, file: file)
+        return MappingModel(
+            source: versionName(sourcePath), destination: versionName(destinationPath), entityMappings: entityMappings, file: file,
+            modelPaths: [sourcePath, destinationPath]
+        )
     }
 
-    /// `…/Recipes.xcdatamodeld/Recipes 2.xcdatamodel` -> `Recipes 2`.
-    static func versionName(_ model: CoreDataXMLStore.StoredObject, key: String, file: String) throws -> String {
+    static func modelPath(_ model: CoreDataXMLStore.StoredObject, key: String, file: String) throws -> String {
         guard let path = nonEmpty(model.attributes[key]) else {
             throw MappingIssue(file: file, line: model.line, message: "the mapping model has no \(key)")
         }
-        return ((path as NSString).lastPathComponent as NSString).deletingPathExtension
+        return path
+    }
+
+    /// `…/Recipes.xcdatamodeld/Recipes 2.xcdatamodel` -> `Recipes 2`.
+    static func versionName(_ path: String) -> String {
+        ((path as NSString).lastPathComponent as NSString).deletingPathExtension
     }
 
     static func mappingNumber(_ object: CoreDataXMLStore.StoredObject) -> Int {
