@@ -18,6 +18,7 @@ struct ValidateCommand: ParsableCommand {
         try reportingFailures {
             let model = try modelOptions.load()
             let results = model.versions.map { ($0.name, ModelValidator.validate($0)) }
+            let warnings = model.warnings + model.versions.flatMap(ModelValidator.warnings)
             let mappingResults = try mappingOptions.load(for: model).map { ($0, MappingModelValidator.validate($0, model: model)) }
             let problemCount = results.reduce(0) { $0 + $1.1.count } + mappingResults.reduce(0) { $0 + $1.1.count }
             switch formatOptions.format {
@@ -44,10 +45,10 @@ struct ValidateCommand: ParsableCommand {
                             ("problems", .array(issues.map { .string($0.description) })),
                         ])
                     })),
-                    ("warnings", .array(model.warnings.map { .string($0.description) })),
+                    ("warnings", .array(warnings.map { .string($0.description) })),
                 ]).rendered)
             case .text:
-                for warning in model.warnings { printLine("warning: \(warning)") }
+                for warning in warnings { printLine("warning: \(warning)") }
                 for (_, issues) in results {
                     for issue in issues { printLine("error: \(issue)") }
                 }
