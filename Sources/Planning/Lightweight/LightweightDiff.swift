@@ -166,7 +166,11 @@ struct LightweightDiff {
         case .toOne(_, let name):
             // A column split from one siblings shared is filled by its copies.
             if pairing.copiesOf[table.name]?.contains(where: { $0.column == column.name }) == true { return }
-            for entity in table.entities {
+            // Only entities whose relationship of that name is stored in this column (a sibling's
+            // may have a column of its own).
+            for entity in table.entities where destination.entity(named: entity).flatMap({
+                pairing.destinationColumns.column(ofProperty: name, of: $0, in: destination)
+            }) == column.name {
                 guard let sourceEntity = pairing.sourceEntity(ofDestination: entity), let holder = source.entity(named: sourceEntity),
                       let relationship = pairing.sourceRelationship(name, of: entity) else { continue }
                 let declaring = LayoutPairing.declaringEntity(of: relationship, from: holder, in: source)
