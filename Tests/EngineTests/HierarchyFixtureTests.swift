@@ -2,6 +2,7 @@ import Testing
 import ObjectModel
 import Planning
 import PostgresClient
+import SQLBuilding
 import TestSupport
 @testable import Engine
 
@@ -14,16 +15,17 @@ import TestSupport
         StoreCreationTests.repository + "/Tests/ObjectModelTests/Fixtures/Hierarchies.xcdatamodeld",
     ]
 
-    static func withFilledStore(_ path: String, _ body: (PostgresConnection) throws -> Void) throws {
+    /// A store filled at Hierarchies 1.
+    static func withFilledStore(_ path: String, _ body: (PostgresConnection, VersionedModel) throws -> Void) throws {
         let model = try ModelLoader.loadValidated(path: path)
         try TestDatabase.withFreshConnection { connection in
-            try SampleDataTests.createAndFill(model, version: model.currentVersionName, store: "gallery", rows: 40, on: connection)
-            try body(connection)
+            try SampleDataTests.createAndFill(model, version: "Hierarchies 1", store: "gallery", rows: 40, on: connection)
+            try body(connection, model)
         }
     }
 
     @Test(arguments: fixtures) func siblingDeclarationsShareOrSplitTheirColumns(path: String) throws {
-        try Self.withFilledStore(path) { connection in
+        try Self.withFilledStore(path) { connection, _ in
             let columns = try connection.execute("""
                 SELECT column_name || ' ' || data_type AS c FROM information_schema.columns
                 WHERE table_schema = 'gallery' AND table_name = 'base_post' ORDER BY ordinal_position
@@ -50,7 +52,7 @@ import TestSupport
     }
 
     @Test(arguments: fixtures) func aRelationshipWhoseInverseNamesAnotherHasItsOwnColumn(path: String) throws {
-        try Self.withFilledStore(path) { connection in
+        try Self.withFilledStore(path) { connection, _ in
             // Image.artist has a column of its own; the Artist.thumbnail / Image.thumbnailOf pair
             // is one one-to-one column on the side that sorts first.
             let columns = { (table: String) in
@@ -75,7 +77,7 @@ import TestSupport
     }
 
     @Test(arguments: fixtures) func aRelationshipThatIsItsOwnInverseHasOneJoinTableWithOneOrder(path: String) throws {
-        try Self.withFilledStore(path) { connection in
+        try Self.withFilledStore(path) { connection, _ in
             let columns = try connection.execute("""
                 SELECT column_name AS c FROM information_schema.columns
                 WHERE table_schema = 'gallery' AND table_name = 'artist__friends' ORDER BY ordinal_position
@@ -84,6 +86,20 @@ import TestSupport
             #expect(try rowCount(schema: "gallery", table: "artist__friends", on: connection) == 80)
             let orders = try connection.execute("SELECT min(friends_order) AS lo, max(friends_order) AS hi FROM gallery.artist__friends")
             #expect(orders.rows.first == ["0", "1"])
+        }
+    }
+
+    @Test(arguments: fixtures) func movingASharedPropertyUpAndAddingASiblingKeepsEveryValue(path: String) throws {
+        try Self.withFilledStore(path) { connection, model in
+            let columns = ["title", "summary", "like_count_integer", "like_count_text", "raw_group_uid", "author_artist_pk", "author_image_pk"]
+            let before = try connection.execute("SELECT _pk, _entity, \(idents: columns) FROM gallery.base_post ORDER BY _pk").rows
+            #expect(before.contains { $0[1] == "ReaderPost" && $0[3] != nil } && before.contains { $0[1] == "Post" && $0[3] != nil })
+            let report = try StoreMigrator(connection: connection, model: model, store: "gallery").apply()
+            #expect(report.appliedSteps.map(\.step.kind) == [.lightweight])
+            #expect(try connection.execute("SELECT _pk, _entity, \(idents: columns) FROM gallery.base_post ORDER BY _pk").rows == before)
+            // Page shares like_count_integer; summary is optional for everyone now.
+            try connection.execute("INSERT INTO gallery.base_post (_entity, title, like_count_integer, raw_group_uid) VALUES ('Page', 'p', 3, NULL), ('ReaderPost', 'r', NULL, '\\x00')")
+            #expect(try StoreMigrator(connection: connection, model: model, store: "gallery").plan().isUpToDate)
         }
     }
 }
