@@ -157,7 +157,10 @@ struct StatementBuilder {
         var joins = mapping.keepsSourceKeys ? read.joins : SourceJoins(schema: store, source: source, sourceEntity: sourceEntity)
         var references: [AttributeReference] = []
         if mapping.policy != nil {
-            references += source.allAttributes(of: sourceEntity).filter { !$0.isTransient }.map { AttributeReference(relationships: [], attribute: $0) }
+            let columns = PropertyColumns(version: source)
+            references += source.allAttributes(of: sourceEntity).filter { !$0.isTransient }.map {
+                AttributeReference(relationships: [], attribute: $0, columnName: columns.column(ofProperty: $0.name, of: sourceEntity, in: source))
+            }
         }
         for attribute in mapping.attributes {
             references += attribute.expression.attributes

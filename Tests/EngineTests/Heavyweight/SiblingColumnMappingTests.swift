@@ -7,8 +7,9 @@ import TestSupport
 @testable import Engine
 
 /// A mapping model between versions whose sibling sub-entities each declare a to-one `owner` to
-/// another entity (one column each, docs/store-format.md "Columns of a hierarchy"): the
-/// staged engine reads and writes those columns, every link kept.
+/// another entity and a `score` of another type (one column each, docs/store-format.md
+/// "Columns of a hierarchy"): the staged engine reads and writes those columns, every link and
+/// value kept.
 @Suite(integration) struct SiblingColumnMappingTests {
     typealias S = MigratedStore
 
@@ -17,8 +18,8 @@ import TestSupport
             Person: {attributes: {name: string}}
             Team: {attributes: {name: string}}
             Group: {abstract: true, attributes: {\(title): string}}
-            Joined: {parent: Group, relationships: {owner: {destination: Person}}}
-            Owned: {parent: Group, relationships: {owner: {destination: Team}}}
+            Joined: {parent: Group, attributes: {score: int32}, relationships: {owner: {destination: Person}}}
+            Owned: {parent: Group, attributes: {score: string}, relationships: {owner: {destination: Team}}}
             """)
     }
 
@@ -32,10 +33,10 @@ import TestSupport
         )
     }
 
-    /// Each group's entity, title and owner's name, by `_pk`.
+    /// Each group's entity, title, scores and owner's name, by `_pk`.
     static func owners(title: String, in schema: String, on connection: PostgresConnection) throws -> [[String?]] {
         try connection.execute("""
-            SELECT g._pk, g._entity, g.\(ident: title), p.name AS person, t.name AS team FROM \(ident: schema, "group") g
+            SELECT g._pk, g._entity, g.\(ident: title), g.score_integer, g.score_text, p.name AS person, t.name AS team FROM \(ident: schema, "group") g
             LEFT JOIN \(ident: schema, "person") p ON p._pk = g.owner_person_pk LEFT JOIN \(ident: schema, "team") t ON t._pk = g.owner_team_pk
             ORDER BY g._pk
             """).rows
@@ -47,7 +48,7 @@ import TestSupport
         return withoutKeys.sorted { (left: [String?], right: [String?]) -> Bool in (left[1] ?? "") < (right[1] ?? "") }
     }
 
-    @Test func aMappingModelKeepsTheLinksOfSiblingToOnesInTheirOwnColumns() throws {
+    @Test func aMappingModelKeepsTheLinksAndValuesOfSiblingPropertiesInTheirOwnColumns() throws {
         let model = try S.model([("v1", Self.version("title")), ("v2", Self.version("heading"))])
         let mapping = MappingModel(source: "v1", destination: "v2", entityMappings: [
             EntityMappingDefinition(name: "PersonToPerson", type: .copy, sourceEntity: "Person", destinationEntity: "Person"),
@@ -57,7 +58,7 @@ import TestSupport
         ], file: "sibling-owners.yaml")
         try S.withStore(model) { connection in
             let before = try Self.owners(title: "title", in: S.store, on: connection)
-            #expect(before.contains { $0[1] == "Joined" && $0[3] != nil } && before.contains { $0[1] == "Owned" && $0[4] != nil })
+            #expect(before.contains { $0[1] == "Joined" && $0[3] != nil && $0[5] != nil } && before.contains { $0[1] == "Owned" && $0[4] != nil && $0[6] != nil })
             let migrator = StoreMigrator(connection: connection, model: model, store: S.store, explicitMappings: [ExplicitMapping(mapping)])
             try migrator.apply()
             let after = try Self.owners(title: "heading", in: S.store, on: connection)
