@@ -19,16 +19,17 @@ public enum SampleData {
     /// 3. Join tables get two links per source row; order columns count from 0.
     public static func statements(for version: ModelVersion, schema: String, rowsPerEntity: Int) throws -> [SQL] {
         let layout = StoreLayout(version: version, schema: schema)
+        let columns = PropertyColumns(version: version)
         var statements: [SQL] = []
         for entity in try fillOrder(version) {
             let table = StoreNaming.tableName(entity: version.root(of: entity).name)
-            statements.append(insert(entity, table: table, version: version, schema: schema, rows: rowsPerEntity))
+            statements.append(insert(entity, table: table, version: version, columns: columns, schema: schema, rows: rowsPerEntity))
         }
         for entity in version.entities where !entity.isAbstract {
             let table = StoreNaming.tableName(entity: version.root(of: entity).name)
             for relationship in version.allRelationships(of: entity) where relationship.isOptional
                 && StoreLayout.storage(of: relationship, in: declaringEntity(of: relationship, from: entity, in: version), version: version) == .column {
-                statements.append(linkToOne(entity: entity, relationship: relationship, table: table, version: version, schema: schema, skipEvery: 7))
+                statements.append(linkToOne(entity: entity, relationship: relationship, table: table, version: version, columns: columns, schema: schema, skipEvery: 7))
             }
         }
         for table in layout.tables {
@@ -41,7 +42,7 @@ public enum SampleData {
                 guard case .order(let owner, let name) = column.role, case .hierarchy = table.kind,
                       let relationship = version.entity(named: owner)?.relationship(named: name),
                       let inverse = version.inverse(of: relationship), let target = version.entity(named: relationship.destination),
-                      let foreignKey = PropertyColumns(version: version).column(ofProperty: inverse.name, of: target, in: version) else { continue }
+                      let foreignKey = columns.column(ofProperty: inverse.name, of: target, in: version) else { continue }
                 statements.append("""
                     UPDATE \(ident: schema, table.name) AS x SET \(ident: column.name) = o.position
                     FROM (SELECT _pk, (row_number() OVER (PARTITION BY \(ident: foreignKey) ORDER BY _pk) - 1)::integer AS position
@@ -85,8 +86,7 @@ public enum SampleData {
         return ordered
     }
 
-    static func insert(_ entity: Entity, table: String, version: ModelVersion, schema: String, rows: Int) -> SQL {
-        let stored = PropertyColumns(version: version)
+    static func insert(_ entity: Entity, table: String, version: ModelVersion, columns stored: PropertyColumns, schema: String, rows: Int) -> SQL {
         var columns = ["_entity"]
         var values: [SQL] = ["\(literal: entity.name)"]
         var sources: [SQL] = ["generate_series(1, \(unsafeRaw: String(rows))) AS g"]
@@ -143,10 +143,12 @@ public enum SampleData {
         }
     }
 
-    static func linkToOne(entity: Entity, relationship: Relationship, table: String, version: ModelVersion, schema: String, skipEvery: Int) -> SQL {
+    static func linkToOne(
+        entity: Entity, relationship: Relationship, table: String, version: ModelVersion, columns: PropertyColumns, schema: String, skipEvery: Int
+    ) -> SQL {
         let destination = version.entity(named: relationship.destination)!
         let destinationTable = StoreNaming.tableName(entity: version.root(of: destination).name)
-        let column = PropertyColumns(version: version).column(ofProperty: relationship.name, of: entity, in: version)!
+        let column = columns.column(ofProperty: relationship.name, of: entity, in: version)!
         return """
             UPDATE \(ident: schema, table) AS x SET \(ident: column) = d._pk
             FROM (SELECT _pk, row_number() OVER (ORDER BY _pk) AS n FROM \(ident: schema, destinationTable)
