@@ -61,5 +61,23 @@ public enum AttributeType: String, Sendable, Hashable, CaseIterable, Codable {
         }
     }
 
+    /// The PostgreSQL type of the attribute's column. Part of the store contract.
+    public var columnType: String {
+        switch self {
+        case .integer16: "smallint"
+        case .integer32: "integer"
+        case .integer64: "bigint"
+        case .decimal: "numeric"
+        case .double: "double precision"
+        case .float: "real"
+        case .string, .uri: "text"
+        case .boolean: "boolean"
+        case .date: "timestamptz"
+        case .binaryData, .transformable: "bytea"
+        case .uuid: "uuid"
+        case .undefined: preconditionFailure("an attribute of undefined type has no column")
+        }
+    }
+
     public var isInteger: Bool { self == .integer16 || self == .integer32 || self == .integer64 }
 }

@@ -11,12 +11,15 @@ public struct ModelIssue: Error, Sendable, Hashable, CustomStringConvertible {
     public var entity: String?
     public var property: String?
     public var message: String
+    /// A stable code scripts can match on, for problems that have one (`inverse-not-mutual`).
+    public var code: String?
 
     public init(
         _ severity: Severity = .error, file: String, line: Int? = nil, entity: String? = nil,
-        property: String? = nil, message: String
+        property: String? = nil, message: String, code: String? = nil
     ) {
         self.severity = severity
+        self.code = code
         self.file = file
         self.line = line
         self.entity = entity
@@ -24,9 +27,10 @@ public struct ModelIssue: Error, Sendable, Hashable, CustomStringConvertible {
         self.message = message
     }
 
-    /// One line: `file:line: entity Recipe, property name: message`.
+    /// One line: `file:line: entity Recipe, property name: message [code]`.
     public var description: String {
         locatedMessage(file: file, line: line, location: [entity.map { "entity \($0)" }, property.map { "property \($0)" }], message: message)
+            + (code.map { " [\($0)]" } ?? "")
     }
 }
 

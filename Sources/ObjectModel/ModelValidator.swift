@@ -121,8 +121,6 @@ public enum ModelValidator {
         let related = Set(version.ancestry(of: entity).map(\.name) + version.hierarchy(of: entity).map(\.name))
         if !related.contains(inverse.destination) {
             report(entity.name, relationship.name, "inverse mismatch: \(destination.name).\(inverseName) points to \(inverse.destination), not \(entity.name)")
-        } else if let back = inverse.inverse, back != relationship.name {
-            report(entity.name, relationship.name, "inverse mismatch: \(destination.name).\(inverseName) names '\(back)' as its inverse")
         }
         if relationship.isTransient != inverse.isTransient {
             report(entity.name, relationship.name, "the relationship and its inverse \(destination.name).\(inverseName) must both be transient or both stored")
@@ -139,43 +137,22 @@ public enum ModelValidator {
             }
             tables[table] = root.name
         }
-        for root in version.rootEntities {
-            var columns: [String: (entity: String, property: String, type: String)] = [:]
-            for entity in version.hierarchy(of: root) {
-                var stored: [(name: String, column: String, type: String)] = entity.attributes.filter { !$0.isTransient }.map {
-                    ($0.name, StoreNaming.columnName(attribute: $0.name), $0.type.rawValue)
+        let columns = PropertyColumns(version: version)
+        for (declaration, column) in columns.declarations(in: version) where StoreNaming.systemColumns.contains(column) {
+            report(declaration.entity, declaration.property, "maps onto the system column '\(column)'")
+        }
+        for collision in columns.collisions {
+            report(collision.declaration.entity, collision.declaration.property, "maps onto column '\(collision.column)' of table '\(collision.table)', like \(collision.other)")
+        }
+        for entity in version.entities {
+            for relationship in entity.relationships where !relationship.isTransient && relationship.isToMany {
+                let join = StoreNaming.joinTableName(entity: entity.name, relationship: relationship.name)
+                if let other = tables[join] {
+                    report(entity.name, relationship.name, "its join table '\(join)' collides with the table of \(other)")
                 }
-                for relationship in entity.relationships where !relationship.isTransient {
-                    if !relationship.isToMany {
-                        stored.append((relationship.name, StoreNaming.foreignKeyColumnName(relationship: relationship.name), "to-one \(relationship.destination)"))
-                        if let inverse = version.inverse(of: relationship), inverse.isToMany, inverse.isOrdered {
-                            stored.append((relationship.name, StoreNaming.orderColumnName(relationship: relationship.name), "order of \(relationship.destination).\(inverse.name)"))
-                        }
-                    } else {
-                        let join = StoreNaming.joinTableName(entity: entity.name, relationship: relationship.name)
-                        if let other = tables[join] {
-                            report(entity.name, relationship.name, "its join table '\(join)' collides with the table of \(other)")
-                        }
-                        tables[join] = "\(entity.name).\(relationship.name)"
-                        if StoreNaming.columnName(attribute: entity.name) == StoreNaming.columnName(attribute: relationship.name) {
-                            report(entity.name, relationship.name, "the join table would have two '\(StoreNaming.foreignKeyColumnName(relationship: relationship.name))' columns; rename the relationship")
-                        }
-                    }
-                }
-                for property in stored {
-                    if StoreNaming.systemColumns.contains(property.column) {
-                        report(entity.name, property.name, "maps onto the system column '\(property.column)'")
-                        continue
-                    }
-                    if let other = columns[property.column] {
-                        // Siblings may each declare the same attribute; they share its column.
-                        let isSharedSibling = other.property == property.name && other.type == property.type && other.entity != entity.name
-                        if !isSharedSibling {
-                            report(entity.name, property.name, "maps onto column '\(property.column)' of table '\(StoreNaming.tableName(entity: root.name))', like \(other.entity).\(other.property)")
-                        }
-                    } else {
-                        columns[property.column] = (entity.name, property.name, property.type)
-                    }
+                tables[join] = "\(entity.name).\(relationship.name)"
+                if StoreNaming.columnName(attribute: entity.name) == StoreNaming.columnName(attribute: relationship.name) {
+                    report(entity.name, relationship.name, "the join table would have two '\(StoreNaming.foreignKeyColumnName(relationship: relationship.name))' columns; rename the relationship")
                 }
             }
         }

@@ -204,8 +204,18 @@ public struct ModelVersion: Sendable, Hashable {
         ancestry(of: entity).flatMap(\.relationships)
     }
 
-    /// The inverse of a relationship, if it names one that exists.
+    /// The inverse of a relationship, if it names one that exists and that does not name
+    /// another relationship as its own inverse. Core Data keeps each side's inverse as that
+    /// side's own setting; a relationship whose inverse points elsewhere is stored as if it had
+    /// none (docs/store-format.md), and `ModelValidator.warnings` reports it.
     public func inverse(of relationship: Relationship) -> Relationship? {
+        guard let inverse = declaredInverse(of: relationship) else { return nil }
+        if let back = inverse.inverse, back != relationship.name { return nil }
+        return inverse
+    }
+
+    /// The relationship a relationship names as its inverse, whatever that one names back.
+    public func declaredInverse(of relationship: Relationship) -> Relationship? {
         guard let inverseName = relationship.inverse, let destination = entity(named: relationship.destination) else {
             return nil
         }

@@ -25,7 +25,8 @@ struct ValidateCommand: ParsableCommand {
             let usable = model.settingAside(issuesByVersion: Dictionary(uniqueKeysWithValues: results))
             let found = try mappingOptions.find(for: model)
             let mappingResults = found.mappingModels.map { ($0, MappingModelValidator.validate($0, model: usable)) }
-            let warnings = model.warnings.map(\.description) + found.warnings.map(\.description)
+            let warnings = model.warnings.map(\.description) + model.versions.flatMap(ModelValidator.warnings).map(\.description)
+                + found.warnings.map(\.description)
             let problemCount = results.reduce(0) { $0 + $1.1.count } + mappingResults.reduce(0) { $0 + $1.1.count }
             switch formatOptions.format {
             case .json:

@@ -5,20 +5,7 @@ import SQLBuilding
 /// The PostgreSQL type of each attribute type. Part of the store contract.
 public enum ColumnTypes {
     public static func sqlType(for type: AttributeType) -> String {
-        switch type {
-        case .integer16: "smallint"
-        case .integer32: "integer"
-        case .integer64: "bigint"
-        case .decimal: "numeric"
-        case .double: "double precision"
-        case .float: "real"
-        case .string, .uri: "text"
-        case .boolean: "boolean"
-        case .date: "timestamptz"
-        case .binaryData, .transformable: "bytea"
-        case .uuid: "uuid"
-        case .undefined: preconditionFailure("an attribute of undefined type has no column")
-        }
+        type.columnType
     }
 
     /// The DEFAULT expression for a parsed default, as SQL text made of a quoted literal.

@@ -11,26 +11,29 @@ extension StoreLayout {
     /// 3. Constraints: NOT NULL where every row has the property, CHECKs scoped to sub-entities
     ///    otherwise, foreign keys with the delete rule, indexes on every foreign-key column.
     public init(version: ModelVersion, schema: String) {
+        let columns = PropertyColumns(version: version)
         var tables: [TableLayout] = []
         for root in version.rootEntities {
-            tables.append(Self.hierarchyTable(root: root, in: version))
+            tables.append(Self.hierarchyTable(root: root, in: version, columns: columns))
         }
         for entity in version.entities {
             for relationship in entity.relationships where Self.storage(of: relationship, in: entity, version: version) == .joinTable {
                 tables.append(Self.joinTable(entity: entity, relationship: relationship, in: version))
             }
         }
-        // Ordered one-to-many: the order lives beside the inverse's to-one column.
+        // Ordered one-to-many: the order lives beside the inverse's to-one column, named after
+        // it (`recipe_pk` -> `recipe_order`); inverses that share a column share the order.
         for entity in version.entities {
             for relationship in entity.relationships where relationship.isOrdered
                 && Self.storage(of: relationship, in: entity, version: version) == .inverseColumn {
-                let destination = version.root(of: version.entity(named: relationship.destination)!)
-                let index = tables.firstIndex { $0.name == StoreNaming.tableName(entity: destination.name) }!
-                // Named after the inverse's column (`recipe_pk` -> `recipe_order`): unique in the
-                // table, where several entities may each have an ordered `items` pointing here.
+                let destination = version.entity(named: relationship.destination)!
+                let index = tables.firstIndex { $0.name == StoreNaming.tableName(entity: version.root(of: destination).name) }!
                 let inverse = version.inverse(of: relationship)!
+                let holder = version.ancestry(of: destination).last { $0.relationship(named: inverse.name) != nil } ?? destination
+                guard let name = columns.orderColumn(ofToOne: inverse.name, declaredBy: holder.name),
+                      tables[index].column(named: name) == nil else { continue }
                 tables[index].columns.append(ColumnLayout(
-                    name: StoreNaming.orderColumnName(relationship: inverse.name), type: "integer",
+                    name: name, type: "integer",
                     isNullable: true, defaultExpression: nil, isIdentity: false,
                     role: .order(entity: entity.name, relationship: relationship.name)
                 ))
@@ -39,35 +42,14 @@ extension StoreLayout {
         self.init(schema: schema, tables: tables)
     }
 
-    public enum RelationshipStorage: Sendable, Hashable {
-        /// Not stored (transient).
-        case none
-        /// A `<name>_pk` column in the entity's table.
-        case column
-        /// Stored by the inverse: its to-one column, or the join table it owns.
-        case inverseColumn
-        case inverseJoinTable
-        case joinTable
-    }
+    public typealias RelationshipStorage = ObjectModel.RelationshipStorage
 
     /// Where a relationship's links are kept.
     public static func storage(of relationship: Relationship, in entity: Entity, version: ModelVersion) -> RelationshipStorage {
-        if relationship.isTransient { return .none }
-        let inverse = version.inverse(of: relationship).flatMap { $0.isTransient ? nil : $0 }
-        let ownsPair: Bool = {
-            guard let inverse else { return true }
-            return (entity.name, relationship.name) <= (relationship.destination, inverse.name)
-        }()
-        switch (relationship.isToMany, inverse?.isToMany) {
-        case (false, nil), (false, true?): return .column
-        case (false, false?): return ownsPair ? .column : .inverseColumn
-        case (true, false?): return .inverseColumn
-        case (true, true?): return ownsPair ? .joinTable : .inverseJoinTable
-        case (true, nil): return .joinTable
-        }
+        version.storage(of: relationship, in: entity)
     }
 
-    static func hierarchyTable(root: Entity, in version: ModelVersion) -> TableLayout {
+    static func hierarchyTable(root: Entity, in version: ModelVersion, columns: PropertyColumns) -> TableLayout {
         let tableName = StoreNaming.tableName(entity: root.name)
         let members = version.hierarchy(of: root)
         let concrete = members.filter { !$0.isAbstract }.map(\.name)
@@ -85,37 +67,44 @@ extension StoreLayout {
             name: StoreNaming.shortened(tableName + "_entity_check"),
             expression: "\(quoteIdentifier("_entity")) IN (\(concrete.map(quoteLiteral).joined(separator: ", ")))"
         ))
+        // A column shared by siblings is required for the entities of every declaration that
+        // requires it, in one check; its default is kept only when every declaration agrees.
+        var requiredBy: [(column: String, entities: [String])] = []
+        var defaults: [String: [String?]] = [:]
         for entity in members {
             let isRoot = entity.name == root.name
             let scope = version.hierarchy(of: entity).map(\.name)
-            func requireNotNull(_ column: String) {
-                table.checks.append(CheckConstraint(
-                    name: StoreNaming.shortened(tableName + "_" + column + "_required"),
-                    expression: "\(quoteIdentifier("_entity")) NOT IN (\(scope.map(quoteLiteral).joined(separator: ", "))) OR \(quoteIdentifier(column)) IS NOT NULL"
-                ))
+            func require(_ column: String) {
+                if let index = requiredBy.firstIndex(where: { $0.column == column }) {
+                    requiredBy[index].entities += scope
+                } else {
+                    requiredBy.append((column, scope))
+                }
             }
             for attribute in entity.attributes where !attribute.isTransient {
-                let column = StoreNaming.columnName(attribute: attribute.name)
-                if table.column(named: column) != nil { continue }  // shared with a sibling
+                let column = columns.column(ofProperty: attribute.name, declaredBy: entity.name)!
                 let defaultExpression = attribute.defaultValue
                     .flatMap { DefaultValue.parse($0, as: attribute.type) }
                     .map { ColumnTypes.defaultExpression($0, type: attribute.type) }
+                if !attribute.isOptional && !isRoot { require(column) }
+                defaults[column, default: []].append(defaultExpression)
+                if table.column(named: column) != nil { continue }  // shared with a sibling
                 table.columns.append(ColumnLayout(
                     name: column, type: ColumnTypes.sqlType(for: attribute.type),
                     isNullable: attribute.isOptional || !isRoot, defaultExpression: defaultExpression,
                     isIdentity: false, role: .attribute(entity: entity.name, name: attribute.name)
                 ))
-                if !attribute.isOptional && !isRoot { requireNotNull(column) }
             }
             for relationship in entity.relationships where storage(of: relationship, in: entity, version: version) == .column {
-                let column = StoreNaming.foreignKeyColumnName(relationship: relationship.name)
-                let destination = version.root(of: version.entity(named: relationship.destination)!)
+                let column = columns.column(ofProperty: relationship.name, declaredBy: entity.name)!
                 let isRequired = !relationship.isOptional
+                if isRequired && !isRoot { require(column) }
+                if table.column(named: column) != nil { continue }  // shared with a sibling
+                let destination = version.root(of: version.entity(named: relationship.destination)!)
                 table.columns.append(ColumnLayout(
                     name: column, type: "bigint", isNullable: !(isRequired && isRoot), defaultExpression: nil,
                     isIdentity: false, role: .toOne(entity: entity.name, relationship: relationship.name)
                 ))
-                if isRequired && !isRoot { requireNotNull(column) }
                 table.foreignKeys.append(ForeignKey(
                     name: StoreNaming.shortened(tableName + "_" + column + "_fkey"), column: column,
                     referencedTable: StoreNaming.tableName(entity: destination.name),
@@ -124,18 +113,27 @@ extension StoreLayout {
                 table.indexes.append(IndexLayout(name: StoreNaming.shortened(tableName + "_" + column + "_idx"), columns: [column]))
             }
             for constraint in entity.uniquenessConstraints {
-                let columns = constraint.compactMap { columnName(ofProperty: $0, entity: entity, in: version) }
-                guard columns.count == constraint.count else { continue }
+                let names = constraint.compactMap { columns.column(ofProperty: $0, of: entity, in: version) }
+                guard names.count == constraint.count else { continue }
                 table.uniqueConstraints.append(UniqueConstraint(
-                    name: StoreNaming.shortened(tableName + "_" + columns.joined(separator: "_") + "_key"),
-                    columns: columns, entityScope: isRoot ? nil : scope
+                    name: StoreNaming.shortened(tableName + "_" + names.joined(separator: "_") + "_key"),
+                    columns: names, entityScope: isRoot ? nil : scope
                 ))
             }
             for index in entity.indexes {
-                let columns = index.properties.compactMap { columnName(ofProperty: $0, entity: entity, in: version) }
-                guard !columns.isEmpty, columns.count == index.properties.count else { continue }
-                table.indexes.append(IndexLayout(name: StoreNaming.shortened(tableName + "_" + StoreNaming.snakeCase(index.name) + "_idx"), columns: columns))
+                let names = index.properties.compactMap { columns.column(ofProperty: $0, of: entity, in: version) }
+                guard !names.isEmpty, names.count == index.properties.count else { continue }
+                table.indexes.append(IndexLayout(name: StoreNaming.shortened(tableName + "_" + StoreNaming.snakeCase(index.name) + "_idx"), columns: names))
             }
+        }
+        for (column, values) in defaults where Set(values).count > 1 {
+            table.columns[table.columns.firstIndex { $0.name == column }!].defaultExpression = nil
+        }
+        for (column, entities) in requiredBy {
+            table.checks.append(CheckConstraint(
+                name: StoreNaming.shortened(tableName + "_" + column + "_required"),
+                expression: "\(quoteIdentifier("_entity")) NOT IN (\(entities.map(quoteLiteral).joined(separator: ", "))) OR \(quoteIdentifier(column)) IS NOT NULL"
+            ))
         }
         return table
     }
@@ -145,21 +143,7 @@ extension StoreLayout {
     /// Without an inverse, nothing owns the link: a nullable column is cleared, a required one
     /// blocks the delete.
     static func onDelete(for relationship: Relationship, in version: ModelVersion) -> String {
-        if let inverse = version.inverse(of: relationship) {
-            return ColumnTypes.onDeleteAction(inverse.deleteRule)
-        }
-        return relationship.isOptional ? "SET NULL" : "NO ACTION"
-    }
-
-    /// The column of an attribute or stored to-one relationship, as seen from `entity`.
-    static func columnName(ofProperty name: String, entity: Entity, in version: ModelVersion) -> String? {
-        if let attribute = version.allAttributes(of: entity).first(where: { $0.name == name }), !attribute.isTransient {
-            return StoreNaming.columnName(attribute: attribute.name)
-        }
-        if let relationship = version.allRelationships(of: entity).first(where: { $0.name == name }), !relationship.isToMany, !relationship.isTransient {
-            return StoreNaming.foreignKeyColumnName(relationship: relationship.name)
-        }
-        return nil
+        ColumnTypes.onDeleteAction(version.foreignKeyRule(of: relationship))
     }
 
     static func joinTable(entity: Entity, relationship: Relationship, in version: ModelVersion) -> TableLayout {
@@ -178,7 +162,9 @@ extension StoreLayout {
                 defaultExpression: nil, isIdentity: false, role: .order(entity: entity.name, relationship: relationship.name)
             ))
         }
-        if let inverse = version.inverse(of: relationship), inverse.isOrdered, inverse.isToMany {
+        // A relationship that is its own inverse (`Person.friends`) keeps one order.
+        if let inverse = version.inverse(of: relationship), inverse.isOrdered, inverse.isToMany,
+           inverse != relationship {
             columns.append(ColumnLayout(
                 name: StoreNaming.orderColumnName(relationship: inverse.name), type: "integer", isNullable: true,
                 defaultExpression: nil, isIdentity: false, role: .order(entity: relationship.destination, relationship: inverse.name)

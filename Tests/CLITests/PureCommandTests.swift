@@ -24,6 +24,14 @@ struct PureCommandTests {
         #expect(result.stderr.isEmpty, "\(result)")
     }
 
+    @Test("validate warns with a stable code about an inverse that names another relationship back, and exits 0")
+    func validateWarnsAboutAnInverseThatIsNotMutual() throws {
+        let result = try OrchestratorBinary.run(["validate", "--model", "Tests/ObjectModelTests/Fixtures/Hierarchies.xcdatamodeld"])
+        #expect(result.exitCode == 0, "\(result)")
+        #expect(result.stdoutLines.first == "warning: Tests/ObjectModelTests/Fixtures/Hierarchies.xcdatamodeld/Hierarchies 1.xcdatamodel/contents: entity Image, property artist: its inverse Artist.thumbnail names 'thumbnailOf' as its own inverse; stored as a relationship without an inverse [inverse-not-mutual]", "\(result)")
+        #expect(result.stdoutLines.last == "Hierarchies: 2 version(s), current 'Hierarchies 2': valid", "\(result)")
+    }
+
     @Test("hash --format json gives name, model hash and entity hashes of every version")
     func hashJSONShape() throws {
         let result = try OrchestratorBinary.run(["hash", "--model", "migrations", "--format", "json"])

@@ -12,24 +12,24 @@ public enum SampleData {
 
     /// Statements to run in order on an empty store of `version` in `schema`.
     ///
-    /// 1. Hierarchies are filled in an order where every required to-one finds its destination
-    ///    rows already there; those columns are set in the INSERT itself.
+    /// 1. Entities are filled in an order where every required to-one finds its destination
+    ///    rows already there (entity by entity: two hierarchies may need each other's rows, each
+    ///    for a different sub-entity); those columns are set in the INSERT itself.
     /// 2. Optional to-ones are set afterwards (NULL on every seventh row).
     /// 3. Join tables get two links per source row; order columns count from 0.
     public static func statements(for version: ModelVersion, schema: String, rowsPerEntity: Int) throws -> [SQL] {
         let layout = StoreLayout(version: version, schema: schema)
+        let columns = PropertyColumns(version: version)
         var statements: [SQL] = []
-        for root in try fillOrder(version) {
-            let table = StoreNaming.tableName(entity: root.name)
-            for entity in version.hierarchy(of: root) where !entity.isAbstract {
-                statements.append(insert(entity, table: table, version: version, schema: schema, rows: rowsPerEntity))
-            }
+        for entity in try fillOrder(version) {
+            let table = StoreNaming.tableName(entity: version.root(of: entity).name)
+            statements.append(insert(entity, table: table, version: version, columns: columns, schema: schema, rows: rowsPerEntity))
         }
         for entity in version.entities where !entity.isAbstract {
             let table = StoreNaming.tableName(entity: version.root(of: entity).name)
             for relationship in version.allRelationships(of: entity) where relationship.isOptional
                 && StoreLayout.storage(of: relationship, in: declaringEntity(of: relationship, from: entity, in: version), version: version) == .column {
-                statements.append(linkToOne(entity: entity, relationship: relationship, table: table, version: version, schema: schema, skipEvery: 7))
+                statements.append(linkToOne(entity: entity, relationship: relationship, table: table, version: version, columns: columns, schema: schema, skipEvery: 7))
             }
         }
         for table in layout.tables {
@@ -41,8 +41,8 @@ public enum SampleData {
             for column in table.columns {
                 guard case .order(let owner, let name) = column.role, case .hierarchy = table.kind,
                       let relationship = version.entity(named: owner)?.relationship(named: name),
-                      let inverse = version.inverse(of: relationship) else { continue }
-                let foreignKey = StoreNaming.foreignKeyColumnName(relationship: inverse.name)
+                      let inverse = version.inverse(of: relationship), let target = version.entity(named: relationship.destination),
+                      let foreignKey = columns.column(ofProperty: inverse.name, of: target, in: version) else { continue }
                 statements.append("""
                     UPDATE \(ident: schema, table.name) AS x SET \(ident: column.name) = o.position
                     FROM (SELECT _pk, (row_number() OVER (PARTITION BY \(ident: foreignKey) ORDER BY _pk) - 1)::integer AS position
@@ -58,25 +58,26 @@ public enum SampleData {
         version.ancestry(of: entity).last { $0.relationships.contains { $0.name == relationship.name } } ?? entity
     }
 
-    /// Roots ordered so that required to-one destinations come first.
+    /// Concrete entities ordered so that required to-one destinations come first.
     static func fillOrder(_ version: ModelVersion) throws -> [Entity] {
+        let concrete = version.entities.filter { !$0.isAbstract }
         var dependencies: [String: Set<String>] = [:]
-        for root in version.rootEntities {
+        for entity in concrete {
             var needs: Set<String> = []
-            for entity in version.hierarchy(of: root) {
-                for relationship in entity.relationships where !relationship.isOptional
-                    && StoreLayout.storage(of: relationship, in: entity, version: version) == .column {
-                    let destination = version.root(of: version.entity(named: relationship.destination)!).name
-                    if destination != root.name { needs.insert(destination) }
-                }
+            for relationship in version.allRelationships(of: entity) where !relationship.isOptional
+                && StoreLayout.storage(of: relationship, in: declaringEntity(of: relationship, from: entity, in: version), version: version) == .column {
+                let destination = version.entity(named: relationship.destination)!
+                let root = version.root(of: destination).name
+                if root == version.root(of: entity).name { continue }
+                needs.formUnion(version.hierarchy(of: destination).filter { !$0.isAbstract }.map(\.name))
             }
-            dependencies[root.name] = needs
+            dependencies[entity.name] = needs
         }
         var ordered: [Entity] = []
         var done: Set<String> = []
-        while ordered.count < version.rootEntities.count {
-            guard let next = version.rootEntities.first(where: { !done.contains($0.name) && dependencies[$0.name]!.isSubset(of: done) }) else {
-                let stuck = version.rootEntities.filter { !done.contains($0.name) }.map(\.name)
+        while ordered.count < concrete.count {
+            guard let next = concrete.first(where: { !done.contains($0.name) && dependencies[$0.name]!.isSubset(of: done) }) else {
+                let stuck = concrete.filter { !done.contains($0.name) }.map(\.name)
                 throw Unsupported(description: "required to-one relationships form a cycle among \(stuck.joined(separator: ", "))")
             }
             ordered.append(next)
@@ -85,12 +86,12 @@ public enum SampleData {
         return ordered
     }
 
-    static func insert(_ entity: Entity, table: String, version: ModelVersion, schema: String, rows: Int) -> SQL {
+    static func insert(_ entity: Entity, table: String, version: ModelVersion, columns stored: PropertyColumns, schema: String, rows: Int) -> SQL {
         var columns = ["_entity"]
         var values: [SQL] = ["\(literal: entity.name)"]
         var sources: [SQL] = ["generate_series(1, \(unsafeRaw: String(rows))) AS g"]
         for attribute in version.allAttributes(of: entity) where !attribute.isTransient {
-            columns.append(StoreNaming.columnName(attribute: attribute.name))
+            columns.append(stored.column(ofProperty: attribute.name, of: entity, in: version)!)
             let value = valueExpression(attribute, entity: entity)
             values.append(attribute.isOptional ? "CASE WHEN g % 5 = 0 THEN NULL ELSE \(value) END" : value)
         }
@@ -98,7 +99,7 @@ public enum SampleData {
             && StoreLayout.storage(of: relationship, in: declaringEntity(of: relationship, from: entity, in: version), version: version) == .column {
             let destination = version.entity(named: relationship.destination)!
             let alias = "d\(sources.count)"
-            columns.append(StoreNaming.foreignKeyColumnName(relationship: relationship.name))
+            columns.append(stored.column(ofProperty: relationship.name, of: entity, in: version)!)
             values.append("\(ident: alias)._pk")
             let destinationTable = StoreNaming.tableName(entity: version.root(of: destination).name)
             let names = concreteNames(destination, version)
@@ -142,10 +143,12 @@ public enum SampleData {
         }
     }
 
-    static func linkToOne(entity: Entity, relationship: Relationship, table: String, version: ModelVersion, schema: String, skipEvery: Int) -> SQL {
+    static func linkToOne(
+        entity: Entity, relationship: Relationship, table: String, version: ModelVersion, columns: PropertyColumns, schema: String, skipEvery: Int
+    ) -> SQL {
         let destination = version.entity(named: relationship.destination)!
         let destinationTable = StoreNaming.tableName(entity: version.root(of: destination).name)
-        let column = StoreNaming.foreignKeyColumnName(relationship: relationship.name)
+        let column = columns.column(ofProperty: relationship.name, of: entity, in: version)!
         return """
             UPDATE \(ident: schema, table) AS x SET \(ident: column) = d._pk
             FROM (SELECT _pk, row_number() OVER (ORDER BY _pk) AS n FROM \(ident: schema, destinationTable)

@@ -208,14 +208,15 @@ struct EntityColumns {
         guard let entity = version.entity(named: name) else { return nil }
         self.entity = name
         table = StoreNaming.tableName(entity: version.root(of: entity).name)
+        let columns = PropertyColumns(version: version)
         attributes = version.allAttributes(of: entity).filter { !$0.isTransient }.map { attribute in
             let value = attribute.defaultValue.flatMap { DefaultValue.parse($0, as: attribute.type) }
-            return Column(name: attribute.name, column: StoreNaming.columnName(attribute: attribute.name), type: attribute.type, defaultText: value.map(Self.text))
+            return Column(name: attribute.name, column: columns.column(ofProperty: attribute.name, of: entity, in: version)!, type: attribute.type, defaultText: value.map(Self.text))
         }
         toOnes = version.allRelationships(of: entity).filter { relationship in
             let declaring = version.ancestry(of: entity).last { $0.relationships.contains(relationship) } ?? entity
             return StoreLayout.storage(of: relationship, in: declaring, version: version) == .column
-        }.map { Column(name: $0.name, column: StoreNaming.foreignKeyColumnName(relationship: $0.name), type: nil) }
+        }.map { Column(name: $0.name, column: columns.column(ofProperty: $0.name, of: entity, in: version)!, type: nil) }
         attributeNames = Set(attributes.map(\.name))
         toOneNames = Set(toOnes.map(\.name))
     }

@@ -44,10 +44,14 @@ public struct CheckedPredicate: Sendable, Hashable {
 public struct AttributeReference: Sendable, Hashable {
     public var relationships: [String]
     public var attribute: Attribute
+    /// The source row's column, or the column of the joined row: see `SQLExpressionCompiler`.
+    /// Sibling entities' declarations may have columns of their own (`PropertyColumns`).
+    public var columnName: String
 
-    public init(relationships: [String], attribute: Attribute) {
+    public init(relationships: [String], attribute: Attribute, columnName: String? = nil) {
         self.relationships = relationships
         self.attribute = attribute
+        self.columnName = columnName ?? StoreNaming.columnName(attribute: attribute.name)
     }
 
     /// The key of this attribute in the source rows given to `ExpressionEvaluator`: the key path
@@ -56,9 +60,6 @@ public struct AttributeReference: Sendable, Hashable {
         // Read once per row and attribute on the streaming path: no joining for the usual case.
         relationships.isEmpty ? attribute.name : (relationships + [attribute.name]).joined(separator: ".")
     }
-
-    /// The source row's column, or the column of the joined row: see `SQLExpressionCompiler`.
-    public var columnName: String { StoreNaming.columnName(attribute: attribute.name) }
 }
 
 /// A to-one relationship followed by a key path. `path` leads from the source object to the

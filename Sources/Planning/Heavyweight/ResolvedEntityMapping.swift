@@ -106,6 +106,7 @@ extension ResolvedEntityMapping {
             throw refusal("needs a source and a destination entity that exist in '\(source.name)' and '\(destination.name)'")
         }
         let checker = ExpressionChecker(entityMapping: definition, entityMappings: mapping.entityMappings, source: source, destination: destination)
+        let columns = PropertyColumns(version: destination)
         var resolved = ResolvedEntityMapping(
             name: name, sourceEntity: sourceEntity.name, sourceTable: StoreNaming.tableName(entity: source.root(of: sourceEntity).name),
             sourceEntities: sourceEntities(of: sourceEntity, for: definition, in: mapping, source: source),
@@ -132,7 +133,7 @@ extension ResolvedEntityMapping {
                 .map({ ValueExpression.keyPath(.source, [$0.name]).description }) else { continue }
             do {
                 let checked = try checker.check(try ExpressionParser.parseExpression(text), destinationAttribute: attribute)
-                resolved.attributes.append(MappedColumn(column: StoreNaming.columnName(attribute: attribute.name), expression: checked))
+                resolved.attributes.append(MappedColumn(column: columns.column(ofProperty: attribute.name, of: destinationEntity, in: destination)!, expression: checked))
             } catch {
                 reasons.append("attribute '\(attribute.name)': \(oneLine(error))")
             }
@@ -158,12 +159,12 @@ extension ResolvedEntityMapping {
                         inverse.isToMany && inverse.isOrdered && !isMapped(inverse, in: mapping, source: source, destination: destination)
                     } ?? false
                     resolved.toOneLinks.append(ToOneLink(
-                        column: StoreNaming.foreignKeyColumnName(relationship: relationship.name), mappingName: mappingName, sourcePath: path,
-                        orderColumn: unplacedOrder ? StoreNaming.orderColumnName(relationship: relationship.name) : nil
+                        column: columns.column(ofProperty: relationship.name, declaredBy: declaring.name)!, mappingName: mappingName, sourcePath: path,
+                        orderColumn: unplacedOrder ? columns.orderColumn(ofToOne: relationship.name, declaredBy: declaring.name) : nil
                     ))
                 case .joinTable, .inverseJoinTable, .inverseColumn:
                     resolved.toManyLinks.append(toManyLink(
-                        relationship, declaredBy: declaring, storage: storage, mappingName: mappingName, sourcePath: path, destination: destination
+                        relationship, declaredBy: declaring, storage: storage, mappingName: mappingName, sourcePath: path, destination: destination, columns: columns
                     ))
                 case .none:
                     break
@@ -181,11 +182,11 @@ extension ResolvedEntityMapping {
     /// has the order column beside it).
     private static func toManyLink(
         _ relationship: Relationship, declaredBy declaring: Entity, storage: StoreLayout.RelationshipStorage,
-        mappingName: String, sourcePath: [String], destination: ModelVersion
+        mappingName: String, sourcePath: [String], destination: ModelVersion, columns: PropertyColumns
     ) -> ToManyLink {
         let inverse = destination.inverse(of: relationship)
         let linked: ToManyLink.Storage
-        var orderedBy = relationship.name
+        var order = StoreNaming.orderColumnName(relationship: relationship.name)
         switch (storage, inverse, destination.entity(named: relationship.destination)) {
         case (.joinTable, _, _):
             linked = .joinTable(
@@ -201,17 +202,18 @@ extension ResolvedEntityMapping {
                 otherColumn: StoreNaming.foreignKeyColumnName(relationship: owner.name)
             )
         case (.inverseColumn, let inverse?, let target?):
+            let holder = destination.ancestry(of: target).last { $0.relationships.contains(inverse) } ?? target
             linked = .inverseColumn(
                 table: StoreNaming.tableName(entity: destination.root(of: target).name),
-                column: StoreNaming.foreignKeyColumnName(relationship: inverse.name)
+                column: columns.column(ofProperty: inverse.name, declaredBy: holder.name)!
             )
-            orderedBy = inverse.name
+            order = columns.orderColumn(ofToOne: inverse.name, declaredBy: holder.name) ?? order
         default:
             preconditionFailure("\(relationship.name): a to-one in its own column is a ToOneLink; one stored by its inverse has one")
         }
         return ToManyLink(
             relationship: relationship.name, storage: linked,
-            orderColumn: relationship.isOrdered && relationship.isToMany ? StoreNaming.orderColumnName(relationship: orderedBy) : nil,
+            orderColumn: relationship.isOrdered && relationship.isToMany ? order : nil,
             mappingName: mappingName, sourcePath: sourcePath
         )
     }

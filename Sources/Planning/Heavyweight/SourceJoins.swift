@@ -12,11 +12,18 @@ struct SourceJoins: Sendable {
     var sourceEntity: Entity
     /// Each path once, shortest first.
     private(set) var paths: [[String]] = []
+    private let columns: PropertyColumns
 
     init(schema: String, source: ModelVersion, sourceEntity: Entity) {
         self.schema = schema
         self.source = source
         self.sourceEntity = sourceEntity
+        columns = PropertyColumns(version: source)
+    }
+
+    /// The column of a to-one as seen from rows of `entity` (its own or an ancestor's).
+    private func toOneColumn(_ relationship: Relationship, of entity: Entity) -> String {
+        columns.column(ofProperty: relationship.name, of: entity, in: source) ?? StoreNaming.foreignKeyColumnName(relationship: relationship.name)
     }
 
     static func alias(_ path: [String]) -> String {
@@ -56,8 +63,7 @@ struct SourceJoins: Sendable {
     func key(of path: [String]) -> (sql: SQL, joinPath: [String]) {
         if let (relationship, declaring, _) = step(path),
            StoreLayout.storage(of: relationship, in: declaring, version: source) == .column {
-            let column = StoreNaming.foreignKeyColumnName(relationship: relationship.name)
-            return ("\(ident: Self.alias(Array(path.dropLast())), column)", Array(path.dropLast()))
+            return ("\(ident: Self.alias(Array(path.dropLast())), toOneColumn(relationship, of: declaring))", Array(path.dropLast()))
         }
         return ("\(ident: Self.alias(path), "_pk")", path)
     }
@@ -79,8 +85,9 @@ struct SourceJoins: Sendable {
         switch (storage, inverse) {
         case (.inverseColumn, let inverse?):
             table = StoreNaming.tableName(entity: source.root(of: target).name)
-            (holderColumn, keyColumn) = (StoreNaming.foreignKeyColumnName(relationship: inverse.name), "_pk")
-            orderColumn = StoreNaming.orderColumnName(relationship: inverse.name)
+            (holderColumn, keyColumn) = (toOneColumn(inverse, of: target), "_pk")
+            let holder = source.ancestry(of: target).last { $0.relationships.contains(inverse) } ?? target
+            orderColumn = columns.orderColumn(ofToOne: inverse.name, declaredBy: holder.name) ?? orderColumn
         case (.inverseJoinTable, let inverse?):
             let owner = source.ancestry(of: target).last { $0.relationships.contains(inverse) } ?? target
             table = StoreNaming.joinTableName(entity: owner.name, relationship: inverse.name)
@@ -103,10 +110,10 @@ struct SourceJoins: Sendable {
             let table = StoreNaming.tableName(entity: source.root(of: target).name)
             let (parent, child) = (Self.alias(Array(path.dropLast())), Self.alias(path))
             if StoreLayout.storage(of: relationship, in: declaring, version: source) == .column {
-                let column = StoreNaming.foreignKeyColumnName(relationship: relationship.name)
+                let column = toOneColumn(relationship, of: declaring)
                 text.append("\nLEFT JOIN \(ident: schema, table) AS \(ident: child) ON \(ident: child, "_pk") = \(ident: parent, column)")
             } else if let inverse = source.inverse(of: relationship) {
-                let column = StoreNaming.foreignKeyColumnName(relationship: inverse.name)
+                let column = toOneColumn(inverse, of: target)
                 text.append("\nLEFT JOIN \(ident: schema, table) AS \(ident: child) ON \(ident: child, column) = \(ident: parent, "_pk")")
             }
         }

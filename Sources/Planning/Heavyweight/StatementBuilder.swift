@@ -157,7 +157,10 @@ struct StatementBuilder {
         var joins = mapping.keepsSourceKeys ? read.joins : SourceJoins(schema: store, source: source, sourceEntity: sourceEntity)
         var references: [AttributeReference] = []
         if mapping.policy != nil {
-            references += source.allAttributes(of: sourceEntity).filter { !$0.isTransient }.map { AttributeReference(relationships: [], attribute: $0) }
+            let columns = PropertyColumns(version: source)
+            references += source.allAttributes(of: sourceEntity).filter { !$0.isTransient }.map {
+                AttributeReference(relationships: [], attribute: $0, columnName: columns.column(ofProperty: $0.name, of: sourceEntity, in: source))
+            }
         }
         for attribute in mapping.attributes {
             references += attribute.expression.attributes
@@ -208,10 +211,13 @@ struct StatementBuilder {
             WHERE a.entity_mapping = \(literal: mapping.name)
               AND NOT EXISTS (SELECT 1 FROM \(ident: staging, mapping.destinationTable) AS d WHERE d._pk = a.destination_pk)
             """
+        let columns = destinationVersion.map(PropertyColumns.init(version:))
+        let entity = destinationVersion?.entity(named: mapping.destinationEntity)
         let attributes = destinationAttributes(of: mapping).map { attribute in
-            StreamedMapping.StreamedAttribute(
-                name: attribute.name, column: StoreNaming.columnName(attribute: attribute.name), type: attribute.type,
-                expression: mapping.attributes.first { $0.column == StoreNaming.columnName(attribute: attribute.name) }?.expression
+            let column = entity.flatMap { columns?.column(ofProperty: attribute.name, of: $0, in: destinationVersion!) } ?? StoreNaming.columnName(attribute: attribute.name)
+            return StreamedMapping.StreamedAttribute(
+                name: attribute.name, column: column, type: attribute.type,
+                expression: mapping.attributes.first { $0.column == column }?.expression
             )
         }
         return StreamedMapping(
@@ -360,6 +366,7 @@ struct StatementBuilder {
     /// relationship, how many rows break it and the first keys.
     func countChecks() -> [PlannedStatement] {
         guard let version = destinationVersion else { return [] }
+        let columns = PropertyColumns(version: version)
         var statements: [PlannedStatement] = []
         for entity in version.entities {
             let table = StoreNaming.tableName(entity: version.root(of: entity).name)
@@ -368,8 +375,9 @@ struct StatementBuilder {
                 let links: String
                 switch StoreLayout.storage(of: relationship, in: entity, version: version) {
                 case .inverseColumn:
-                    guard let inverse = version.inverse(of: relationship), let target = version.entity(named: relationship.destination) else { continue }
-                    links = "SELECT count(*) FROM \(quoteIdentifier(staging)).\(quoteIdentifier(StoreNaming.tableName(entity: version.root(of: target).name))) AS l WHERE l.\(quoteIdentifier(StoreNaming.foreignKeyColumnName(relationship: inverse.name))) = \(owner)"
+                    guard let inverse = version.inverse(of: relationship), let target = version.entity(named: relationship.destination),
+                          let column = columns.column(ofProperty: inverse.name, of: target, in: version) else { continue }
+                    links = "SELECT count(*) FROM \(quoteIdentifier(staging)).\(quoteIdentifier(StoreNaming.tableName(entity: version.root(of: target).name))) AS l WHERE l.\(quoteIdentifier(column)) = \(owner)"
                 case .joinTable:
                     links = "SELECT count(*) FROM \(quoteIdentifier(staging)).\(quoteIdentifier(StoreNaming.joinTableName(entity: entity.name, relationship: relationship.name))) AS l WHERE l.\(quoteIdentifier(StoreNaming.foreignKeyColumnName(relationship: entity.name))) = \(owner)"
                 case .inverseJoinTable:

@@ -9,18 +9,26 @@ import ObjectModel
 ///    in another hierarchy move their rows there.
 /// 2. A join table continues when the relationship that owns it still owns a join table.
 /// 3. In a continued table, a destination column continues the source column of the property
-///    the mapping pairs with it, as seen from any entity of the table.
+///    the mapping pairs with it, as seen from any entity of the table. Where the entities of one
+///    column read several source columns (sibling declarations merged or split), the one with
+///    the same name, else the same type, else the most entities, continues; the others are
+///    copied in for their entities' rows.
 struct LayoutPairing {
     let source: ModelVersion
     let destination: ModelVersion
     let mapping: InferredMapping
     let sourceLayout: StoreLayout
     let destinationLayout: StoreLayout
+    let sourceColumns: PropertyColumns
+    let destinationColumns: PropertyColumns
 
     /// Destination table -> the source table it continues.
     private(set) var sourceTableOf: [String: String] = [:]
     /// Destination table -> destination column -> the source column it continues.
     private(set) var sourceColumnOf: [String: [String: String]] = [:]
+    /// Destination table -> values copied into its columns from source columns nothing continues
+    /// as that column, for the rows of some entities.
+    private(set) var copiesOf: [String: [ColumnCopy]] = [:]
     /// What this release cannot do in place, one reason each.
     private(set) var problems: [String] = []
 
@@ -30,6 +38,8 @@ struct LayoutPairing {
         self.mapping = mapping
         sourceLayout = StoreLayout(version: source, schema: schema)
         destinationLayout = StoreLayout(version: destination, schema: schema)
+        sourceColumns = PropertyColumns(version: source)
+        destinationColumns = PropertyColumns(version: destination)
         pairHierarchyTables()
         pairJoinTables()
     }
@@ -102,56 +112,89 @@ struct LayoutPairing {
     }
 
     private mutating func pairColumns(of table: TableLayout, with sourceTable: TableLayout) {
-        let (columns, found) = columnSources(of: table, in: sourceTable)
-        sourceColumnOf[table.name] = columns
-        problems += found
+        let found = columnSources(of: table, in: sourceTable)
+        sourceColumnOf[table.name] = found.columns
+        copiesOf[table.name] = found.copies
+        problems += found.problems
     }
 
     /// Destination column -> the source column holding its values, for the rows of `table`'s
-    /// entities that come from `sourceTable`.
-    func columnSources(of table: TableLayout, in sourceTable: TableLayout) -> (columns: [String: String], problems: [String]) {
+    /// entities that come from `sourceTable`; and the values copied in from other columns.
+    func columnSources(of table: TableLayout, in sourceTable: TableLayout) -> (columns: [String: String], copies: [ColumnCopy], problems: [String]) {
         var columns: [String: String] = [:]
         var problems: [String] = []
+        // Source column -> destination entities whose values it holds, per destination column.
+        var candidates: [(column: ColumnLayout, sources: [(source: String, entities: [String])])] = []
         for column in table.columns {
-            var candidates: [String] = []
+            var found: [(source: String, entity: String)] = []
             switch column.role {
             case .primaryKey, .entityName:
-                candidates = [column.name]
-            case .attribute(_, let name):
-                for entity in table.entities {
-                    guard let sourceEntity = sourceEntity(ofDestination: entity), self.sourceTable(ofEntity: sourceEntity) == sourceTable.name,
-                          let attribute = sourceAttribute(name, of: entity) else { continue }
-                    candidates.append(StoreNaming.columnName(attribute: attribute))
-                }
-            case .toOne(_, let name):
-                for entity in table.entities {
-                    guard let sourceEntity = sourceEntity(ofDestination: entity), self.sourceTable(ofEntity: sourceEntity) == sourceTable.name,
-                          let relationship = sourceRelationship(name, of: entity),
-                          let holder = source.entity(named: sourceEntity) else { continue }
-                    let declaring = Self.declaringEntity(of: relationship, from: holder, in: source)
-                    guard let stored = declaring.relationship(named: relationship),
-                          StoreLayout.storage(of: stored, in: declaring, version: source) == .column else { continue }
-                    candidates.append(StoreNaming.foreignKeyColumnName(relationship: relationship))
-                }
+                found = [(column.name, "")]
+            case .attribute, .toOne:
+                found = propertySources(of: column.name, in: table, from: sourceTable.name)
             case .order(let owner, let name):
-                if let column = sourceOrderColumn(owner: owner, relationship: name, in: sourceTable.name) {
-                    candidates = [column]
+                if let source = sourceOrderColumn(owner: owner, relationship: name, in: sourceTable.name) {
+                    found = [(source, "")]
                 }
             case .joinOwner, .joinTarget:
                 break
             }
-            let distinct = Array(Set(candidates.filter { sourceTable.column(named: $0) != nil }))
-            if distinct.count > 1 {
-                problems.append("column \(table.name).\(column.name) would continue several source columns (\(distinct.sorted().joined(separator: ", ")))")
-            } else if let found = distinct.first {
-                if let taken = columns.first(where: { $0.value == found }) {
-                    problems.append("source column \(sourceTable.name).\(found) would continue as both \(taken.key) and \(column.name)")
+            var sources: [(source: String, entities: [String])] = []
+            for (source, entity) in found where sourceTable.column(named: source) != nil {
+                if let index = sources.firstIndex(where: { $0.source == source }) {
+                    if !sources[index].entities.contains(entity) { sources[index].entities.append(entity) }
                 } else {
-                    columns[column.name] = found
+                    sources.append((source, [entity]))
+                }
+            }
+            if !sources.isEmpty { candidates.append((column, sources)) }
+        }
+        // Each source column continues as at most one destination column: the closest match
+        // first (same name, same type, most entities); every other pairing becomes a copy.
+        let pairs = candidates.flatMap { candidate in candidate.sources.map { (column: candidate.column, source: $0.source, entities: $0.entities) } }
+        let ranked = pairs.sorted { a, b in
+            func rank(_ p: (column: ColumnLayout, source: String, entities: [String])) -> (Int, Int, Int, String, String) {
+                (p.source == p.column.name ? 0 : 1, sourceTable.column(named: p.source)?.type == p.column.type ? 0 : 1, -p.entities.count, p.column.name, p.source)
+            }
+            return rank(a) < rank(b)
+        }
+        var copies: [ColumnCopy] = []
+        for pair in ranked {
+            if columns[pair.column.name] == nil && !columns.values.contains(pair.source) {
+                columns[pair.column.name] = pair.source
+            } else if pair.entities.contains("") || columns[pair.column.name] == pair.source {
+                if columns[pair.column.name] == pair.source { continue }
+                problems.append("source column \(sourceTable.name).\(pair.source) would continue as both \(pair.column.name) and another column")
+            } else {
+                copies.append(ColumnCopy(column: pair.column.name, type: pair.column.type, source: pair.source, entities: pair.entities))
+            }
+        }
+        return (columns, copies.sorted { ($0.column, $0.source) < ($1.column, $1.source) }, problems)
+    }
+
+    /// For each destination entity of `table` storing a property in `column`: the source
+    /// column that held the property's values, when its source entity's rows are in `sourceTable`.
+    private func propertySources(of column: String, in table: TableLayout, from sourceTable: String) -> [(source: String, entity: String)] {
+        var found: [(source: String, entity: String)] = []
+        for name in table.entities {
+            guard let entity = destination.entity(named: name), let sourceName = sourceEntity(ofDestination: name),
+                  self.sourceTable(ofEntity: sourceName) == sourceTable, let holder = source.entity(named: sourceName) else { continue }
+            for attribute in destination.allAttributes(of: entity)
+            where destinationColumns.column(ofProperty: attribute.name, of: entity, in: destination) == column {
+                if let sourceAttribute = sourceAttribute(attribute.name, of: name),
+                   let sourceColumn = sourceColumns.column(ofProperty: sourceAttribute, of: holder, in: source) {
+                    found.append((sourceColumn, name))
+                }
+            }
+            for relationship in destination.allRelationships(of: entity)
+            where destinationColumns.column(ofProperty: relationship.name, of: entity, in: destination) == column {
+                if let sourceRelationship = sourceRelationship(relationship.name, of: name),
+                   let sourceColumn = sourceColumns.column(ofProperty: sourceRelationship, of: holder, in: source) {
+                    found.append((sourceColumn, name))
                 }
             }
         }
-        return (columns, problems)
+        return found
     }
 
     /// The source order column of an ordered one-to-many that is still stored beside its
@@ -162,8 +205,14 @@ struct LayoutPairing {
         let declaring = Self.declaringEntity(of: name, from: entity, in: source)
         guard let stored = declaring.relationship(named: name), stored.isOrdered,
               StoreLayout.storage(of: stored, in: declaring, version: source) == .inverseColumn,
-              let inverse = source.inverse(of: stored), sourceTable(ofEntity: stored.destination) == table else { return nil }
-        return StoreNaming.orderColumnName(relationship: inverse.name)
+              let inverse = source.inverse(of: stored), sourceTable(ofEntity: stored.destination) == table,
+              let target = source.entity(named: stored.destination) else { return nil }
+        return sourceOrderColumn(ofToOne: inverse.name, from: target)
+    }
+
+    /// The order column beside a source to-one's column, as seen from `entity`.
+    func sourceOrderColumn(ofToOne name: String, from entity: Entity) -> String? {
+        sourceColumns.orderColumn(ofToOne: name, declaredBy: Self.declaringEntity(of: name, from: entity, in: source).name)
     }
 
     // MARK: 2. Join tables
@@ -200,7 +249,7 @@ struct LayoutPairing {
         case .none:
             return nil
         case .column:
-            let column = StoreNaming.foreignKeyColumnName(relationship: relationship.name)
+            let column = sourceColumns.column(ofProperty: relationship.name, declaredBy: entity.name)!
             return SourceLinks(
                 table: currentName(ofSourceTable: sourceTable(ofEntity: entity.name)), a: "_pk", b: column,
                 orderOfB: nil, orderOfA: nil, requiredNotNull: column,
@@ -208,14 +257,15 @@ struct LayoutPairing {
             )
         case .inverseColumn:
             let inverse = source.inverse(of: relationship)!
-            let column = StoreNaming.foreignKeyColumnName(relationship: inverse.name)
+            let target = source.entity(named: relationship.destination)!
+            let column = sourceColumns.column(ofProperty: inverse.name, of: target, in: source)!
             let table = sourceTable(ofEntity: relationship.destination)
-            let order = StoreNaming.orderColumnName(relationship: inverse.name)
-            let keepsOrder = relationship.isOrdered && sourceLayout.table(named: table)?.column(named: order) != nil
+            let order = sourceOrderColumn(ofToOne: inverse.name, from: target)
+            let keepsOrder = relationship.isOrdered && order.flatMap { sourceLayout.table(named: table)?.column(named: $0) } != nil
             return SourceLinks(
                 table: currentName(ofSourceTable: table), a: column, b: "_pk",
                 orderOfB: keepsOrder ? order : nil, orderOfA: nil, requiredNotNull: column,
-                origins: [.column(table: table, column: column)] + (keepsOrder ? [.column(table: table, column: order)] : [])
+                origins: [.column(table: table, column: column)] + (keepsOrder ? [.column(table: table, column: order!)] : [])
             )
         case .joinTable:
             return joinTableLinks(StoreNaming.joinTableName(entity: entity.name, relationship: relationship.name), ownerSide: relationship)
@@ -237,4 +287,13 @@ struct LayoutPairing {
             origins: [.table(name)]
         )
     }
+}
+
+/// Values of one source column copied into a destination column for the rows of some
+/// entities (destination names): a column siblings shared split apart, or merged into one.
+struct ColumnCopy: Sendable, Hashable {
+    var column: String
+    var type: String
+    var source: String
+    var entities: [String]
 }

@@ -112,6 +112,15 @@ struct LightweightDiff {
                 add(.tighten, SetNotNull(table: table.name, column: column.name, scansRows: true))
             }
         }
+        for copy in pairing.copiesOf[table.name] ?? [] {
+            add(.fill, CopyColumnValues(
+                table: table.name, column: copy.column, type: copy.type,
+                from: currentName(ofColumn: copy.source, inSourceTable: sourceTable.name), entities: copy.entities
+            ))
+            if !columns.values.contains(copy.source) {
+                consumedColumns.insert(ColumnKey(table: sourceTable.name, column: copy.source))
+            }
+        }
         if case .hierarchy = table.kind {
             entityRows(of: table, from: sourceTable)
             clearValues(of: table, from: sourceTable)
@@ -177,10 +186,17 @@ struct LightweightDiff {
                 return
             }
             guard let relationship = destination.entity(named: owner)?.relationship(named: name),
-                  let inverse = destination.inverse(of: relationship) else { return }
-            add(.fill, FillOrderColumn.oneToMany(table: table.name, column: column.name, ownerColumn: StoreNaming.foreignKeyColumnName(relationship: inverse.name)))
+                  let inverse = destination.inverse(of: relationship), let target = destination.entity(named: relationship.destination),
+                  let ownerColumn = pairing.destinationColumns.column(ofProperty: inverse.name, of: target, in: destination) else { return }
+            add(.fill, FillOrderColumn.oneToMany(table: table.name, column: column.name, ownerColumn: ownerColumn))
         case .toOne(_, let name):
-            for entity in table.entities {
+            // A column split from one siblings shared is filled by its copies.
+            if pairing.copiesOf[table.name]?.contains(where: { $0.column == column.name }) == true { return }
+            // Only entities whose relationship of that name is stored in this column (a sibling's
+            // may have a column of its own).
+            for entity in table.entities where destination.entity(named: entity).flatMap({
+                pairing.destinationColumns.column(ofProperty: name, of: $0, in: destination)
+            }) == column.name {
                 guard let sourceEntity = pairing.sourceEntity(ofDestination: entity), let holder = source.entity(named: sourceEntity),
                       let relationship = pairing.sourceRelationship(name, of: entity) else { continue }
                 let declaring = LayoutPairing.declaringEntity(of: relationship, from: holder, in: source)
@@ -231,10 +247,10 @@ struct LightweightDiff {
             var cleared: [String] = []
             for name in table.entities {
                 guard let entity = destination.entity(named: name), !entity.isAbstract,
-                      !Self.storedColumns(of: entity, in: destination).contains(column.name),
+                      !Self.storedColumns(of: entity, in: destination, columns: pairing.destinationColumns).contains(column.name),
                       let sourceName = pairing.sourceEntity(ofDestination: name), let sourceEntity = source.entity(named: sourceName),
                       pairing.sourceTable(ofEntity: sourceName) == sourceTable.name,
-                      Self.storedColumns(of: sourceEntity, in: source).contains(sourceColumn) else { continue }
+                      Self.storedColumns(of: sourceEntity, in: source, columns: pairing.sourceColumns).contains(sourceColumn) else { continue }
                 cleared.append(name)
             }
             if !cleared.isEmpty { add(.fill, ClearValues(table: table.name, column: column.name, entities: cleared)) }
@@ -242,18 +258,9 @@ struct LightweightDiff {
     }
 
     /// The columns an entity's rows use: its stored attributes and to-one columns, inherited ones included.
-    static func storedColumns(of entity: Entity, in version: ModelVersion) -> Set<String> {
-        var columns: Set<String> = []
-        for attribute in version.allAttributes(of: entity) where !attribute.isTransient {
-            columns.insert(StoreNaming.columnName(attribute: attribute.name))
-        }
-        for relationship in version.allRelationships(of: entity) {
-            let declaring = LayoutPairing.declaringEntity(of: relationship.name, from: entity, in: version)
-            if StoreLayout.storage(of: relationship, in: declaring, version: version) == .column {
-                columns.insert(StoreNaming.foreignKeyColumnName(relationship: relationship.name))
-            }
-        }
-        return columns
+    static func storedColumns(of entity: Entity, in version: ModelVersion, columns: PropertyColumns) -> Set<String> {
+        let names = version.allAttributes(of: entity).map(\.name) + version.allRelationships(of: entity).map(\.name)
+        return Set(names.compactMap { columns.column(ofProperty: $0, of: entity, in: version) })
     }
 
     // MARK: What nothing continues

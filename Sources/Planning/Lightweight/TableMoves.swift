@@ -36,8 +36,11 @@ extension LightweightDiff {
             problems.append("table \(table.name) would receive rows of several source tables (\(bySourceTable.keys.sorted().joined(separator: ", ")))")
             return false
         }
-        let (columns, found) = pairing.columnSources(of: table, in: sourceTable)
+        let (columns, copies, found) = pairing.columnSources(of: table, in: sourceTable)
         problems += found
+        for copy in copies {
+            problems.append("rows moving into \(table.name) would fill \(copy.column) from several source columns (\(copy.source) among them); not inferred in place")
+        }
         var copied: [(destination: String, source: String)] = [("_pk", "_pk")]
         for column in table.columns where column.name != "_pk" && column.name != "_entity" {
             guard let sourceColumn = columns[column.name] else { continue }
@@ -52,7 +55,7 @@ extension LightweightDiff {
     }
 
     /// A source column's name once columns are renamed.
-    private func currentName(ofColumn column: String, inSourceTable table: String) -> String {
+    func currentName(ofColumn column: String, inSourceTable table: String) -> String {
         guard let continuation = pairing.destinationTable(continuing: table) else { return column }
         return pairing.sourceColumnOf[continuation]?.first { $0.value == column }?.key ?? column
     }
