@@ -5,11 +5,15 @@ public struct StoreSnapshot: Sendable, Hashable {
     public var store: String
     public var schemaExists: Bool
     public var metadata: StoreMetadata?
+    /// The backup an earlier `apply` made in the first heavyweight step of a chain it did not
+    /// finish (it crashed or failed later): the store as it was before that run, kept by this one.
+    public var unfinishedChainBackup: String?
 
-    public init(store: String, schemaExists: Bool, metadata: StoreMetadata?) {
+    public init(store: String, schemaExists: Bool, metadata: StoreMetadata?, unfinishedChainBackup: String? = nil) {
         self.store = store
         self.schemaExists = schemaExists
         self.metadata = metadata
+        self.unfinishedChainBackup = unfinishedChainBackup
     }
 }
 
@@ -65,6 +69,9 @@ public struct MigrationPlan: Sendable, Hashable {
     public var steps: [PlannedStep]
     /// Why the plan stops short of the target, when it does.
     public var blockers: [String]
+    /// The backup of an unfinished earlier run (`StoreSnapshot.unfinishedChainBackup`), which
+    /// no step of this plan replaces.
+    public var keptBackup: String?
 
     public var isUpToDate: Bool { status == .upToDate }
     /// True when applying the steps brings the store to the target version.

@@ -6,7 +6,7 @@ import SQLBuilding
 /// `apply` after a crash continues with the next pass.
 public struct PlannedPass: Sendable, Hashable {
     public enum Stage: String, Sendable, Hashable {
-        /// The staging schema, its bare tables, the association and checkpoint tables.
+        /// The bare tables of the new store, the association table.
         case prepare
         /// Stage 1, per entity mapping: destination instances with their attributes.
         case createInstances

@@ -117,14 +117,32 @@ import ObjectModel
         let setNotNull = try #require(texts.firstIndex(of: #"ALTER TABLE "shop~staging"."recipe" ALTER COLUMN "author_pk" SET NOT NULL"#))
         let link = try #require(texts.firstIndex { $0.hasPrefix(#"INSERT INTO "shop~staging"."recipe""#) })
         #expect(link < setNotNull)
-        #expect(Array(texts.suffix(5)) == [
+        #expect(Array(texts.suffix(6)) == [
             #"DROP SCHEMA IF EXISTS "shop~" CASCADE"#,
             #"ALTER SCHEMA "shop" RENAME TO "shop~""#,
+            #"ALTER FUNCTION "shop~staging"."_record_change"() SET SCHEMA "shop~""#,
             #"ALTER SCHEMA "shop~staging" RENAME TO "shop""#,
             #"DROP VIEW "shop"."_association""#,
-            #"DROP TABLE "shop"."_association_rows", "shop"."_checkpoint""#,
+            #"DROP TABLE "shop"."_association_rows", "shop"."_checkpoint", "shop"."_changes""#,
         ])
         #expect(step.hazards.map(\.code) == [Hazard.Code.tableRewrite, Hazard.Code.fullScan, Hazard.Code.longLock])
+    }
+
+    @Test func theStagingSchemaAndTheChangeTriggersOnEveryOldTableComeBeforeThePasses() throws {
+        let step = try Self.step()
+        let tracking = try #require(step.changeTracking)
+        let texts = tracking.install.map(\.sql.text)
+        #expect(Array(texts.prefix(2)) == [#"DROP SCHEMA IF EXISTS "shop~staging" CASCADE"#, #"CREATE SCHEMA "shop~staging""#])
+        #expect(tracking.sourceTables == ["chef", "recipe"])
+        #expect(texts.filter { $0.hasPrefix("CREATE TRIGGER") } == tracking.sourceTables.flatMap { table in [
+            #"CREATE TRIGGER "_orchestrator_insert" AFTER INSERT ON "shop"."\#(table)" REFERENCING NEW TABLE AS changed_rows FOR EACH STATEMENT EXECUTE FUNCTION "shop~staging"."_record_change"()"#,
+            #"CREATE TRIGGER "_orchestrator_update" AFTER UPDATE ON "shop"."\#(table)" REFERENCING NEW TABLE AS changed_rows FOR EACH STATEMENT EXECUTE FUNCTION "shop~staging"."_record_change"()"#,
+            #"CREATE TRIGGER "_orchestrator_delete" AFTER DELETE ON "shop"."\#(table)" REFERENCING OLD TABLE AS changed_rows FOR EACH STATEMENT EXECUTE FUNCTION "shop~staging"."_record_change"()"#,
+            #"CREATE TRIGGER "_orchestrator_truncate" AFTER TRUNCATE ON "shop"."\#(table)" FOR EACH STATEMENT EXECUTE FUNCTION "shop~staging"."_record_change"()"#,
+        ] })
+        // Printed first, as `apply` runs them first; the passes no longer make the schema.
+        #expect(Array(step.statements.prefix(texts.count).map(\.sql.text)) == texts)
+        #expect(!step.passes.flatMap(\.statements).contains { $0.sql.text.contains("CREATE SCHEMA") })
     }
 
     @Test func anUnregisteredPolicyIsRefusedNamingItAndTheEntityMapping() throws {
