@@ -118,7 +118,9 @@ struct HeavyweightRun {
             }
         }
         guardSession?.close()
-        try connection.transaction {
+        // The step is done: what this leaves after a failure is removed by the next `apply`
+        // (`StoreSchemas.removeLeftovers`), so a failure here must not report the step failed.
+        try? connection.transaction {
             _ = try connection.execute(ChangeTracking.remove(from: old).sql)
             if role == .retired {
                 _ = try connection.execute("DROP SCHEMA IF EXISTS \(ident: old) CASCADE")

@@ -71,6 +71,14 @@ import TestSupport
             // The triggers went with the swap; none is left on either schema.
             #expect(try connection.execute("SELECT count(*) AS n FROM pg_trigger WHERE tgname LIKE '\\_orchestrator\\_%'").int(0, "n") == 0)
             #expect(try connection.execute("SELECT count(*) AS n FROM pg_proc WHERE proname = '_record_change'").int(0, "n") == 0)
+
+            // A crash between the swap and that cleanup leaves them on the backup: the next
+            // apply, with nothing to migrate, removes them.
+            try connection.execute("CREATE FUNCTION \"shop~\"._record_change() RETURNS trigger LANGUAGE plpgsql AS $$BEGIN RETURN NULL; END$$")
+            try connection.execute("CREATE TRIGGER _orchestrator_insert AFTER INSERT ON \"shop~\".recipe FOR EACH STATEMENT EXECUTE FUNCTION \"shop~\"._record_change()")
+            #expect(try Self.migrator(failing: false, on: connection).apply().plan.isUpToDate)
+            #expect(try connection.execute("SELECT count(*) AS n FROM pg_trigger WHERE tgname LIKE '\\_orchestrator\\_%'").int(0, "n") == 0)
+            #expect(try connection.execute("SELECT count(*) AS n FROM pg_proc WHERE proname = '_record_change'").int(0, "n") == 0)
         }
     }
 
