@@ -25,10 +25,12 @@ extension HeavyweightRun {
     }
 
     /// The checkpoint row of a pass, in its transaction: the last write logged (none can come
-    /// while the guard is held) and the rows of every staging table.
-    func recordCheckpoint(_ pass: PlannedPass, number: Int, rows: Int, _ tracking: ChangeTracking) throws -> Checkpoint {
+    /// while the guard is held) and the rows of every staging table — those the pass wrote
+    /// counted again, the others as the previous checkpoint counted them.
+    func recordCheckpoint(_ pass: PlannedPass, number: Int, rows: Int, after previous: Checkpoint?, _ tracking: ChangeTracking) throws -> Checkpoint {
         let seen = Int(try connection.execute(tracking.lastChange).int(0, "seen") ?? 0)
-        let tableRows = try stagingRows(tracking)
+        let recount = previous == nil ? nil : pass.tablesWritten
+        let tableRows = (previous?.tableRows ?? [:]).merging(try stagingRows(tracking, of: recount)) { $1 }
         let counts = JSONValue.object(tableRows.keys.sorted().map { ($0, .number(tableRows[$0]!)) }).rendered
         _ = try connection.execute("""
             INSERT INTO \(ident: staging, HeavyweightMigration.checkpointTable) (pass, name, fingerprint, rows, changes_seen, table_rows)
@@ -37,8 +39,9 @@ extension HeavyweightRun {
         return Checkpoint(pass: number, rows: rows, changesSeen: seen, tableRows: tableRows)
     }
 
-    func stagingRows(_ tracking: ChangeTracking) throws -> [String: Int] {
-        let result = try connection.execute(tracking.countStagingRows)
+    func stagingRows(_ tracking: ChangeTracking, of tables: [String]? = nil) throws -> [String: Int] {
+        if tables?.isEmpty == true { return [:] }
+        let result = try connection.execute(tracking.countRows(of: tables))
         var rows: [String: Int] = [:]
         for row in result.rows.indices { rows[result.value(row, "name") ?? ""] = Int(result.int(row, "n") ?? 0) }
         return rows

@@ -88,7 +88,7 @@ struct HeavyweightRun {
                 try connection.transaction {
                     _ = try connection.execute("SET LOCAL lock_timeout = \(unsafeRaw: String(options.lockTimeoutMilliseconds))")
                     let passRows = try runPass(pass, number: index + 1, source: source, destination: destination, passStarted: passStarted)
-                    return try recordCheckpoint(pass, number: index + 1, rows: passRows, tracking)
+                    return try recordCheckpoint(pass, number: index + 1, rows: passRows, after: last, tracking)
                 }
             }
             last = checkpoint

@@ -85,9 +85,22 @@ public struct ChangeTracking: Sendable, Hashable {
         self.install = install
     }
 
-    /// One row per staging table: `name`, `n` (its rows).
-    public var countStagingRows: SQL {
-        SQL.joined(stagingTables.map { "SELECT \($0)::text AS name, count(*) AS n FROM \(ident: staging, $0)" }, separator: "\nUNION ALL\n")
+    /// One row per table of `tables` (default: every staging table): `name`, `n` (its rows).
+    public func countRows(of tables: [String]? = nil) -> SQL {
+        SQL.joined((tables ?? stagingTables).map { "SELECT \($0)::text AS name, count(*) AS n FROM \(ident: staging, $0)" }, separator: "\nUNION ALL\n")
+    }
+
+    /// Which staging tables a pass can add rows to or delete from: an entity mapping's stage 1
+    /// its destination table, to-one links and stage 3 none. A policy may write anywhere, and
+    /// the first pass counts every (empty) table, so that each checkpoint counts them all.
+    static func tablesWritten(by pass: PlannedPass, mappings: [ResolvedEntityMapping]) -> [String]? {
+        let mapping = mappings.first { $0.name == pass.entityMapping }
+        switch pass.stage {
+        case .prepare: return nil
+        case .createInstances: return mapping.flatMap { $0.policy == nil ? [$0.destinationTable] : nil }
+        case .createRelationships: return pass.part == .toOne ? [] : nil
+        case .validate: return mappings.contains { $0.policy != nil } ? nil : []
+        }
     }
 
     /// The writes logged after change `seen`, per table and operation (`rows` -1: a TRUNCATE).

@@ -106,6 +106,7 @@ public enum HeavyweightMigration {
             }
         }
         passes.append(PlannedPass(stage: .validate, statements: builder.stageThree()))
+        for index in passes.indices { passes[index].tablesWritten = ChangeTracking.tablesWritten(by: passes[index], mappings: resolved) }
         let swap = builder.swap(keepsBackup: keepsBackup)
         let tracking = ChangeTracking(store: schema, staging: staging, sourceTables: sourceLayout.tables.map(\.name), stagingTables: layout.tables.map(\.name))
 

@@ -41,6 +41,9 @@ public struct PlannedPass: Sendable, Hashable {
     public var sourceTable: String?
     /// Rows the pass reads, as far as the catalog's statistics know (filled in by the engine).
     public var rowEstimate: Int
+    /// The staging tables whose rows the pass can add or delete, recounted for its checkpoint;
+    /// nil: any of them.
+    public var tablesWritten: [String]?
 
     public init(
         stage: Stage, part: Part? = nil, entityMapping: String? = nil, execution: Execution = .setBased, statements: [PlannedStatement],

@@ -145,6 +145,21 @@ import ObjectModel
         #expect(!step.passes.flatMap(\.statements).contains { $0.sql.text.contains("CREATE SCHEMA") })
     }
 
+    @Test func eachCheckpointRecountsOnlyTheStagingTablesItsPassCanAddRowsTo() throws {
+        let step = try Self.step()
+        #expect(step.passes.map(\.name) == ["prepare", "createInstances ChefToChef", "createInstances RecipeToRecipe", "validate"])
+        #expect(step.passes.map(\.tablesWritten) == [nil, ["chef"], ["recipe"], []])
+        var withPolicy = Self.mapping
+        withPolicy.entityMappings[1].policy = "RecipePolicy"
+        let streamed = try HeavyweightMigration.step(
+            mapping: withPolicy, from: Self.version("Kitchen 1", Self.source), to: Self.version("Kitchen 2", Self.destination), schema: "shop",
+            options: PlanningOptions(registeredPolicies: ["RecipePolicy"])
+        )
+        // A policy may create or drop instances of any entity.
+        #expect(streamed.passes.filter { $0.stage == .createInstances }.map(\.tablesWritten) == [["chef"], nil])
+        #expect(streamed.passes.last?.tablesWritten == nil)
+    }
+
     @Test func anUnregisteredPolicyIsRefusedNamingItAndTheEntityMapping() throws {
         var withPolicy = Self.mapping
         withPolicy.entityMappings[0].policy = "ChefPolicy"
