@@ -47,6 +47,14 @@ public enum StoreSchemas {
         if let suffix = reservedSuffixes.first(where: store.hasSuffix) {
             return "store name \(store) ends with '\(suffix)', which orchestrator keeps for the schemas it makes beside a store (<store>~, <store>~staging, <store>~retired); choose another name"
         }
+        // The other way round: a store (named before this rule) in the place of one of its schemas.
+        let derived = [HeavyweightMigration.backupSchema(for: store), HeavyweightMigration.stagingSchema(for: store), HeavyweightMigration.retiredSchema(for: store)]
+        if try MetadataSchema.exists(on: connection) {
+            let taken = try connection.execute("SELECT store FROM \(ident: MetadataSchema.schema, "stores") WHERE store IN (\(SQL.joined(derived.map { "\($0)" }, separator: ", "))) ORDER BY store")
+            if let other = taken.rows.first?[0] ?? nil {
+                return "store name \(store) would have its backup and staging schemas where store \(other) is; choose another name"
+            }
+        }
         guard try MetadataSchema.hasStoreSchemas(on: connection) else { return nil }
         let owner = try connection.execute("SELECT store, role FROM \(ident: MetadataSchema.schema, table) WHERE schema = \(store)")
         guard !owner.isEmpty, let other = owner.value(0, "store") else { return nil }

@@ -81,6 +81,14 @@ struct NeighbourSchemaTests {
                 #expect(refused.stderr.contains("schema \"kitchen~staging\", which would be the staging schema of store kitchen, is a store of its own"), "\(refused)")
                 try Self.expectUntouched("kitchen~staging", on: connection)
             }
+            // The other way round: no new store is created beside it under the name it derives from.
+            let created = try OrchestratorBinary.run(["apply", "--model", folder.path, "--store", "kitchen"], databaseURL: url)
+            #expect(created.exitCode == 1, "\(created)")
+            try connection.execute("DROP SCHEMA kitchen CASCADE; DELETE FROM orchestrator.stores WHERE store = 'kitchen'")
+            let refused = try OrchestratorBinary.run(["apply", "--model", folder.path, "--store", "kitchen"], databaseURL: url)
+            #expect(refused.exitCode == 1, "\(refused)")
+            #expect(refused.stderr.contains("store name kitchen would have its backup and staging schemas where store kitchen~staging is"), "\(refused)")
+            #expect(try connection.execute("SELECT count(*) AS n FROM pg_namespace WHERE nspname = 'kitchen'").int(0, "n") == 0)
         }
     }
 
