@@ -6,7 +6,7 @@ import SQLBuilding
 public enum MetadataSchema {
     public static let schema = "orchestrator"
     /// Bumped when the metadata tables change shape; kept in orchestrator.meta.
-    public static let layoutVersion = 1
+    public static let layoutVersion = 2
 
     static let statements: [SQL] = [
         "CREATE SCHEMA IF NOT EXISTS \(ident: schema)",
@@ -60,25 +60,43 @@ public enum MetadataSchema {
         )
         """,
         "CREATE INDEX IF NOT EXISTS migrations_store_idx ON \(ident: schema, "migrations") (store, id)",
+        // Layout 2: the schemas made beside stores, so that nothing else is dropped for them.
+        """
+        CREATE TABLE IF NOT EXISTS \(ident: schema, StoreSchemas.table) (
+            schema text PRIMARY KEY,
+            store text NOT NULL,
+            role text NOT NULL CHECK (role IN ('staging', 'backup', 'retired')),
+            version_name text,
+            chain_finished boolean NOT NULL DEFAULT true,
+            created_at timestamptz NOT NULL DEFAULT now()
+        )
+        """,
         """
         INSERT INTO \(ident: schema, "meta") (key, value) VALUES ('layout_version', \(unsafeRaw: String(layoutVersion)))
-        ON CONFLICT (key) DO NOTHING
+        ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value
         """,
     ]
 
-    /// Creates the metadata schema when missing. Concurrent callers serialize on an advisory
-    /// lock, so six processes starting at once all succeed.
+    /// Creates the metadata schema when missing, or brings an older layout up to this one in
+    /// place (every statement is idempotent; layout 1 lacks `store_schemas`, and its backup and
+    /// staging schemas are adopted into it). Concurrent callers serialize on an advisory lock,
+    /// so six processes starting at once all succeed.
     public static func bootstrap(on connection: PostgresConnection) throws {
-        let exists = try connection.execute(
-            "SELECT 1 FROM information_schema.tables WHERE table_schema = \(schema) AND table_name = 'migrations'"
-        )
-        if !exists.isEmpty { return }
+        if try hasStoreSchemas(on: connection) { return }
         try connection.transaction {
             try connection.advisoryTransactionLock(key: PostgresConnection.advisoryLockKey(for: "orchestrator:metadata"))
             for statement in statements {
                 _ = try connection.execute(statement)
             }
+            try StoreSchemas.adoptLayoutOneSchemas(on: connection)
         }
+    }
+
+    /// True when the metadata has the `store_schemas` table (layout 2 and later).
+    static func hasStoreSchemas(on connection: PostgresConnection) throws -> Bool {
+        !(try connection.execute(
+            "SELECT 1 FROM information_schema.tables WHERE table_schema = \(schema) AND table_name = \(StoreSchemas.table)"
+        )).isEmpty
     }
 
     /// True when the metadata schema exists (reading never creates it).

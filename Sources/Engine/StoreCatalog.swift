@@ -28,7 +28,11 @@ public enum StoreCatalog {
             entityHashes: decodeJSON(result.value(0, "entity_hashes")) ?? [:],
             versionIdentifiers: decodeJSON(result.value(0, "version_identifiers")) ?? []
         )
-        return StoreSnapshot(store: store, schemaExists: schemaExists, metadata: metadata, rowEstimates: try rowEstimates(store: store, on: connection))
+        let backup = try StoreSchemas.backupOfUnfinishedChain(store: store, on: connection)
+        return StoreSnapshot(
+            store: store, schemaExists: schemaExists, metadata: metadata, rowEstimates: try rowEstimates(store: store, on: connection),
+            unfinishedChainBackup: backup
+        )
     }
 
     /// Versions of the model recorded in the database, newest first.

@@ -104,6 +104,7 @@ public struct StoreMigrator {
             explicitMappings: explicitMappings,
             options: PlanningOptions(registeredPolicies: policies.names, forceStreaming: forceStreaming, keepBackup: keepBackup)
         )
+        plan.blockers += try StoreSchemas.blockers(of: plan, on: connection)
         if plan.status == .migrationRequired {
             for index in plan.steps.indices {
                 plan.steps[index].passesDone = try HeavyweightRun.passesDone(of: plan.steps[index], on: connection)
@@ -112,7 +113,8 @@ public struct StoreMigrator {
         return plan
     }
 
-    /// 1. Plan without writing anything: a store of an unknown version, a schema that is not a
+    /// 1. Plan without writing anything (but what a crash after a heavyweight swap left,
+    ///    `StoreSchemas.removeLeftovers`): a store of an unknown version, a schema that is not a
     ///    store, a plan that cannot run or one that loses data without `allowDataLoss` stops
     ///    here, with the database untouched.
     /// 2. Make sure the metadata schema exists.
@@ -124,6 +126,7 @@ public struct StoreMigrator {
         options: ApplyOptions = ApplyOptions(), onStep: (Int, Int, PlannedStep) -> Void = { _, _, _ in },
         onProgress: (ProgressEvent) -> Void = { _ in }, onLockWait: ([AdvisoryLockHolder]) -> Void = { _ in }
     ) throws -> ApplyReport {
+        try StoreSchemas.removeLeftovers(store: store, on: connection, lockWaitSeconds: options.lockWaitSeconds, onLockWait: onLockWait)
         let preliminary = try plan()
         if preliminary.isUpToDate { return ApplyReport(plan: preliminary, appliedSteps: []) }
         guard preliminary.isExecutable else { throw NotExecutable(blockers: preliminary.blockers) }
@@ -168,6 +171,8 @@ public struct StoreMigrator {
                 }
                 return AppliedStep(step: step, rows: rows, durationMilliseconds: milliseconds(since: started))
             } catch let error as StagingMismatch {
+                throw error
+            } catch let error as ForeignSchema {
                 throw error
             } catch {
                 try? recordFailure(step, plan: plan, started: started, error: error)
@@ -220,6 +225,7 @@ public struct StoreMigrator {
             ON CONFLICT (model_name, model_hash) DO NOTHING
             """)
         try insertHistory(step, plan: plan, rows: rows, started: started, outcome: "succeeded", error: nil)
+        if step == plan.steps.last { try StoreSchemas.finishChain(store: store, on: connection) }
     }
 
     func recordFailure(_ step: PlannedStep, plan: MigrationPlan, started: Date, error: Error) throws {

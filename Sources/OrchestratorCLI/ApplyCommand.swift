@@ -65,8 +65,10 @@ struct ApplyCommand: ParsableCommand {
             })
             // A heavyweight step swaps the migrated store in and keeps the old one beside it.
             // The backup is the first heavyweight step's (later ones of a chain keep none); nil
-            // with --no-backup.
+            // with --no-backup. After a chain an earlier run did not finish, the backup that
+            // run made is kept.
             let backupSchema = report.appliedSteps.lazy.compactMap(\.step.backupSchema).first
+                ?? report.plan.keptBackup.flatMap { kept in report.appliedSteps.contains { $0.step.kind == .heavyweight } ? kept : nil }
             switch formatOptions.format {
             case .json:
                 printLine(JSONValue.object([

@@ -7,12 +7,19 @@ public struct StoreSnapshot: Sendable, Hashable {
     public var metadata: StoreMetadata?
     /// How many rows the store's tables hold, as the catalog's statistics know.
     public var rowEstimates: RowEstimates
+    /// The backup an earlier `apply` made in the first heavyweight step of a chain it did not
+    /// finish (it crashed or failed later): the store as it was before that run, kept by this one.
+    public var unfinishedChainBackup: String?
 
-    public init(store: String, schemaExists: Bool, metadata: StoreMetadata?, rowEstimates: RowEstimates = RowEstimates()) {
+    public init(
+        store: String, schemaExists: Bool, metadata: StoreMetadata?, rowEstimates: RowEstimates = RowEstimates(),
+        unfinishedChainBackup: String? = nil
+    ) {
         self.store = store
         self.schemaExists = schemaExists
         self.metadata = metadata
         self.rowEstimates = rowEstimates
+        self.unfinishedChainBackup = unfinishedChainBackup
     }
 }
 
@@ -112,6 +119,9 @@ public struct MigrationPlan: Sendable, Hashable {
     public var steps: [PlannedStep]
     /// Why the plan stops short of the target, when it does.
     public var blockers: [String]
+    /// The backup of an unfinished earlier run (`StoreSnapshot.unfinishedChainBackup`), which
+    /// no step of this plan replaces.
+    public var keptBackup: String?
 
     public var isUpToDate: Bool { status == .upToDate }
     /// True when applying the steps brings the store to the target version.

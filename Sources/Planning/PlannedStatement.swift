@@ -66,6 +66,9 @@ public struct PlannedStep: Sendable, Hashable {
     /// Heavyweight steps: the final swap, in one short transaction with the metadata.
     public var swap: [PlannedStatement] = []
     public var stagingSchema: String?
+    /// Heavyweight steps: the staging schema and the triggers logging writes to the old store,
+    /// installed before the write guard is taken.
+    public var changeTracking: ChangeTracking?
     /// Passes an earlier, interrupted `apply` of this same step committed in `stagingSchema`:
     /// `apply` continues after them (filled in by the engine).
     public var passesDone = 0

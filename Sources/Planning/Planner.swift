@@ -70,9 +70,10 @@ public enum Planner {
             }
             return plan
         }
+        plan.keptBackup = snapshot.unfinishedChainBackup
         switch steps(
             model: model, from: source, to: target, schema: snapshot.store, explicitMappings: explicitMappings, options: options,
-            rowEstimates: snapshot.rowEstimates
+            rowEstimates: snapshot.rowEstimates, backupKept: snapshot.unfinishedChainBackup != nil
         ) {
         case .success(let steps): plan.steps = steps.map { $0.estimated(by: snapshot.rowEstimates) }
         case .failure(let blockers): plan.blockers = blockers.reasons
@@ -124,7 +125,7 @@ extension Planner {
     /// not at hand or needs Swift, are blockers.
     static func steps(
         model: VersionedModel, from source: ModelVersion, to target: ModelVersion, schema: String, explicitMappings: [ExplicitMapping],
-        options: PlanningOptions, rowEstimates: RowEstimates = RowEstimates()
+        options: PlanningOptions, rowEstimates: RowEstimates = RowEstimates(), backupKept: Bool = false
     ) -> Result<[PlannedStep], LightweightPath.Blockers> {
         func index(_ name: String) -> Int? { model.versions.firstIndex { $0.name == name } }
         guard let start = index(source.name), let end = index(target.name) else { preconditionFailure("versions of a plan come from its model") }
@@ -154,8 +155,9 @@ extension Planner {
             }
             do {
                 // The backup is the store as it was before this run: a later heavyweight step's
-                // old store is an intermediate version, dropped rather than kept.
-                let keepsBackup = options.keepBackup && !steps.contains { $0.kind == .heavyweight }
+                // old store is an intermediate version, dropped rather than kept. So is every
+                // step's when an earlier run of the chain made the backup and did not finish.
+                let keepsBackup = options.keepBackup && !backupKept && !steps.contains { $0.kind == .heavyweight }
                 steps.append(try HeavyweightMigration.step(
                     mapping: mappingModel, from: from, to: to, schema: schema, options: options, keepsBackup: keepsBackup,
                     rowEstimates: rowEstimates

@@ -42,6 +42,17 @@ struct KillAndResumeTests {
         try write(mapping, to: "kitchen-1-to-2.yaml", in: folder)
     }
 
+    /// Change triggers per table, in any schema.
+    static func changeTriggers(on connection: PostgresConnection) throws -> [String: Int] {
+        let result = try connection.execute("""
+            SELECT c.relname AS name, count(*) AS n FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid
+            WHERE t.tgname LIKE '\\_orchestrator\\_%' GROUP BY c.relname
+            """)
+        var triggers: [String: Int] = [:]
+        for row in result.rows.indices { triggers[result.value(row, "name") ?? ""] = Int(result.int(row, "n") ?? 0) }
+        return triggers
+    }
+
     /// What both stores must agree on: recipe names, converted temperatures, costs and chefs.
     static let fingerprint = """
         SELECT count(*) AS n, sum(hashtext(r.name || '|' || round(r.t::numeric, 9) || '|' || r.cost || '|' || coalesce(r.chef, '-'))) AS h FROM (%@) AS r
@@ -86,6 +97,8 @@ struct KillAndResumeTests {
                 // The store is as it was: same version, same rows; the passes done are kept.
                 #expect(try connection.execute("SELECT version_name FROM orchestrator.stores WHERE store = 'kitchen'").value(0, "version_name") == "Kitchen 1")
                 #expect(try connection.execute("SELECT count(*) AS n FROM kitchen.recipe").int(0, "n") == 200_000)
+                // Every table of the old store logs its writes until the swap.
+                #expect(try Self.changeTriggers(on: connection) == ["chef": 4, "recipe": 4])
                 let done = try connection.execute("SELECT name FROM \"kitchen~staging\"._checkpoint ORDER BY pass").rows.map { $0[0] ?? "" }
                 #expect(Array(done.prefix(2)) == ["prepare", "createInstances ChefToChef"], "\(done)")
 
@@ -108,13 +121,17 @@ struct KillAndResumeTests {
                 #expect(migrated == expected)
                 #expect(try connection.execute("SELECT count(*) AS n FROM pg_namespace WHERE nspname = 'kitchen~staging'").int(0, "n") == 0)
                 #expect(try connection.execute("SELECT outcome FROM orchestrator.migrations WHERE store = 'kitchen' ORDER BY id").rows.map { $0[0] ?? "" } == ["succeeded", "succeeded"])
+                // No trigger or function is left, neither on the new store nor on the backup.
+                #expect(try Self.changeTriggers(on: connection) == [:])
+                #expect(try connection.execute("SELECT count(*) AS n FROM pg_proc WHERE proname = '_record_change'").int(0, "n") == 0)
             }
         }
     }
 
-    /// A schema in the way of the staging schema is refused, naming it and --restart, with the
-    /// store untouched; --restart discards it; --no-backup leaves no old store behind.
-    @Test("a foreign staging schema needs --restart; --no-backup keeps no backup", integration)
+    /// A schema in the way of the staging schema that orchestrator did not make is refused,
+    /// naming it, with the store untouched, even with --restart; once it is gone, --no-backup
+    /// leaves no old store behind.
+    @Test("a foreign staging schema is never dropped, even with --restart; --no-backup keeps no backup", integration)
     func foreignStagingThenRestartWithoutBackup() throws {
         try withTemporaryFolder { folder in
             try Self.writeModel(in: folder)
@@ -127,11 +144,14 @@ struct KillAndResumeTests {
                 try connection.execute("CREATE SCHEMA \"kitchen~staging\"")
                 try connection.execute("CREATE TABLE \"kitchen~staging\".notes (text text)")
 
-                let refused = try OrchestratorBinary.run(["apply", "--model", folder.path], databaseURL: url)
-                #expect(refused.exitCode == 1, "\(refused)")
-                #expect(refused.stderr.contains("schema kitchen~staging exists but holds no checkpoints"), "\(refused)")
-                #expect(refused.stderr.contains("--restart"), "\(refused)")
-                #expect(try connection.execute("SELECT version_name FROM orchestrator.stores WHERE store = 'kitchen'").value(0, "version_name") == "Kitchen 1")
+                for restart in [[], ["--restart"]] {
+                    let refused = try OrchestratorBinary.run(["apply", "--model", folder.path] + restart, databaseURL: url)
+                    #expect(refused.exitCode == 1, "\(refused)")
+                    #expect(refused.stderr.contains("schema \"kitchen~staging\" exists and was not made by orchestrator as the staging schema of store kitchen"), "\(refused)")
+                    #expect(try connection.execute("SELECT version_name FROM orchestrator.stores WHERE store = 'kitchen'").value(0, "version_name") == "Kitchen 1")
+                    #expect(try connection.execute("SELECT count(*) AS n FROM \"kitchen~staging\".notes").int(0, "n") == 0)
+                }
+                try connection.execute("DROP SCHEMA \"kitchen~staging\" CASCADE")
 
                 let applied = try OrchestratorBinary.run(["apply", "--model", folder.path, "--restart", "--no-backup"], databaseURL: url)
                 #expect(applied.exitCode == 0, "\(applied)")

@@ -47,43 +47,51 @@ struct HeavyweightRun {
         return result.bool(0, "same") == true ? Int(result.int(0, "n") ?? 0) : 0
     }
 
-    /// 1. `--restart`: drop the staging schema. Otherwise read its checkpoints; a staging
-    ///    schema without them, or with another step's, stops here.
-    /// 2. Take the write guard, run the passes not done yet, then the swap with the metadata.
-    /// 3. Release the guard; drop the old store when it is not kept.
+    /// 1. Unless an earlier run's staging schema is there to continue (and without
+    ///    `--restart`): the staging schema and the change triggers (`ChangeTracking`), once
+    ///    whatever is in its place has proven to be this store's own staging schema.
+    /// 2. Read the checkpoints; a staging schema without them, or with another step's, stops.
+    /// 3. Take the write guard. When continuing, stop (nothing changed) unless every old table
+    ///    is still tracked, no write was logged since the last checkpoint and every staging
+    ///    table holds the rows that checkpoint counted.
+    /// 4. Run the passes not done yet; each checkpoint records the last write logged and the
+    ///    rows of every staging table.
+    /// 5. The swap, with the metadata, once the staging rows are counted again and the schema
+    ///    the old store goes to has proven to be this store's own.
+    /// 6. Release the guard; drop the triggers from the old store, and the old store when it
+    ///    is not kept.
     func run(plan: MigrationPlan, started: Date) throws -> Int {
-        if options.restart {
-            _ = try connection.execute("DROP SCHEMA IF EXISTS \(ident: staging) CASCADE")
-        }
+        let tracking = step.changeTracking!
+        let continuing = try schemaExists(staging) && !options.restart
+        if !continuing { try installTracking(tracking) }
         let done = try checkpoints()
         let guardSession = try takeWriteGuard()
         defer { guardSession?.close() }
+        var last = done.values.max { $0.pass < $1.pass }
+        if let last { try verify(since: last, tracking) }
 
         let source = migrator.model.version(named: step.from ?? "")!
         let destination = migrator.model.version(named: step.to)!
-        var rows = done.values.reduce(0, +)
+        var rows = done.values.reduce(0) { $0 + $1.rows }
         for (index, pass) in step.passes.enumerated() {
             var event = progress(.passStarted, pass: index + 1, of: pass)
             if let earlier = done[index + 1] {
                 event.kind = .passFinished
-                event.rowsDone = earlier
+                event.rowsDone = earlier.rows
                 event.resumed = true
                 onProgress(event)
                 continue
             }
             onProgress(event)
             let passStarted = Date()
-            let passRows = try options.executionPolicy.transaction(on: connection) {
+            let checkpoint = try options.executionPolicy.transaction(on: connection) {
                 let passRows = try runPass(pass, number: index + 1, source: source, destination: destination, passStarted: passStarted)
-                _ = try connection.execute("""
-                    INSERT INTO \(ident: staging, HeavyweightMigration.checkpointTable) (pass, name, fingerprint, rows)
-                    VALUES (\(index + 1), \(pass.name), \(fingerprint), \(passRows))
-                    """)
-                return passRows
+                return try recordCheckpoint(pass, number: index + 1, rows: passRows, after: last, tracking)
             }
-            rows += passRows
+            last = checkpoint
+            rows += checkpoint.rows
             event.kind = .passFinished
-            event.rowsDone = passRows
+            event.rowsDone = checkpoint.rows
             event.elapsedSeconds = Date().timeIntervalSince(passStarted)
             onProgress(event)
         }
@@ -94,13 +102,24 @@ struct HeavyweightRun {
         )
         onProgress(swapEvent)
         let swapStarted = Date()
+        let (old, role) = step.backupSchema.map { ($0, StoreSchemas.Role.backup) } ?? (HeavyweightMigration.retiredSchema(for: migrator.store), .retired)
         try options.executionPolicy.transaction(on: connection) {
+            if let last { try verifyStagingRows(against: last, tracking) }
+            try StoreSchemas.requireOwnable(old, role: role, store: migrator.store, on: connection)
             for statement in step.swap { _ = try connection.execute(statement.sql) }
+            try StoreSchemas.unregister(staging, on: connection)
+            try StoreSchemas.register(old, role: role, store: migrator.store, version: step.from, chainFinished: false, on: connection)
             try migrator.record(step, plan: plan, rows: rows, started: started)
         }
         guardSession?.close()
-        if step.backupSchema == nil {
-            _ = try connection.execute("DROP SCHEMA IF EXISTS \(ident: HeavyweightMigration.retiredSchema(for: migrator.store)) CASCADE")
+        // The step is done: what this leaves after a failure is removed by the next `apply`
+        // (`StoreSchemas.removeLeftovers`), so a failure here must not report the step failed.
+        try? connection.transaction {
+            _ = try connection.execute(ChangeTracking.remove(from: old).sql)
+            if role == .retired {
+                _ = try connection.execute("DROP SCHEMA IF EXISTS \(ident: old) CASCADE")
+                try StoreSchemas.unregister(old, on: connection)
+            }
         }
         swapEvent.kind = .passFinished
         swapEvent.elapsedSeconds = Date().timeIntervalSince(swapStarted)
@@ -108,21 +127,39 @@ struct HeavyweightRun {
         return rows
     }
 
-    /// Passes done by an earlier run of this step, with their rows.
-    func checkpoints() throws -> [Int: Int] {
-        let schemaExists = !(try connection.execute("SELECT 1 FROM pg_namespace WHERE nspname = \(staging)")).isEmpty
-        guard schemaExists else { return [:] }
+    /// What a checkpoint recorded.
+    struct Checkpoint {
+        var pass: Int
+        var rows: Int
+        /// The last write to the old store logged when the pass committed.
+        var changesSeen: Int
+        /// Rows of every staging table after the pass.
+        var tableRows: [String: Int]
+    }
+
+    /// Passes done by an earlier run of this step.
+    func checkpoints() throws -> [Int: Checkpoint] {
+        guard try schemaExists(staging) else { return [:] }
         let tableExists = try connection.execute("SELECT to_regclass(\(quoteIdentifier(staging) + "." + quoteIdentifier(HeavyweightMigration.checkpointTable))) IS NOT NULL AS present")
         guard tableExists.bool(0, "present") == true else {
             throw StagingMismatch(staging: staging, reason: "exists but holds no checkpoints of an orchestrator migration")
         }
-        let result = try connection.execute("SELECT pass, fingerprint, rows FROM \(ident: staging, HeavyweightMigration.checkpointTable) ORDER BY pass")
-        var done: [Int: Int] = [:]
+        // Fingerprints first: another plan's checkpoint table may have other columns.
+        let fingerprints = try connection.execute("SELECT fingerprint FROM \(ident: staging, HeavyweightMigration.checkpointTable)")
+        guard fingerprints.rows.allSatisfy({ $0[0] == fingerprint }) else {
+            throw StagingMismatch(staging: staging, reason: "holds passes of another migration plan of this store (the model, mapping model or options changed since)")
+        }
+        guard !fingerprints.isEmpty else { return [:] }
+        let result = try connection.execute("""
+            SELECT pass, rows, changes_seen, table_rows::text AS table_rows FROM \(ident: staging, HeavyweightMigration.checkpointTable) ORDER BY pass
+            """)
+        var done: [Int: Checkpoint] = [:]
         for row in result.rows.indices {
-            guard result.value(row, "fingerprint") == fingerprint else {
-                throw StagingMismatch(staging: staging, reason: "holds passes of another migration plan of this store (the model, mapping model or options changed since)")
-            }
-            done[Int(result.int(row, "pass") ?? 0)] = Int(result.int(row, "rows") ?? 0)
+            let pass = Int(result.int(row, "pass") ?? 0)
+            done[pass] = Checkpoint(
+                pass: pass, rows: Int(result.int(row, "rows") ?? 0), changesSeen: Int(result.int(row, "changes_seen") ?? 0),
+                tableRows: StoreCatalog.decodeJSON(result.value(row, "table_rows")) ?? [:]
+            )
         }
         return done
     }

@@ -20,19 +20,23 @@ public enum HeavyweightMigration {
     /// One row per pass done, with the fingerprint of the step that did it.
     public static let checkpointTable = "_checkpoint"
 
-    /// 1. A second session locks the old store's tables against writes until the swap has
+    /// 1. The staging schema with the checkpoint table, and triggers logging writes to the old
+    ///    store there until the swap (`ChangeTracking`): a resumed step sees what changed while
+    ///    no run was guarding the store.
+    /// 2. A second session locks the old store's tables against writes until the swap has
     ///    committed (rows written meanwhile would be lost).
-    /// 2. Prepare: the staging schema, the destination tables bare (to-one columns nullable
-    ///    until stage 2 has set them), the association and checkpoint tables.
-    /// 3. Stage 1, a pass per entity mapping: associate each source row passing the filter with
+    /// 3. Prepare: the destination tables bare (to-one columns nullable until stage 2 has set
+    ///    them), the association table.
+    /// 4. Stage 1, a pass per entity mapping: associate each source row passing the filter with
     ///    a new destination key, then insert the destination rows with their attributes, set-
     ///    based or streamed through Swift (a policy, a policy function, or `forceStreaming`).
-    /// 4. Stage 2, passes per entity mapping: every to-one column through the association table,
+    /// 5. Stage 2, passes per entity mapping: every to-one column through the association table,
     ///    then join tables and columns kept by the other side, then policies' hooks.
-    /// 5. Stage 3: the destination's NOT NULLs, checks, foreign keys, uniques and indexes,
+    /// 6. Stage 3: the destination's NOT NULLs, checks, foreign keys, uniques and indexes,
     ///    which validate the new rows.
-    /// 6. Swap: the old schema becomes `<store>~` (replacing an earlier backup), staging
-    ///    becomes the store, the association and checkpoint tables go.
+    /// 7. Swap: the old schema becomes `<store>~` (replacing an earlier backup), staging
+    ///    becomes the store, the association and checkpoint tables and the change log go; the
+    ///    triggers go with their function once the write guard is released.
     /// Source rows no entity mapping carries over are `dataLoss` hazards (`RowsLeftBehind`).
     static func step(
         mapping: MappingModel, from source: ModelVersion, to destination: ModelVersion, schema: String,
@@ -104,7 +108,9 @@ public enum HeavyweightMigration {
             }
         }
         passes.append(PlannedPass(stage: .validate, statements: builder.stageThree()))
+        for index in passes.indices { passes[index].tablesWritten = ChangeTracking.tablesWritten(by: passes[index], mappings: resolved) }
         let swap = builder.swap(keepsBackup: keepsBackup)
+        let tracking = ChangeTracking(store: schema, staging: staging, sourceTables: sourceLayout.tables.map(\.name), stagingTables: layout.tables.map(\.name))
 
         let sourceTables = Set(resolved.map(\.sourceTable)).sorted().joined(separator: ", ")
         let kept = keepsBackup
@@ -112,7 +118,7 @@ public enum HeavyweightMigration {
             : "the old store is dropped once the new one is in place"
         var step = PlannedStep(
             kind: .heavyweight, from: source.name, to: destination.name,
-            statements: passes.flatMap(\.statements) + swap,
+            statements: tracking.install + passes.flatMap(\.statements) + swap,
             hazards: [
                 .tableRewrite("every table is rebuilt in \(staging) from \(mapping.file) and swapped in; \(kept)"),
                 .fullScan("every row of \(sourceTables.isEmpty ? "no table" : sourceTables) is read"),
@@ -128,6 +134,7 @@ public enum HeavyweightMigration {
         step.passes = passes
         step.swap = swap
         step.stagingSchema = staging
+        step.changeTracking = tracking
         step.backupSchema = keepsBackup ? backupSchema(for: schema) : nil
         step.writeGuard = PlannedStatement(
             "LOCK TABLE \(SQL.joined(sourceLayout.tables.map { "\(ident: schema, $0.name)" }, separator: ", ")) IN SHARE MODE",

@@ -6,7 +6,7 @@ import SQLBuilding
 /// `apply` after a crash continues with the next pass.
 public struct PlannedPass: Sendable, Hashable {
     public enum Stage: String, Sendable, Hashable {
-        /// The staging schema, its bare tables, the association and checkpoint tables.
+        /// The bare tables of the new store, the association table.
         case prepare
         /// Stage 1, per entity mapping: destination instances with their attributes.
         case createInstances
@@ -41,6 +41,9 @@ public struct PlannedPass: Sendable, Hashable {
     public var sourceTable: String?
     /// Rows the pass reads, as far as the catalog's statistics know (filled in by the engine).
     public var rowEstimate: Int
+    /// The staging tables whose rows the pass can add or delete, recounted for its checkpoint;
+    /// nil: any of them.
+    public var tablesWritten: [String]?
 
     public init(
         stage: Stage, part: Part? = nil, entityMapping: String? = nil, execution: Execution = .setBased, statements: [PlannedStatement],

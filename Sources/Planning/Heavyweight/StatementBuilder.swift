@@ -18,10 +18,8 @@ struct StatementBuilder {
     /// columns nullable and their required-checks left for stage 3 (rows get their links only
     /// in stage 2).
     func createStaging(_ mappings: [ResolvedEntityMapping]) -> [PlannedStatement] {
-        var statements = [
-            PlannedStatement("DROP SCHEMA IF EXISTS \(ident: staging) CASCADE", lock: .accessExclusive, summary: "drop a leftover \(staging)"),
-            PlannedStatement("CREATE SCHEMA \(ident: staging)", lock: .none, summary: "create schema \(staging)"),
-        ]
+        // The schema itself, with the checkpoint table, comes from `ChangeTracking.install`.
+        var statements: [PlannedStatement] = []
         for table in destination.tables {
             statements.append(PlannedStatement(
                 CreateStore.createTable(bare(table), schema: staging), lock: .accessExclusive,
@@ -59,15 +57,6 @@ struct StatementBuilder {
             CREATE VIEW \(ident: staging, association) (entity_mapping, source_pk, destination_pk) AS
             \(SQL.joined(branches, separator: "\nUNION ALL\n"))
             """, lock: .accessExclusive, summary: "create the association view (entity mappings keeping their source keys read the source rows)"))
-        statements.append(PlannedStatement("""
-            CREATE TABLE \(ident: staging, HeavyweightMigration.checkpointTable) (
-                pass integer PRIMARY KEY,
-                name text NOT NULL,
-                fingerprint text NOT NULL,
-                rows bigint NOT NULL,
-                finished_at timestamptz NOT NULL DEFAULT clock_timestamp()
-            )
-            """, lock: .accessExclusive, summary: "create the checkpoint table"))
         return statements
     }
 
@@ -419,9 +408,18 @@ struct StatementBuilder {
             statements.append(PlannedStatement("ALTER SCHEMA \(ident: store) RENAME TO \(ident: retired)", lock: .none, summary: "move the old store aside as \(retired), dropped after the swap"))
         }
         statements += [
+            // The change triggers stay on the old tables, with their function, until the
+            // write guard is gone (dropping them now would wait for it): `ChangeTracking.remove`.
+            PlannedStatement(
+                "ALTER FUNCTION \(ident: staging, ChangeTracking.function)() SET SCHEMA \(ident: retired)", lock: .none,
+                summary: "move the change triggers' function to \(retired) with the old tables"
+            ),
             PlannedStatement("ALTER SCHEMA \(ident: staging) RENAME TO \(ident: store)", lock: .none, summary: "install the new store as \(store)"),
             PlannedStatement("DROP VIEW \(ident: store, association)", lock: .accessExclusive, summary: "drop the association view"),
-            PlannedStatement("DROP TABLE \(ident: store, associationRows), \(ident: store, HeavyweightMigration.checkpointTable)", lock: .accessExclusive, summary: "drop the association and checkpoint tables"),
+            PlannedStatement(
+                "DROP TABLE \(ident: store, associationRows), \(ident: store, HeavyweightMigration.checkpointTable), \(ident: store, ChangeTracking.changesTable)",
+                lock: .accessExclusive, summary: "drop the association and checkpoint tables and the change log"
+            ),
         ]
         return statements
     }

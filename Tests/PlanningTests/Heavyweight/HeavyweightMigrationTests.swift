@@ -117,16 +117,49 @@ import ObjectModel
         let setNotNull = try #require(texts.firstIndex(of: #"ALTER TABLE "shop~staging"."recipe" ALTER COLUMN "author_pk" SET NOT NULL"#))
         let link = try #require(texts.firstIndex { $0.hasPrefix(#"INSERT INTO "shop~staging"."recipe""#) })
         #expect(link < setNotNull)
-        #expect(Array(texts.suffix(5)) == [
+        #expect(Array(texts.suffix(6)) == [
             #"DROP SCHEMA IF EXISTS "shop~" CASCADE"#,
             #"ALTER SCHEMA "shop" RENAME TO "shop~""#,
+            #"ALTER FUNCTION "shop~staging"."_record_change"() SET SCHEMA "shop~""#,
             #"ALTER SCHEMA "shop~staging" RENAME TO "shop""#,
             #"DROP VIEW "shop"."_association""#,
-            #"DROP TABLE "shop"."_association_rows", "shop"."_checkpoint""#,
+            #"DROP TABLE "shop"."_association_rows", "shop"."_checkpoint", "shop"."_changes""#,
         ])
         // The filter leaves rows out; the planner got no row estimates.
         #expect(step.hazards.map(\.code) == [Hazard.Code.dataLoss, Hazard.Code.tableRewrite, Hazard.Code.fullScan, Hazard.Code.longLock])
         #expect(step.hazards[0].message == "rows of Recipe do not reach the new store: those the filter of RecipeToRecipe rejects; kept only in the backup schema shop~")
+    }
+
+    @Test func theStagingSchemaAndTheChangeTriggersOnEveryOldTableComeBeforeThePasses() throws {
+        let step = try Self.step()
+        let tracking = try #require(step.changeTracking)
+        let texts = tracking.install.map(\.sql.text)
+        #expect(Array(texts.prefix(2)) == [#"DROP SCHEMA IF EXISTS "shop~staging" CASCADE"#, #"CREATE SCHEMA "shop~staging""#])
+        #expect(tracking.sourceTables == ["chef", "recipe"])
+        #expect(texts.filter { $0.hasPrefix("CREATE TRIGGER") } == tracking.sourceTables.flatMap { table in [
+            #"CREATE TRIGGER "_orchestrator_insert" AFTER INSERT ON "shop"."\#(table)" REFERENCING NEW TABLE AS changed_rows FOR EACH STATEMENT EXECUTE FUNCTION "shop~staging"."_record_change"()"#,
+            #"CREATE TRIGGER "_orchestrator_update" AFTER UPDATE ON "shop"."\#(table)" REFERENCING NEW TABLE AS changed_rows FOR EACH STATEMENT EXECUTE FUNCTION "shop~staging"."_record_change"()"#,
+            #"CREATE TRIGGER "_orchestrator_delete" AFTER DELETE ON "shop"."\#(table)" REFERENCING OLD TABLE AS changed_rows FOR EACH STATEMENT EXECUTE FUNCTION "shop~staging"."_record_change"()"#,
+            #"CREATE TRIGGER "_orchestrator_truncate" AFTER TRUNCATE ON "shop"."\#(table)" FOR EACH STATEMENT EXECUTE FUNCTION "shop~staging"."_record_change"()"#,
+        ] })
+        // Printed first, as `apply` runs them first; the passes no longer make the schema.
+        #expect(Array(step.statements.prefix(texts.count).map(\.sql.text)) == texts)
+        #expect(!step.passes.flatMap(\.statements).contains { $0.sql.text.contains("CREATE SCHEMA") })
+    }
+
+    @Test func eachCheckpointRecountsOnlyTheStagingTablesItsPassCanAddRowsTo() throws {
+        let step = try Self.step()
+        #expect(step.passes.map(\.name) == ["prepare", "createInstances ChefToChef", "createInstances RecipeToRecipe", "validate"])
+        #expect(step.passes.map(\.tablesWritten) == [nil, ["chef"], ["recipe"], []])
+        var withPolicy = Self.mapping
+        withPolicy.entityMappings[1].policy = "RecipePolicy"
+        let streamed = try HeavyweightMigration.step(
+            mapping: withPolicy, from: Self.version("Kitchen 1", Self.source), to: Self.version("Kitchen 2", Self.destination), schema: "shop",
+            options: PlanningOptions(registeredPolicies: ["RecipePolicy"])
+        )
+        // A policy may create or drop instances of any entity.
+        #expect(streamed.passes.filter { $0.stage == .createInstances }.map(\.tablesWritten) == [["chef"], nil])
+        #expect(streamed.passes.last?.tablesWritten == nil)
     }
 
     @Test func anUnregisteredPolicyIsRefusedNamingItAndTheEntityMapping() throws {
