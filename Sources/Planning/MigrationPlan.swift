@@ -5,11 +5,14 @@ public struct StoreSnapshot: Sendable, Hashable {
     public var store: String
     public var schemaExists: Bool
     public var metadata: StoreMetadata?
+    /// The server's lock table, when known: a step that would lock more than it holds says so.
+    public var lockTable: LockTableSettings?
 
-    public init(store: String, schemaExists: Bool, metadata: StoreMetadata?) {
+    public init(store: String, schemaExists: Bool, metadata: StoreMetadata?, lockTable: LockTableSettings? = nil) {
         self.store = store
         self.schemaExists = schemaExists
         self.metadata = metadata
+        self.lockTable = lockTable
     }
 }
 
