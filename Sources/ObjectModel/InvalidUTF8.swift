@@ -1,7 +1,6 @@
 import Foundation
 
-/// Where a byte sequence stops being UTF-8. Foundation's XMLParser traps (SIGILL) on element
-/// and attribute names that are not UTF-8, so XML files are checked with this before parsing.
+/// Where a byte sequence stops being UTF-8 (`XMLPreflight` checks XML files with it).
 public struct InvalidUTF8: Sendable, Hashable {
     /// Offset of the first byte of the invalid sequence, from 0.
     public var offset: Int

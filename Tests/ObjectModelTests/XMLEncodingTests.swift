@@ -34,3 +34,28 @@ import Testing
         #expect(InvalidUTF8.find(in: Data([0xF0, 0x9F, 0x98])) == InvalidUTF8(offset: 0, line: 1))
     }
 }
+
+/// A processing instruction without data (`<?x?>`, anywhere) made Foundation's XMLParser read a
+/// null string (SIGSEGV); found by `make fuzz`.
+@Suite struct XMLProcessingInstructionTests {
+    @Test("a processing instruction other than the declaration is an error naming its line", arguments: [
+        "<?x?>\n<model/>\n", "<?xml version=\"1.0\"?>\n<?foo?>\n<model/>\n", "<?xml version=\"1.0\"?>\n<model>\n<?foo?></model>\n",
+        "<?xml?><model/>\n",
+    ])
+    func processingInstruction(_ text: String) {
+        var warnings: [ModelIssue] = []
+        do {
+            _ = try XcodeModelLoader.parseContents(Data(text.utf8), name: "v", file: "c", warnings: &warnings)
+            Issue.record("loaded")
+        } catch {
+            #expect(String(describing: error).contains("processing instructions other than the <?xml …?> declaration are not supported"), "\(error)")
+        }
+    }
+
+    @Test("the declaration alone is read")
+    func declaration() throws {
+        var warnings: [ModelIssue] = []
+        let version = try XcodeModelLoader.parseContents(Data("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<model><entity name=\"A\"/></model>\n".utf8), name: "v", file: "c", warnings: &warnings)
+        #expect(version.entities.map(\.name) == ["A"])
+    }
+}

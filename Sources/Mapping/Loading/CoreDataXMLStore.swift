@@ -28,8 +28,8 @@ struct CoreDataXMLStore {
 
     /// Parses a whole store; malformed XML or a document that is not a store throws with its line.
     static func parse(_ data: Data, file: String) throws -> CoreDataXMLStore {
-        if let invalid = InvalidUTF8.find(in: data) {
-            throw MappingIssue(file: file, line: invalid.line, message: "malformed XML: \(invalid.message)")
+        if let problem = XMLPreflight.problem(in: data) {
+            throw MappingIssue(file: file, line: problem.line, message: "malformed XML: \(problem.message)")
         }
         let parser = XMLParser(data: data)
         let builder = Builder()
