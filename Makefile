@@ -1,7 +1,8 @@
-# GNU make. Targets: build, test, demo, clean, deps.
+# GNU make. Targets: build, test, fuzz, demo, clean, deps.
 #
 #   make test                       # install deps if missing, build, swift test
 #                                   # against a throwaway PostgreSQL server
+#   make fuzz                       # every *Fuzz* suite with FUZZ_INPUTS=10000
 #   make demo                       # the CLI on migrations/ against PostgreSQL
 #   make test SWIFTPM_FLAGS='--scratch-path .build-ci'
 #
@@ -17,7 +18,7 @@ SWIFTPM_FLAGS ?=
 export SWIFTPM_FLAGS
 
 .DEFAULT_GOAL := build
-.PHONY: build test demo bench clean deps
+.PHONY: build test fuzz demo bench clean deps
 
 build:
 	$(SWIFT) build $(SWIFTPM_FLAGS)
@@ -39,6 +40,13 @@ test: deps
 	echo "make test: log in $$log"; \
 	bash scripts/test-summary.sh "$$log" "$$status"; \
 	exit $$status
+
+# The suites whose names contain Fuzz (also part of `make test`, with a few hundred inputs
+# each), with 10,000 inputs per target; the seeds are fixed, so a failure reproduces.
+FUZZ_INPUTS ?= 10000
+fuzz: deps
+	$(SWIFT) build $(SWIFTPM_FLAGS) --build-tests
+	FUZZ_INPUTS=$(FUZZ_INPUTS) $(SWIFT) test $(SWIFTPM_FLAGS) --skip-build --filter Fuzz
 
 demo: deps
 	$(SWIFT) build $(SWIFTPM_FLAGS)

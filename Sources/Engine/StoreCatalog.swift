@@ -7,6 +7,25 @@ import SQLBuilding
 /// Reads what the database knows about a store: whether its schema exists and its metadata.
 public enum StoreCatalog {
     public static func snapshot(store: String, on connection: PostgresConnection) throws -> StoreSnapshot {
+        var snapshot = try storeSnapshot(store: store, on: connection)
+        snapshot.lockTable = try lockTable(on: connection)
+        return snapshot
+    }
+
+    static func lockTable(on connection: PostgresConnection) throws -> LockTableSettings? {
+        let result = try connection.execute("""
+            SELECT current_setting('max_locks_per_transaction') AS per_transaction,
+                   (current_setting('max_connections')::int + current_setting('autovacuum_max_workers')::int + 1
+                    + current_setting('max_worker_processes')::int + current_setting('max_wal_senders')::int
+                    + current_setting('max_prepared_transactions')::int)::text AS backends
+            """)
+        guard let perTransaction = result.value(0, "per_transaction").flatMap({ Int($0) }),
+              let backends = result.value(0, "backends").flatMap({ Int($0) })
+        else { return nil }
+        return LockTableSettings(maxLocksPerTransaction: perTransaction, backends: backends)
+    }
+
+    static func storeSnapshot(store: String, on connection: PostgresConnection) throws -> StoreSnapshot {
         let schemaExists = !(try connection.execute(
             "SELECT 1 FROM pg_namespace WHERE nspname = \(store)"
         )).isEmpty

@@ -26,12 +26,16 @@ public enum DefaultValue: Sendable, Hashable {
             }
             return range.contains(value) ? .integer(value) : nil
         case .decimal:
-            guard trimmed.range(of: #"^[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?$"#, options: .regularExpression) != nil else {
-                return nil
-            }
+            guard trimmed.range(of: #"^[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?$"#, options: .regularExpression) != nil,
+                  fitsNumeric(trimmed)
+            else { return nil }
             return .decimal(trimmed)
-        case .double, .float:
+        case .double:
             guard let value = Double(trimmed), value.isFinite else { return nil }
+            return .double(value)
+        case .float:
+            // PostgreSQL's real refuses what overflows or underflows to zero.
+            guard let value = Double(trimmed), Float(value).isFinite, value == 0 || Float(value) != 0 else { return nil }
             return .double(value)
         case .string, .uri:
             return .string(text)
@@ -42,17 +46,46 @@ public enum DefaultValue: Sendable, Hashable {
             default: return nil
             }
         case .date:
-            if let seconds = Double(trimmed) {
-                return .date(Date(timeIntervalSinceReferenceDate: seconds))
-            }
             let formatter = ISO8601DateFormatter()
-            if let date = formatter.date(from: trimmed) { return .date(date) }
-            formatter.formatOptions = [.withFullDate]
-            return formatter.date(from: trimmed).map(DefaultValue.date)
+            var date = Double(trimmed).map(Date.init(timeIntervalSinceReferenceDate:)) ?? formatter.date(from: trimmed)
+            if date == nil {
+                formatter.formatOptions = [.withFullDate]
+                date = formatter.date(from: trimmed)
+            }
+            return date.flatMap { defaultDates.contains($0) ? .date($0) : nil }
         case .uuid:
             return UUID(uuidString: trimmed).map(DefaultValue.uuid)
         case .binaryData, .transformable, .undefined:
             return nil
         }
+    }
+
+    /// Years 1 to 9999: what the store's DEFAULT (ISO 8601 text) can spell and timestamptz
+    /// holds. Seconds such as `1e400` fall outside.
+    static let defaultDates: ClosedRange<Date> = {
+        let formatter = ISO8601DateFormatter()
+        return formatter.date(from: "0001-01-01T00:00:00Z")!...formatter.date(from: "9999-12-31T23:59:59Z")!
+    }()
+
+    /// PostgreSQL's numeric holds at most 131072 digits before the decimal point and 16383
+    /// after it; `1e1000000` is valid text that it refuses ("value overflows numeric format").
+    static func fitsNumeric(_ text: String) -> Bool {
+        let parts = text.lowercased().split(separator: "e", omittingEmptySubsequences: false)
+        let exponent: Int
+        if parts.count == 2 {
+            guard let value = Int(parts[1]), abs(value) < 1_000_000_000 else { return false }
+            exponent = value
+        } else {
+            exponent = 0
+        }
+        let mantissa = parts[0].drop { $0 == "+" || $0 == "-" }
+        let pieces = mantissa.split(separator: ".", omittingEmptySubsequences: false)
+        let integerDigits = pieces[0].drop { $0 == "0" }
+        let fractionDigits = pieces.count > 1 ? pieces[1] : ""
+        guard fractionDigits.count - exponent <= 16383 else { return false }
+        if !integerDigits.isEmpty { return integerDigits.count + exponent <= 131_072 }
+        // Below 1: the leading digit is past the point, so only a huge exponent can overflow.
+        guard let leading = fractionDigits.firstIndex(where: { $0 != "0" }) else { return true }
+        return exponent - fractionDigits.distance(from: fractionDigits.startIndex, to: leading) <= 131_072
     }
 }

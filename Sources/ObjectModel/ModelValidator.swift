@@ -14,23 +14,17 @@ public enum ModelValidator {
         }
 
         // 2. Inheritance: parents exist, no cycles.
-        var acyclic: Set<String> = []
+        let cyclic = entitiesInInheritanceCycles(version)
         for entity in version.entities {
             if let parent = entity.parent, version.entity(named: parent) == nil {
                 report(entity.name, nil, "parent entity '\(parent)' does not exist")
-                continue
-            }
-            if hasInheritanceCycle(entity, in: version) {
+            } else if cyclic.contains(entity.name) {
                 report(entity.name, nil, "inheritance cycle: \(cycleDescription(entity, in: version))")
-            } else {
-                acyclic.insert(entity.name)
             }
         }
 
-        // 3. Properties of each entity.
-        for entity in version.entities {
-            validateProperties(of: entity, in: version, isAcyclic: acyclic.contains(entity.name), report: report)
-        }
+        // 3. Properties of each entity, with what its ancestors define.
+        validatePropertiesDownEachHierarchy(version, skipping: cyclic, report: report)
 
         // 4. Names that meet in PostgreSQL: tables, columns, join tables.
         if issues.isEmpty {
@@ -39,15 +33,6 @@ public enum ModelValidator {
         return issues
     }
 
-    static func hasInheritanceCycle(_ entity: Entity, in version: ModelVersion) -> Bool {
-        var seen: Set<String> = [entity.name]
-        var current = entity
-        while let parentName = current.parent, let parent = version.entity(named: parentName) {
-            if !seen.insert(parentName).inserted { return true }
-            current = parent
-        }
-        return false
-    }
 
     static func cycleDescription(_ entity: Entity, in version: ModelVersion) -> String {
         var names = [entity.name]
@@ -60,20 +45,18 @@ public enum ModelValidator {
         return names.joined(separator: " -> ")
     }
 
+    /// `isInherited` tells whether an ancestor defines a property of that name.
     static func validateProperties(
-        of entity: Entity, in version: ModelVersion, isAcyclic: Bool,
+        of entity: Entity, in version: ModelVersion, isInherited: (String) -> Bool,
         report: (String?, String?, String) -> Void
     ) {
         var names: Set<String> = []
-        let inherited = isAcyclic ? version.ancestry(of: entity).dropLast().flatMap { ancestor in
-            ancestor.attributes.map(\.name) + ancestor.relationships.map(\.name)
-        } : []
         for name in entity.attributes.map(\.name) + entity.relationships.map(\.name) {
             if name.isEmpty {
                 report(entity.name, nil, "a property has an empty name")
             } else if !names.insert(name).inserted {
                 report(entity.name, name, "the property is defined twice")
-            } else if inherited.contains(name) {
+            } else if isInherited(name) {
                 report(entity.name, name, "the property is already defined by a parent entity")
             }
         }
@@ -88,14 +71,13 @@ public enum ModelValidator {
         for relationship in entity.relationships {
             validateRelationship(relationship, of: entity, in: version, report: report)
         }
-        let allNames = Set(version.allAttributes(of: entity).map(\.name) + version.allRelationships(of: entity).map(\.name))
         for constraint in entity.uniquenessConstraints {
-            for name in constraint where !allNames.contains(name) {
+            for name in constraint where !names.contains(name) && !isInherited(name) {
                 report(entity.name, name, "the uniqueness constraint names a property that does not exist")
             }
         }
         for index in entity.indexes {
-            for name in index.properties where !allNames.contains(name) {
+            for name in index.properties where !names.contains(name) && !isInherited(name) {
                 report(entity.name, name, "index '\(index.name)' names a property that does not exist")
             }
         }
@@ -110,7 +92,9 @@ public enum ModelValidator {
             report(entity.name, relationship.name, what)
             return
         }
-        if relationship.maxCount != 0 && relationship.minCount > relationship.maxCount {
+        if relationship.minCount < 0 || relationship.maxCount < 0 {
+            report(entity.name, relationship.name, "minCount \(relationship.minCount) and maxCount \(relationship.maxCount) must not be negative")
+        } else if relationship.maxCount != 0 && relationship.minCount > relationship.maxCount {
             report(entity.name, relationship.name, "minCount \(relationship.minCount) is above maxCount \(relationship.maxCount)")
         }
         guard let inverseName = relationship.inverse else { return }
@@ -153,6 +137,29 @@ public enum ModelValidator {
                 tables[join] = "\(entity.name).\(relationship.name)"
                 if StoreNaming.columnName(attribute: entity.name) == StoreNaming.columnName(attribute: relationship.name) {
                     report(entity.name, relationship.name, "the join table would have two '\(StoreNaming.foreignKeyColumnName(relationship: relationship.name))' columns; rename the relationship")
+                }
+            }
+            for key in entity.uniquenessConstraints.map({ ("uniqueness constraint", $0) }) + entity.indexes.map({ ("index '\($0.name)'", $0.properties) })
+                where key.1.count > StoreLimits.maximumIndexColumns {
+                report(entity.name, nil, "\(key.0) has \(key.1.count) properties; PostgreSQL indexes at most \(StoreLimits.maximumIndexColumns) columns")
+            }
+        }
+        validateColumnCounts(version, columns: columns, report: report)
+    }
+
+    /// A hierarchy's table holds at most PostgreSQL's column limit, system, foreign-key and order
+    /// columns included; the property that crosses it is named.
+    static func validateColumnCounts(_ version: ModelVersion, columns: PropertyColumns, report: (String?, String?, String) -> Void) {
+        for root in version.rootEntities {
+            var seen = Set(StoreNaming.systemColumns)
+            for entity in version.hierarchy(of: root) {
+                for name in entity.attributes.map(\.name) + entity.relationships.map(\.name) {
+                    let before = seen.count
+                    if let column = columns.column(ofProperty: name, declaredBy: entity.name) { seen.insert(column) }
+                    if let order = columns.orderColumn(ofToOne: name, declaredBy: entity.name) { seen.insert(order) }
+                    if before <= StoreLimits.maximumColumns, seen.count > StoreLimits.maximumColumns {
+                        report(entity.name, name, "table '\(StoreNaming.tableName(entity: root.name))' of the hierarchy of \(root.name) would need more than PostgreSQL's \(StoreLimits.maximumColumns) columns (system columns included) from this property on; move properties to related entities")
+                    }
                 }
             }
         }

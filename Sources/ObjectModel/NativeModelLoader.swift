@@ -104,9 +104,8 @@ public enum NativeModelLoader {
             case "versionIdentifiers":
                 version.versionIdentifiers = try reader.strings(pair.value, what: "versionIdentifiers")
             default:
-                for entityPair in try reader.mapping(pair.value, what: "entities") {
-                    let entityReader = reader.at(entity: entityPair.key)
-                    version.entities.append(try parseEntity(entityPair.value, name: entityPair.key, reader: entityReader))
+                version.entities = try reader.mapping(pair.value, what: "entities").map { entityPair in
+                    try parseEntity(entityPair.value, name: entityPair.key, reader: reader.at(entity: entityPair.key))
                 }
             }
         }

@@ -150,21 +150,27 @@ public struct Entity: Sendable, Hashable {
 /// One version of an object model (one `.xcdatamodel`, or one native version file).
 public struct ModelVersion: Sendable, Hashable {
     public var name: String
-    public var entities: [Entity]
+    public var entities: [Entity] {
+        didSet { index = EntityIndex(entities) }
+    }
     /// Core Data's version identifiers; informational, never hashed.
     public var versionIdentifiers: [String]
     /// The file this version was read from, for messages.
     public var sourceFile: String
+    /// Lookups by name and parent, kept with `entities`: models of thousands of entities, or
+    /// hierarchies thousands deep, stay linear to validate and lay out.
+    private var index: EntityIndex
 
     public init(name: String, entities: [Entity], versionIdentifiers: [String] = [], sourceFile: String = "") {
         self.name = name
         self.entities = entities
         self.versionIdentifiers = versionIdentifiers
         self.sourceFile = sourceFile
+        index = EntityIndex(entities)
     }
 
     public func entity(named name: String) -> Entity? {
-        entities.first { $0.name == name }
+        index.positions[name].map { entities[$0] }
     }
 
     /// The chain from the root entity down to `entity`, root first. Stops on a cycle.
@@ -173,11 +179,11 @@ public struct ModelVersion: Sendable, Hashable {
         var seen: Set<String> = [entity.name]
         var current = entity
         while let parentName = current.parent, let parent = self.entity(named: parentName), !seen.contains(parentName) {
-            chain.insert(parent, at: 0)
+            chain.append(parent)
             seen.insert(parentName)
             current = parent
         }
-        return chain
+        return chain.reversed()
     }
 
     public func root(of entity: Entity) -> Entity {
@@ -186,7 +192,15 @@ public struct ModelVersion: Sendable, Hashable {
 
     /// The entity and every entity below it, in model order.
     public func hierarchy(of entity: Entity) -> [Entity] {
-        entities.filter { candidate in ancestry(of: candidate).contains { $0.name == entity.name } }
+        guard let start = index.positions[entity.name] else { return [] }
+        var found: Set<Int> = [start]
+        var pending = [entity.name]
+        while let name = pending.popLast() {
+            for child in index.children[name, default: []] where found.insert(child).inserted {
+                pending.append(entities[child].name)
+            }
+        }
+        return found.sorted().map { entities[$0] }
     }
 
     /// Entities without a parent: one table each.
@@ -268,5 +282,19 @@ public struct VersionedModel: Sendable {
 
     public func version(named name: String) -> ModelVersion? {
         versions.first { $0.name == name }
+    }
+}
+
+/// Positions in a version's entities: by name (the first, when a name is defined twice) and by
+/// parent name.
+struct EntityIndex: Sendable, Hashable {
+    var positions: [String: Int] = [:]
+    var children: [String: [Int]] = [:]
+
+    init(_ entities: [Entity]) {
+        for (position, entity) in entities.enumerated() {
+            if positions[entity.name] == nil { positions[entity.name] = position }
+            if let parent = entity.parent { children[parent, default: []].append(position) }
+        }
     }
 }

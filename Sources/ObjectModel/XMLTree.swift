@@ -30,6 +30,9 @@ final class XMLNode {
 
     /// Parses a whole document; a malformed one throws with its line and column.
     static func parse(_ data: Data, file: String) throws -> XMLNode {
+        if let problem = XMLPreflight.problem(in: data) {
+            throw ModelIssue(file: file, line: problem.line, message: "malformed XML: \(problem.message)")
+        }
         let parser = XMLParser(data: data)
         let builder = Builder()
         parser.delegate = builder

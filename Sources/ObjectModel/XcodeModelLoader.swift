@@ -112,9 +112,7 @@ public enum XcodeModelLoader {
         if let identifier = root.attribute("userDefinedModelVersionIdentifier"), !identifier.isEmpty {
             version.versionIdentifiers = [identifier]
         }
-        for element in root.elements(forName: "entity") {
-            version.entities.append(try parseEntity(element, file: file, warnings: &warnings))
-        }
+        version.entities = try root.elements(forName: "entity").map { try parseEntity($0, file: file, warnings: &warnings) }
         return version
     }
 

@@ -20,7 +20,7 @@ func reportingFailures(_ body: () throws -> Void) throws {
 func printError(_ message: String) {
     let lines = message.split(separator: "\n", omittingEmptySubsequences: true)
     let text = lines.count <= 1 ? "error: \(message)\n" : "error: \(lines.count) problems\n" + lines.map { "  \($0)\n" }.joined()
-    FileHandle.standardError.write(Data(text.utf8))
+    FileHandle.standardError.write(Data(TerminalText.escaped(text).utf8))
 }
 
 /// A line on stderr that is not an error: the command goes on.
@@ -34,5 +34,5 @@ func printWarning(_ message: String) {
 }
 
 func printLine(_ text: String = "") {
-    FileHandle.standardOutput.write(Data((text + "\n").utf8))
+    FileHandle.standardOutput.write(Data((TerminalText.escaped(text) + "\n").utf8))
 }

@@ -77,15 +77,15 @@ final class ProgressReporter {
         case .jsonLines:
             standardOutput(ProgressRendering.json(event).rendered + "\n")
         case .lines:
-            if let line = ProgressRendering.line(event) { standardOutput(line + "\n") }
+            if let line = ProgressRendering.line(event) { standardOutput(TerminalText.escaped(line) + "\n") }
         case .bar:
             if let bar = ProgressRendering.bar(event) {
                 // Back to the line's start, the bar, then clear what a longer bar left behind.
-                standardError("\r" + bar + "\u{1B}[K" + (event.kind == .passFinished ? "\n" : ""))
+                standardError("\r" + TerminalText.escaped(bar) + "\u{1B}[K" + (event.kind == .passFinished ? "\n" : ""))
                 isBarOpen = event.kind != .passFinished
             } else if let line = ProgressRendering.line(event) {
                 finish()
-                standardOutput(line + "\n")
+                standardOutput(TerminalText.escaped(line) + "\n")
             }
         }
     }

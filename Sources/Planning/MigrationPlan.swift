@@ -10,16 +10,19 @@ public struct StoreSnapshot: Sendable, Hashable {
     /// The backup an earlier `apply` made in the first heavyweight step of a chain it did not
     /// finish (it crashed or failed later): the store as it was before that run, kept by this one.
     public var unfinishedChainBackup: String?
+    /// The server's lock table, when known: a step that would lock more than it holds says so.
+    public var lockTable: LockTableSettings?
 
     public init(
         store: String, schemaExists: Bool, metadata: StoreMetadata?, rowEstimates: RowEstimates = RowEstimates(),
-        unfinishedChainBackup: String? = nil
+        unfinishedChainBackup: String? = nil, lockTable: LockTableSettings? = nil
     ) {
         self.store = store
         self.schemaExists = schemaExists
         self.metadata = metadata
         self.rowEstimates = rowEstimates
         self.unfinishedChainBackup = unfinishedChainBackup
+        self.lockTable = lockTable
     }
 }
 

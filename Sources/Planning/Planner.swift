@@ -36,7 +36,8 @@ public enum Planner {
         guard let metadata = snapshot.metadata else {
             if snapshot.schemaExists { throw PlanningError.schemaWithoutMetadata(store: snapshot.store) }
             let layout = StoreLayout(version: target, schema: snapshot.store)
-            plan.steps = [PlannedStep(kind: .create, from: nil, to: target.name, statements: CreateStore.statements(for: layout))]
+            let hazards = [snapshot.lockTable?.hazard(creating: layout)].compactMap { $0 }
+            plan.steps = [PlannedStep(kind: .create, from: nil, to: target.name, statements: CreateStore.statements(for: layout), hazards: hazards)]
             return plan
         }
         if metadata.modelHash == targetHashes.model {

@@ -42,6 +42,8 @@ struct Parser {
     let text: String
     let tokens: [Token]
     var position = 0
+    /// Rules entered and not yet left (`ExpressionNesting`).
+    var level = 0
     let bareKeyPathsReferToSource: Bool
 
     init(text: String, bareKeyPathsReferToSource: Bool) throws(ExpressionError) {
@@ -81,10 +83,17 @@ struct Parser {
 
     /// additive := multiplicative (('+' | '-') multiplicative)*
     mutating func expression() throws(ExpressionError) -> ValueExpression {
+        try enterLevel()
+        defer { leaveLevel() }
         var result = try multiplicative()
+        var depth = result.depth
+        try requireDepth(depth)
         while let op = arithmeticOperator(among: [.add, .subtract]) {
             _ = advance()
-            result = .arithmetic(op, result, try multiplicative())
+            let right = try multiplicative()
+            depth = 1 + max(depth, right.depth)
+            try requireDepth(depth)
+            result = .arithmetic(op, result, right)
         }
         return result
     }
@@ -92,9 +101,14 @@ struct Parser {
     /// multiplicative := unary (('*' | '/') unary)*
     private mutating func multiplicative() throws(ExpressionError) -> ValueExpression {
         var result = try unary()
+        var depth = result.depth
+        try requireDepth(depth)
         while let op = arithmeticOperator(among: [.multiply, .divide]) {
             _ = advance()
-            result = .arithmetic(op, result, try unary())
+            let right = try unary()
+            depth = 1 + max(depth, right.depth)
+            try requireDepth(depth)
+            result = .arithmetic(op, result, right)
         }
         if current.isSymbol("**") { throw error("'**' (raise:toPower:) is not supported", at: current) }
         return result
@@ -107,6 +121,8 @@ struct Parser {
     /// unary := '-' unary | primary
     private mutating func unary() throws(ExpressionError) -> ValueExpression {
         if current.isSymbol("-") {
+            try enterLevel()
+            defer { leaveLevel() }
             _ = advance()
             return .negate(try unary())
         }

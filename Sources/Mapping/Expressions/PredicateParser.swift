@@ -7,25 +7,39 @@
 ///     comparison := expression operator ['[c]'] expression
 extension Parser {
     mutating func predicate() throws(ExpressionError) -> FilterPredicate {
+        try enterLevel()
+        defer { leaveLevel() }
         var result = try conjunction()
+        var depth = result.depth
+        try requireDepth(depth)
         while current.isKeyword("OR") || current.isSymbol("||") {
             _ = advance()
-            result = .or(result, try conjunction())
+            let right = try conjunction()
+            depth = 1 + max(depth, right.depth)
+            try requireDepth(depth)
+            result = .or(result, right)
         }
         return result
     }
 
     private mutating func conjunction() throws(ExpressionError) -> FilterPredicate {
         var result = try negation()
+        var depth = result.depth
+        try requireDepth(depth)
         while current.isKeyword("AND") || current.isSymbol("&&") {
             _ = advance()
-            result = .and(result, try negation())
+            let right = try negation()
+            depth = 1 + max(depth, right.depth)
+            try requireDepth(depth)
+            result = .and(result, right)
         }
         return result
     }
 
     private mutating func negation() throws(ExpressionError) -> FilterPredicate {
         if current.isKeyword("NOT") || current.isSymbol("!") {
+            try enterLevel()
+            defer { leaveLevel() }
             _ = advance()
             return .not(try negation())
         }

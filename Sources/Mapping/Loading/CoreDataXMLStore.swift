@@ -1,4 +1,5 @@
 import Foundation
+import ObjectModel
 #if canImport(FoundationXML)
 import FoundationXML
 #endif
@@ -27,6 +28,9 @@ struct CoreDataXMLStore {
 
     /// Parses a whole store; malformed XML or a document that is not a store throws with its line.
     static func parse(_ data: Data, file: String) throws -> CoreDataXMLStore {
+        if let problem = XMLPreflight.problem(in: data) {
+            throw MappingIssue(file: file, line: problem.line, message: "malformed XML: \(problem.message)")
+        }
         let parser = XMLParser(data: data)
         let builder = Builder()
         parser.delegate = builder
