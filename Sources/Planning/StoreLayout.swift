@@ -17,6 +17,11 @@ public struct TableLayout: Sendable, Hashable {
         case hierarchy(root: String)
         /// A join table of a to-many relationship stored apart.
         case join(entity: String, relationship: String)
+
+        public var isHierarchy: Bool {
+            if case .hierarchy = self { return true }
+            return false
+        }
     }
 
     public var name: String

@@ -15,6 +15,8 @@ struct LightweightDiff {
         case dropConstraints
         /// Columns made nullable, before any value is cleared.
         case relax
+        /// Links to rows of removed entities cleared, so deleting those rows cascades nowhere.
+        case detachLinks
         /// Rows of removed entities, removed columns and tables: before renames and additions,
         /// so a name given up can be taken again.
         case remove
@@ -230,7 +232,15 @@ struct LightweightDiff {
                 renames.append((name, destinationName))
             }
         }
-        if !removed.isEmpty { add(.remove, DeleteRows(table: sourceTable.name, entities: removed, isLossy: true)) }
+        if !removed.isEmpty {
+            // Before anything is dropped or renamed: every link to those rows, by source names.
+            for referencing in pairing.sourceLayout.tables where referencing.kind.isHierarchy {
+                for key in referencing.foreignKeys where key.referencedTable == sourceTable.name {
+                    add(.detachLinks, DetachReferences(table: referencing.name, column: key.column, referencedTable: sourceTable.name, entities: removed))
+                }
+            }
+            add(.remove, DeleteRows(table: sourceTable.name, entities: removed, isLossy: true))
+        }
         if !renames.isEmpty { add(.renameEntities, UpdateEntityNames(table: table.name, renames: renames)) }
     }
 

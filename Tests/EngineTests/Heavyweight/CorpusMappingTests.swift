@@ -49,14 +49,6 @@ import TestSupport
         "threema-ch__threema-ios/ThreemaDataEncrypted.xcmappingmodel": #"for relation "message" violates check constraint "message_text_required""#,
     ]
 
-    /// Mapping models whose model does not load yet: path -> what the error says.
-    static let knownLoadFailures: [String: String] = [
-        // Sibling sub-entities PersistedContactGroupOwned and PersistedContactGroupJoined each
-        // declare `owner`; the store layout does not place such siblings' columns yet (issue
-        // 8.1, the layout work).
-        "olvid-io__olvid-ios/ObvMessengerMappingModel_v5_to_v6.xcmappingmodel": "maps onto column 'owner_pk' of table 'persisted_contact_group'",
-    ]
-
     static let runnable = Corpus.mappingPackages.filter { !namingPolicies.contains($0.path) }
 
     static func namesAPolicy(_ mapping: MappingModel) -> Bool {
@@ -123,19 +115,6 @@ import TestSupport
                     """).int(0, "n") == Int64(Self.rowsPerEntity), "\(path)")
             }
         }
-    }
-
-    /// The mapping model and the model whose versions it maps (a bundle of its repository),
-    /// or nil after checking that a model of `knownLoadFailures` still fails as noted there.
-    static func loadUnlessKnownToFail(_ package: Corpus.MappingPackage) throws -> (MappingModel, VersionedModel)? {
-        guard let reason = knownLoadFailures[package.path] else { return try load(package) }
-        do {
-            _ = try load(package)
-            Issue.record("\(package): loads now; remove it from knownLoadFailures ('\(reason)')")
-        } catch {
-            #expect(String(describing: error).contains(reason), "\(package): fails otherwise than expected: \(error)")
-        }
-        return nil
     }
 
     /// The mapping model and the model whose versions it maps (a bundle of its repository).

@@ -46,6 +46,43 @@ import TestSupport
         }
     }
 
+    /// Olvid's ObvMessenger 44 -> 45 removes two sub-entities of PersistedDiscussion whose
+    /// messages cascade: deleting the removed rows must not delete the messages (nor what
+    /// cascades from them), only their links to the removed rows.
+    @Test func removingASubEntityKeepsTheRowsThatLinkedToItsRowsWithACascadeRule() throws {
+        let model = try S.model([
+            ("v1", S.version("""
+                Discussion: {attributes: {title: string}, relationships: {messages: {destination: Message, inverse: discussion, toMany: true, deleteRule: cascade}}}
+                LockedDiscussion: {parent: Discussion}
+                OpenDiscussion: {parent: Discussion}
+                Message: {attributes: {body: string}, relationships: {discussion: {destination: Discussion, inverse: messages}, expiration: {destination: Expiration, inverse: message}}}
+                Expiration: {attributes: {seconds: int32}, relationships: {message: {destination: Message, inverse: expiration, deleteRule: cascade}}}
+                """)),
+            ("v2", S.version("""
+                Discussion: {attributes: {title: string}, relationships: {messages: {destination: Message, inverse: discussion, toMany: true, deleteRule: cascade}}}
+                OpenDiscussion: {parent: Discussion}
+                Message: {attributes: {body: string}, relationships: {discussion: {destination: Discussion, inverse: messages}, expiration: {destination: Expiration, inverse: message}}}
+                Expiration: {attributes: {seconds: int32}, relationships: {message: {destination: Message, inverse: expiration, deleteRule: cascade}}}
+                """)),
+        ])
+        try S.withStore(model) { connection in
+            let locked = try connection.execute("SELECT count(*) AS n FROM shop.message WHERE discussion_pk IN (SELECT _pk FROM shop.discussion WHERE _entity = 'LockedDiscussion')").int(0, "n")
+            #expect((locked ?? 0) > 0, "the sample rows link messages to locked discussions")
+            let messages = try S.rows("message", ["body"], on: connection)
+            let expirations = try S.rows("expiration", ["seconds"], on: connection)
+            let refusal = #expect(throws: DataLossNotAllowed.self) { try S.migrate(model, on: connection) }
+            #expect(refusal?.description.contains("entity LockedDiscussion removed") == true)
+
+            try S.migrate(model, allowDataLoss: true, on: connection)
+            #expect(try S.rows("message", ["body"], on: connection) == messages)
+            #expect(try S.rows("expiration", ["seconds"], on: connection) == expirations)
+            #expect(try connection.execute("SELECT count(*) AS n FROM shop.discussion WHERE _entity = 'LockedDiscussion'").int(0, "n") == 0)
+            // Links to the removed rows are gone; links to kept rows stay.
+            #expect(try connection.execute("SELECT count(*) AS n FROM shop.message WHERE discussion_pk IS NOT NULL AND discussion_pk NOT IN (SELECT _pk FROM shop.discussion)").int(0, "n") == 0)
+            try S.expectFollowsContract(model, on: connection)
+        }
+    }
+
     @Test func renamingARootEntityKeepsItsRowsUnderTheNewName() throws {
         let model = try S.model([
             ("v1", S.version("Recipe: {attributes: {name: {type: string, optional: false}}, uniquenessConstraints: [[name]]}")),
