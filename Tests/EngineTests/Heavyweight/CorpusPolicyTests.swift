@@ -97,6 +97,15 @@ import TestSupport
         "rileytestut__Delta/Delta3ToDelta4.xcmappingmodel": [#"UPDATE corpus_store.cheat SET name = 'cheat ' || _pk WHERE name IS NULL"#],
     ]
 
+    /// Mapping models whose policies set what the destination requires, so stand-ins that set
+    /// nothing fail stage 3's checks (as Core Data's validation would), the store left as it was.
+    static let standInFailures: [String: String] = [
+        // The app's two policies make each PersistedGroupDiscussion a contact group, Owned or
+        // Joined, linked to its discussion (required in v6); stand-ins make both, unlinked.
+        "olvid-io__olvid-ios/ObvMessengerMappingModel_v5_to_v6.xcmappingmodel":
+            #"stage 3: persisted_contact_group.discussion_pk NOT NULL": ERROR 23502"#,
+    ]
+
     static func policies(of mapping: MappingModel) -> Set<String> {
         Set(mapping.entityMappings.compactMap(\.policy))
     }
@@ -124,8 +133,18 @@ import TestSupport
         let registry = PolicyRegistry()
         for policy in Self.policies(of: mapping) { registry.register(policy) { StandIn() } }
         try TestDatabase.withFreshConnection { connection in
-            try Corpus.check(mapping, of: model, in: package.path, on: connection, policies: registry) {
-                for statement in Self.prepare[package.path] ?? [] { try connection.execute(SQL(unsafeRaw: statement)) }
+            guard let reason = Self.standInFailures[package.path] else {
+                try Corpus.check(mapping, of: model, in: package.path, on: connection, policies: registry) {
+                    for statement in Self.prepare[package.path] ?? [] { try connection.execute(SQL(unsafeRaw: statement)) }
+                }
+                return
+            }
+            do {
+                try Corpus.check(mapping, of: model, in: package.path, on: connection, policies: registry) {}
+                Issue.record("\(package): applies with stand-ins now; remove it from standInFailures ('\(reason)')")
+            } catch {
+                #expect(String(describing: error).contains(reason), "\(package): fails otherwise than expected: \(error)")
+                #expect(try connection.execute("SELECT version_name FROM orchestrator.stores WHERE store = \(Corpus.store)").value(0, "version_name") == mapping.source)
             }
         }
     }
