@@ -15,9 +15,16 @@ struct DataCheck: SchemaChange {
     /// What the rows lack: "rows of Recipe without chef (Recipe.chef made required)".
     var problem: String
     var hint: String
+    /// Narrows the offending rows to those whose `column` links to rows of `entities` in
+    /// `table` (a table of the same schema, which `offending` cannot name).
+    var linkingTo: (column: String, table: String, entities: [String])?
 
     func statements(in schema: String) -> [PlannedStatement] {
-        let rows = "SELECT \(quoteIdentifier("_pk")) FROM \(quoteIdentifier(schema)).\(quoteIdentifier(table)) WHERE \(offending)"
+        var rows = "SELECT \(quoteIdentifier("_pk")) FROM \(quoteIdentifier(schema)).\(quoteIdentifier(table)) WHERE \(offending)"
+        if let link = linkingTo {
+            rows += " AND \(quoteIdentifier(link.column)) IN (SELECT \(quoteIdentifier("_pk")) FROM \(quoteIdentifier(schema)).\(quoteIdentifier(link.table))"
+                + " WHERE \(quoteIdentifier("_entity")) IN (\(entityList(link.entities))))"
+        }
         let body = """
             DECLARE
                 offending bigint;

@@ -3,8 +3,8 @@ import SQLBuilding
 /// Links from kept rows to rows of removed entities, cleared before those rows are deleted:
 /// the foreign keys' ON DELETE actions (CASCADE from a delete rule) would otherwise delete kept
 /// rows with them. A migration drops the removed objects, not the objects pointing at them, as
-/// in Core Data, where delete rules never run during a migration. A required link makes the
-/// step fail here, with nothing changed.
+/// in Core Data, where delete rules never run during a migration. Rows whose link is required
+/// are named by a `DataCheck` first, which stops the step before anything changes.
 struct DetachReferences: SchemaChange {
     /// The table holding the foreign key column, and the column (source names).
     var table: String

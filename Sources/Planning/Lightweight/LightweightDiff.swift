@@ -236,6 +236,15 @@ struct LightweightDiff {
             // Before anything is dropped or renamed: every link to those rows, by source names.
             for referencing in pairing.sourceLayout.tables where referencing.kind.isHierarchy {
                 for key in referencing.foreignKeys where key.referencedTable == sourceTable.name {
+                    if referencing.columns.first(where: { $0.name == key.column })?.isNullable == false {
+                        // A required link cannot be cleared: name the rows before anything changes.
+                        add(.checkData, DataCheck(
+                            table: referencing.name, offending: "true",
+                            problem: "rows of \(referencing.name) whose required \(key.column) links to rows of \(removed.joined(separator: ", ")) (removed)",
+                            hint: "delete or relink those rows first, or write a mapping model that says what becomes of them",
+                            linkingTo: (key.column, sourceTable.name, removed)
+                        ))
+                    }
                     add(.detachLinks, DetachReferences(table: referencing.name, column: key.column, referencedTable: sourceTable.name, entities: removed))
                 }
             }

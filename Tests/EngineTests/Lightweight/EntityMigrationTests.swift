@@ -83,6 +83,31 @@ import TestSupport
         }
     }
 
+    /// The same removal when kept rows must link to a discussion: the pre-check names them and
+    /// the step stops before anything changes (Core Data's validation refuses them too).
+    @Test func removingTheTargetOfARequiredLinkStopsAtThePreCheckNamingTheRows() throws {
+        let discussion = "Discussion: {attributes: {title: string}, relationships: {messages: {destination: Message, inverse: discussion, toMany: true, deleteRule: cascade}}}"
+        let message = "Message: {attributes: {body: string}, relationships: {discussion: {destination: Discussion, inverse: messages, optional: false}}}"
+        let model = try S.model([
+            ("v1", S.version([discussion, "LockedDiscussion: {parent: Discussion}", "OpenDiscussion: {parent: Discussion}", message].joined(separator: "\n"))),
+            ("v2", S.version([discussion, "OpenDiscussion: {parent: Discussion}", message].joined(separator: "\n"))),
+        ])
+        try S.withStore(model) { connection in
+            try connection.execute("UPDATE shop.message SET discussion_pk = (SELECT min(_pk) FROM shop.discussion WHERE _entity = 'LockedDiscussion') WHERE _pk % 3 = 0")
+            let linked = try connection.execute("SELECT count(*) AS n FROM shop.message WHERE discussion_pk IN (SELECT _pk FROM shop.discussion WHERE _entity = 'LockedDiscussion')").int(0, "n") ?? 0
+            #expect(linked > 0, "messages link to a locked discussion")
+            let messages = try S.rows("message", ["body", "discussion_pk"], on: connection)
+            let discussions = try S.rows("discussion", ["_entity", "title"], on: connection)
+            let failure = #expect(throws: (any Error).self) { try S.migrate(model, allowDataLoss: true, on: connection) }
+            let text = failure.map { String(describing: $0) } ?? ""
+            #expect(text.contains("check: no rows of message whose required discussion_pk links to rows of LockedDiscussion (removed)"), "\(text)")
+            #expect(text.contains("\(linked) rows of message"), "\(text)")
+            #expect(try S.version(on: connection) == "v1")
+            #expect(try S.rows("message", ["body", "discussion_pk"], on: connection) == messages)
+            #expect(try S.rows("discussion", ["_entity", "title"], on: connection) == discussions)
+        }
+    }
+
     @Test func renamingARootEntityKeepsItsRowsUnderTheNewName() throws {
         let model = try S.model([
             ("v1", S.version("Recipe: {attributes: {name: {type: string, optional: false}}, uniquenessConstraints: [[name]]}")),
