@@ -32,36 +32,15 @@ public enum MappingModelFinder {
     /// JSON file that cannot be read at all (not UTF-8, malformed) is a warning.
     static func findInNativeFolder(_ model: VersionedModel) throws -> FoundMappingModels {
         let versionFiles = Set(model.versionNames.flatMap { name in MappingModelLoader.nativeExtensions.map { "\(name).\($0)" } })
-        var found = FoundMappingModels(mappingModels: [], warnings: [])
-        var issues: [MappingIssue] = []
-        for name in try entries(of: model.path) where !versionFiles.contains(name) && !MappingModelLoader.manifestNames.contains(name.lowercased()) {
-            let path = (model.path as NSString).appendingPathComponent(name)
-            do {
-                if (name as NSString).pathExtension.lowercased() == "xcmappingmodel" {
-                    found.mappingModels.append(try MappingModelLoader.load(path: path))
-                } else if let text = nativeMappingText(path, warnings: &found.warnings) {
-                    found.mappingModels.append(try NativeMappingLoader.parse(text, file: path))
-                }
-            } catch let error as MappingLoadError {
-                issues += error.issues
-            } catch let issue as MappingIssue {
-                issues.append(issue)
-            }
-        }
-        if !issues.isEmpty { throw MappingLoadError(issues) }
-        return found
-    }
-
-    /// The text of a native mapping model, or nil (see `MappingModelLoader.nativeMappingText`);
-    /// a file that cannot be read as YAML at all is a warning.
-    static func nativeMappingText(_ path: String, warnings: inout [MappingIssue]) -> String? {
-        do {
-            return try MappingModelLoader.nativeMappingText(path)
-        } catch {
+        let paths = try entries(of: model.path)
+            .filter { !versionFiles.contains($0) && !MappingModelLoader.manifestNames.contains($0.lowercased()) }
+            .map { (model.path as NSString).appendingPathComponent($0) }
+        var warnings: [MappingIssue] = []
+        let mappingModels = try MappingModelLoader.loadEach(paths) { path, error in
             let reason = (error as? MappingIssue).map { ($0.line.map { "line \($0): " } ?? "") + $0.message } ?? String(describing: error)
             warnings.append(MappingIssue(file: path, message: "passed over: cannot be read as a mapping model (\(reason))"))
-            return nil
         }
+        return FoundMappingModels(mappingModels: mappingModels, warnings: warnings)
     }
 
     /// In the folder holding an Xcode model, only `.xcmappingmodel` packages, and of those only

@@ -38,23 +38,48 @@ public enum MappingModelLoader {
                 issues.append(MappingIssue(file: directory, message: "cannot read the mapping models directory"))
                 continue
             }
-            for name in names.sorted() where !name.hasPrefix(".") {
-                let path = (directory as NSString).appendingPathComponent(name)
-                do {
-                    if (name as NSString).pathExtension.lowercased() == "xcmappingmodel" {
-                        models.append(try load(path: path))
-                    } else if let text = try nativeMappingText(path) {
-                        models.append(try NativeMappingLoader.parse(text, file: path))
-                    }
-                } catch let error as MappingLoadError {
-                    issues += error.issues
-                } catch let issue as MappingIssue {
-                    issues.append(issue)
-                }
+            do {
+                models += try loadEach(names.sorted().filter { !$0.hasPrefix(".") }.map { (directory as NSString).appendingPathComponent($0) })
+            } catch let error as MappingLoadError {
+                issues += error.issues
             }
         }
         if !issues.isEmpty { throw MappingLoadError(issues) }
         return models
+    }
+
+    /// Each path that is a mapping model, in order: every `.xcmappingmodel`, and every YAML/JSON
+    /// file whose top level has `entityMappings` (`nativeMappingText`). The problems of all are
+    /// reported together. A YAML/JSON file that cannot be read at all is one of them, unless
+    /// `passOver` takes it (a warning beside a native model, where files may be anything).
+    static func loadEach(_ paths: [String], passOver: ((_ path: String, _ error: any Error) -> Void)? = nil) throws -> [MappingModel] {
+        var models: [MappingModel] = []
+        var issues: [MappingIssue] = []
+        for path in paths {
+            do {
+                if (path as NSString).pathExtension.lowercased() == "xcmappingmodel" {
+                    models.append(try load(path: path))
+                } else if let text = try nativeText(path, passOver: passOver) {
+                    models.append(try NativeMappingLoader.parse(text, file: path))
+                }
+            } catch let error as MappingLoadError {
+                issues += error.issues
+            } catch let issue as MappingIssue {
+                issues.append(issue)
+            }
+        }
+        if !issues.isEmpty { throw MappingLoadError(issues) }
+        return models
+    }
+
+    private static func nativeText(_ path: String, passOver: ((String, any Error) -> Void)?) throws -> String? {
+        guard let passOver else { return try nativeMappingText(path) }
+        do {
+            return try nativeMappingText(path)
+        } catch {
+            passOver(path, error)
+            return nil
+        }
     }
 
     /// The text of the native mapping model at `path`; nil when it is none: not a YAML/JSON
