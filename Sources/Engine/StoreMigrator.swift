@@ -131,6 +131,7 @@ public struct StoreMigrator {
         if preliminary.isUpToDate { return ApplyReport(plan: preliminary, appliedSteps: []) }
         guard preliminary.isExecutable else { throw NotExecutable(blockers: preliminary.blockers) }
         try DataLossNotAllowed.check(preliminary, options: options)
+        try OnlineNotSupported.check(preliminary, options: options)
         try MetadataSchema.bootstrap(on: connection)
         let lock = StoreLock(store: store, connection: connection)
         try lock.acquire(waitingAtMost: options.lockWaitSeconds, onWait: onLockWait)
@@ -139,6 +140,7 @@ public struct StoreMigrator {
         let plan = try self.plan()
         guard plan.isExecutable else { throw NotExecutable(blockers: plan.blockers) }
         try DataLossNotAllowed.check(plan, options: options)
+        try OnlineNotSupported.check(plan, options: options)
         var applied: [AppliedStep] = []
         for (index, step) in plan.steps.enumerated() {
             onStep(index + 1, plan.steps.count, step)
@@ -183,6 +185,9 @@ public struct StoreMigrator {
                 failure.partialWork = step.stagingSchema
                 throw failure
             }
+        }
+        if let done = try runOnline(step, number: number, of: count, plan: plan, options: options, started: started, onProgress: onProgress) {
+            return done
         }
         var failedStatement: PlannedStatement?
         do {

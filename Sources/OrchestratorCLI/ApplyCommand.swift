@@ -32,8 +32,15 @@ struct ApplyCommand: ParsableCommand {
     @Flag(name: .long, help: "Discard what an interrupted heavyweight step left in <store>~staging and start it over (default: continue after its last checkpoint).")
     var restart = false
 
+    @Flag(name: .long, help: "Keep the application able to read and write the store through the whole migration (docs/online-migrations.md); a step that cannot run so is refused, with nothing changed.")
+    var online = false
+
+    @Option(name: .long, help: "Rows per batch: of a backfill under --online, of the streaming path of a heavyweight step.")
+    var batchSize: Int = ApplyOptions.defaultBatchSize
+
     func validate() throws {
         guard lockTimeout > 0 else { throw ValidationError("--lock-timeout must be a positive number of milliseconds") }
+        guard batchSize > 0 else { throw ValidationError("--batch-size must be a positive number of rows") }
         guard lockWait >= 0, lockWait.isFinite else { throw ValidationError("--lock-wait must be a number of seconds, 0 or more") }
     }
 
@@ -54,7 +61,8 @@ struct ApplyCommand: ParsableCommand {
             let progress = ProgressReporter(mode: ProgressReporter.Mode(format: formatOptions.format))
             // A failure mid-pass leaves a bar open: end its line before the error is printed.
             defer { progress.finish() }
-            let options = ApplyOptions(lockTimeoutMilliseconds: lockTimeout, allowDataLoss: allowDataLoss, restart: restart, lockWaitSeconds: lockWait)
+            var options = ApplyOptions(lockTimeoutMilliseconds: lockTimeout, allowDataLoss: allowDataLoss, restart: restart, lockWaitSeconds: lockWait, online: online)
+            options.batchSize = batchSize
             let report = try migrator.apply(options: options, onStep: { number, count, step in
                 if isText {
                     let title = ProgressRendering.stepTitle(kind: step.kind.rawValue, from: step.from, to: step.to)

@@ -18,6 +18,9 @@ struct PlanCommand: ParsableCommand {
     @Option(name: .long, help: "Plan to this version instead of the current one.")
     var to: String?
 
+    @Flag(name: .long, help: "Show how `apply --online` would run each step: its phases, the lock each takes and how long it holds it.")
+    var online = false
+
     func run() throws {
         try reportingFailures {
             let model = try modelOptions.loadEachVersion()
@@ -32,8 +35,10 @@ struct PlanCommand: ParsableCommand {
             )
             let plan = try migrator.plan()
             switch formatOptions.format {
-            case .json: printLine(PlanRendering.json(plan).rendered)
-            case .text: PlanRendering.text(plan).forEach { printLine($0) }
+            case .json: printLine((online ? OnlinePlanRendering.json(plan) : PlanRendering.json(plan)).rendered)
+            case .text:
+                PlanRendering.text(plan).forEach { printLine($0) }
+                if online { OnlinePlanRendering.text(plan).forEach { printLine($0) } }
             }
         }
     }

@@ -25,7 +25,7 @@ extension LightweightDiff {
                 kept.insert(match.name)
                 renameConstraint(.constraint, table: table.name, from: foreignKey.name, to: match.name)
             } else {
-                add(.dropConstraints, DropConstraint(table: sourceTable.name, name: foreignKey.name))
+                add(.dropConstraints, DropConstraint(table: sourceTable.name, name: foreignKey.name, goesWithItsColumn: renamed[foreignKey.column] == nil))
             }
         }
         for foreignKey in table.foreignKeys where !kept.contains(foreignKey.name) {

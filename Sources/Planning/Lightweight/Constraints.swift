@@ -5,6 +5,9 @@ import SQLBuilding
 struct DropConstraint: SchemaChange {
     var table: String
     var name: String
+    /// A foreign key whose column the destination does not have: dropping the column (or its
+    /// table) drops it too, which `apply --online` leaves to that drop.
+    var goesWithItsColumn = false
 
     func statements(in schema: String) -> [PlannedStatement] {
         [PlannedStatement(
