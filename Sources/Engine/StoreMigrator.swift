@@ -135,6 +135,7 @@ public struct StoreMigrator {
         if preliminary.isUpToDate { return ApplyReport(plan: preliminary, appliedSteps: []) }
         guard preliminary.isExecutable else { throw NotExecutable(blockers: preliminary.blockers) }
         try DataLossNotAllowed.check(preliminary, options: options)
+        try OnlineNotSupported.check(preliminary, options: options)
         try MetadataSchema.bootstrap(on: connection)
         let lock = StoreLock(store: store, connection: connection)
         try lock.acquire(waitingAtMost: options.lockWaitSeconds, onWait: onLockWait)
@@ -144,6 +145,7 @@ public struct StoreMigrator {
         try options.expectedPlan?.requireSame(as: plan, migrator: self)
         guard plan.isExecutable else { throw NotExecutable(blockers: plan.blockers) }
         try DataLossNotAllowed.check(plan, options: options)
+        try OnlineNotSupported.check(plan, options: options)
         var applied: [AppliedStep] = []
         for (index, step) in plan.steps.enumerated() {
             onStep(index + 1, plan.steps.count, step)
@@ -188,6 +190,9 @@ public struct StoreMigrator {
                 failure.partialWork = step.stagingSchema
                 throw failure
             }
+        }
+        if let done = try runOnline(step, number: number, of: count, plan: plan, options: options, started: started, onProgress: onProgress) {
+            return done
         }
         var failedStatement: PlannedStatement?
         do {

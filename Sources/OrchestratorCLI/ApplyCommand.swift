@@ -37,9 +37,19 @@ struct ApplyCommand: ParsableCommand {
     @Flag(name: .long, help: "Rehearse: run every step, pre-checks and heavyweight passes included, in one transaction that is rolled back; report each step's time, rows and lock waits, and whether it would succeed (exit 1 if not).")
     var dryRun = false
 
+    @Flag(name: .long, help: "Keep the application able to read and write the store through the whole migration (docs/online-migrations.md); a step that cannot run so is refused, with nothing changed.")
+    var online = false
+
+    @Option(name: .long, help: "Rows per batch: of a backfill under --online, of the streaming path of a heavyweight step.")
+    var batchSize: Int = ApplyOptions.defaultBatchSize
+
     func validate() throws {
         guard lockTimeout > 0 else { throw ValidationError("--lock-timeout must be a positive number of milliseconds") }
+        guard batchSize > 0 else { throw ValidationError("--batch-size must be a positive number of rows") }
         guard lockWait >= 0, lockWait.isFinite else { throw ValidationError("--lock-wait must be a number of seconds, 0 or more") }
+        if dryRun && online {
+            throw ValidationError("--dry-run rehearses every step in one transaction, and --online commits in phases (CREATE INDEX CONCURRENTLY cannot run in a transaction): rehearse without --online")
+        }
     }
 
     func run() throws {
@@ -61,7 +71,8 @@ struct ApplyCommand: ParsableCommand {
             let progress = ProgressReporter(mode: ProgressReporter.Mode(format: formatOptions.format))
             // A failure mid-pass leaves a bar open: end its line before the error is printed.
             defer { progress.finish() }
-            var options = ApplyOptions(lockTimeoutMilliseconds: lockTimeout, allowDataLoss: allowDataLoss, restart: restart, lockWaitSeconds: lockWait)
+            var options = ApplyOptions(lockTimeoutMilliseconds: lockTimeout, allowDataLoss: allowDataLoss, restart: restart, lockWaitSeconds: lockWait, online: online)
+            options.batchSize = batchSize
             options.expectedPlan = expectedPlan
             let onStep = { (number: Int, count: Int, step: PlannedStep) in
                 if isText {

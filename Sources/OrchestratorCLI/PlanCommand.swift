@@ -28,6 +28,15 @@ struct PlanCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Also save the plan as JSON, with fingerprints of the store, models, mapping models and options, for `apply --plan FILE`.", valueName: "file"))
     var out: String?
 
+    @Flag(name: .long, help: "Show how `apply --online` would run each step: its phases, the lock each takes and how long it holds it.")
+    var online = false
+
+    func validate() throws {
+        if format == .sql && online {
+            throw ValidationError("--format sql writes the plan as one transaction, and --online runs it in phases that commit separately: choose one")
+        }
+    }
+
     func run() throws {
         try reportingFailures {
             let model = try modelOptions.loadEachVersion()
@@ -45,8 +54,10 @@ struct PlanCommand: ParsableCommand {
             let script = format == .sql ? try PlanRendering.sql(plan, model: model) : []
             if let out { try SavedPlan(plan: plan, migrator: migrator).write(to: out) }
             switch format {
-            case .json: printLine(PlanRendering.json(plan).rendered)
-            case .text: PlanRendering.text(plan).forEach { printLine($0) }
+            case .json: printLine((online ? OnlinePlanRendering.json(plan) : PlanRendering.json(plan)).rendered)
+            case .text:
+                PlanRendering.text(plan).forEach { printLine($0) }
+                if online { OnlinePlanRendering.text(plan).forEach { printLine($0) } }
             case .sql: script.forEach { printLine($0) }
             }
             if let out, format == .text { printLine("plan saved to \(out): apply it with apply --plan \(out)") }
