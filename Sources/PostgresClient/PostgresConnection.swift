@@ -14,6 +14,8 @@ public final class PostgresConnection: @unchecked Sendable, CustomStringConverti
     /// Kept only to open another session to the same server (`reconnect`); never printed.
     private let connectionString: ConnectionString
     private let defaults: ConnectionDefaults
+    /// Savepoints open inside `rehearsing(_:)`; nil outside a rehearsal.
+    var rehearsalSavepoints: Int?
 
     /// Opens a connection.
     ///
@@ -113,6 +115,7 @@ public final class PostgresConnection: @unchecked Sendable, CustomStringConverti
     ///
     /// Transactions do not nest: calling this inside another transaction is a programming error.
     public func transaction<T>(_ body: () throws -> T) throws -> T {
+        if rehearsalSavepoints != nil { return try savepoint(body) }
         let status = PQtransactionStatus(openConnection())
         precondition(
             status != PQTRANS_INTRANS && status != PQTRANS_INERROR,

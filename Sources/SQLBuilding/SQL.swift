@@ -171,6 +171,11 @@ public struct SQL: Sendable, Hashable, CustomStringConvertible, ExpressibleByStr
 
 /// Shifts `$n` placeholders outside of quotes by `offset`.
 private func renumberPlaceholders(_ text: String, by offset: Int) -> String {
+    replacingPlaceholders(in: text) { "$\($0 + offset)" }
+}
+
+/// `text` with each `$n` placeholder outside of quotes replaced by `replacement(n)`.
+func replacingPlaceholders(in text: String, with replacement: (Int) -> String) -> String {
     var result = ""
     var chars = Array(text)[...]
     var quote: Character? = nil
@@ -189,7 +194,7 @@ private func renumberPlaceholders(_ text: String, by offset: Int) -> String {
                 digits.append(d)
                 chars.removeFirst()
             }
-            result += "$\(Int(digits)! + offset)"
+            result += replacement(Int(digits)!)
         } else {
             result.append(c)
         }

@@ -54,3 +54,19 @@ import SQLBuilding
         #expect(SQLValue.null.textRepresentation == nil)
     }
 }
+
+@Suite("SQL.inlined: binds written as literals, for plan --format sql")
+struct SQLInlinedTests {
+    @Test("each value becomes the literal PostgreSQL reads back; placeholders in quotes stay")
+    func valuesBecomeLiterals() {
+        let name = "O'Brien"
+        let sql: SQL = "INSERT INTO \(ident: "a b", "t") VALUES (\(name), \(nil as String?), \(42), \(true), \(SQLValue.bytes([0, 255])), '$1', \(SQLValue.double(1.5)))"
+        #expect(sql.inlined == #"INSERT INTO "a b"."t" VALUES ('O''Brien', NULL, 42, true, '\x00ff'::bytea, '$1', '1.5'::double precision)"#)
+    }
+
+    @Test("a statement without binds is its text")
+    func noBinds() {
+        let sql: SQL = "SELECT 1"
+        #expect(sql.inlined == "SELECT 1")
+    }
+}
