@@ -47,7 +47,8 @@ enum DiagramRendering {
             let heading = ([entity.name] + (entity.isAbstract ? ["«abstract»"] : []) + entity.mark.words.map { "«\($0)»" })
                 .map(recordEscaped).joined(separator: "\\n")
             let body = entity.attributes.map { recordEscaped(attributeText($0) + guillemets($0.mark.words)) + "\\l" }.joined()
-            lines.append("    \(dotString(entity.name)) [label=\"{\(heading)|\(body)}\"\(dotColor(entity.mark))];")
+            // Under rankdir=LR, a record's fields without braces stack top to bottom: name, then attributes.
+            lines.append("    \(dotString(entity.name)) [label=\"\(heading)|\(body)\"\(dotColor(entity.mark))];")
         }
         for link in diagram.inheritance {
             let text = link.mark.words.isEmpty ? "" : ", label=\(dotString(guillemets(link.mark.words).trimmingCharacters(in: .whitespaces)))"
