@@ -26,6 +26,22 @@ struct LibpqEnvironmentTests {
         }
     }
 
+    @Test("PGSSLMODE is libpq's: verify-full without a root certificate refuses to connect, naming SSL", integration)
+    func sslModeFromEnvironment() throws {
+        try TestDatabase.withFreshDatabase { url in
+            var environment = try libpqVariables(reaching: url)
+            environment["PGSSLMODE"] = "verify-full"
+            environment["PGSSLROOTCERT"] = "/nonexistent/orchestrator-root.crt"
+            let result = try OrchestratorBinary.run(["status", "--model", "migrations"], databaseURL: nil, environment: environment, clearingLibpqVariables: true)
+            #expect(result.exitCode == 1, "\(result)")
+            #expect(result.stderrLines.count == 1, "\(result)")
+            #expect(result.stderr.hasPrefix("error: cannot connect to libpq's defaults (no --database-url or DATABASE_URL; PGHOST="), "\(result)")
+            #expect(result.stderr.contains("PGSSLMODE=verify-full"), "\(result)")
+            // Without SSL on the server: "does not support SSL"; with it: the missing root certificate.
+            #expect(result.stderr.contains("SSL") || result.stderr.contains("root certificate"), "\(result)")
+        }
+    }
+
     @Test("PGSERVICE names a service of PGSERVICEFILE, and that is where the store is made", integration)
     func serviceFile() throws {
         try TestDatabase.withFreshDatabase { url in
