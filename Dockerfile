@@ -37,7 +37,8 @@ RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends libpq5 ca-certificates \
  && rm -rf /var/lib/apt/lists/*
 COPY --from=release /out/orchestrator /usr/local/bin/orchestrator
-USER nobody
+# Root by default, as CI container jobs expect (a checkout is written into the container);
+# `docker run --user 65534` runs it as nobody.
 WORKDIR /work
 ENTRYPOINT ["orchestrator"]
 CMD ["--help"]
