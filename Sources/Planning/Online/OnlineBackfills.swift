@@ -59,6 +59,9 @@ extension FillJoinTable: OnlineChange {
         let (a, b, set) = (quoteIdentifier(links.a), quoteIdentifier(links.b), quoteIdentifier(column))
         let body = """
             BEGIN
+                IF TG_OP = 'UPDATE' AND OLD.\(a) IS NOT DISTINCT FROM NEW.\(a) AND OLD.\(b) IS NOT DISTINCT FROM NEW.\(b) THEN
+                    RETURN NULL;
+                END IF;
                 IF TG_OP <> 'INSERT' AND OLD.\(set) IS NOT NULL THEN
                     DELETE FROM \(joinTable) WHERE \(owner) = OLD.\(a) AND \(target) = OLD.\(b);
                 END IF;
