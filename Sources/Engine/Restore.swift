@@ -88,7 +88,7 @@ public enum StoreRestore {
             throw RestoreRefused(reason: "the backup \(name) of store \(store) does not record its version")
         }
         guard let hash = result.value(0, "model_hash"),
-              let version = try DriftCheck.version(withModelHash: hash, modelName: modelName, model: model, on: connection)
+              let version = try DriftCheck.version(named: versionName, withModelHash: hash, modelName: modelName, model: model, on: connection)
         else {
             throw RestoreRefused(reason: "the backup \(name) of store \(store) holds version '\(versionName)', whose model hash is known neither from the history nor from the model's files or the database's record of versions")
         }

@@ -16,12 +16,7 @@ struct AdoptCommand: ParsableCommand {
     @Option(name: .long, help: "The version the schema mirrors.")
     var version: String
 
-    @Option(name: .long, help: "Seconds to wait for an apply of the same store to finish; then exit 1.")
-    var lockWait: Double = ApplyOptions.defaultLockWaitSeconds
-
-    func validate() throws {
-        guard lockWait >= 0, lockWait.isFinite else { throw ValidationError("--lock-wait must be a number of seconds, 0 or more") }
-    }
+    @OptionGroup var lockWaitOptions: LockWaitOptions
 
     func run() throws {
         try reportingFailures {
@@ -33,9 +28,7 @@ struct AdoptCommand: ParsableCommand {
             let connection = try connect(url)
             defer { connection.close() }
             let target = model.version(named: version)!
-            let drift = try StoreAdoption.adopt(store: store, modelName: model.name, version: target, lockWaitSeconds: lockWait, onLockWait: { holders in
-                printNotice("waiting up to \(String(format: "%g", lockWait)) s (--lock-wait) for store \(store), which is being migrated by \(holders.map(\.description).joined(separator: "; "))")
-            }, on: connection)
+            let drift = try StoreAdoption.adopt(store: store, modelName: model.name, version: target, lockWaitSeconds: lockWaitOptions.lockWait, onLockWait: lockWaitOptions.onWait(store: store), on: connection)
             switch formatOptions.format {
             case .json:
                 printLine(JSONValue.object([

@@ -13,12 +13,7 @@ struct RestoreCommand: ParsableCommand {
     @OptionGroup var storeOptions: StoreOptions
     @OptionGroup var formatOptions: FormatOptions
 
-    @Option(name: .long, help: "Seconds to wait for an apply of the same store to finish; then exit 1.")
-    var lockWait: Double = ApplyOptions.defaultLockWaitSeconds
-
-    func validate() throws {
-        guard lockWait >= 0, lockWait.isFinite else { throw ValidationError("--lock-wait must be a number of seconds, 0 or more") }
-    }
+    @OptionGroup var lockWaitOptions: LockWaitOptions
 
     func run() throws {
         try reportingFailures {
@@ -27,9 +22,7 @@ struct RestoreCommand: ParsableCommand {
             let store = storeOptions.storeName(for: model)
             let connection = try connect(url)
             defer { connection.close() }
-            let report = try StoreRestore.restore(store: store, model: model, lockWaitSeconds: lockWait, onLockWait: { holders in
-                printNotice("waiting up to \(String(format: "%g", lockWait)) s (--lock-wait) for store \(store), which is being migrated by \(holders.map(\.description).joined(separator: "; "))")
-            }, on: connection)
+            let report = try StoreRestore.restore(store: store, model: model, lockWaitSeconds: lockWaitOptions.lockWait, onLockWait: lockWaitOptions.onWait(store: store), on: connection)
             switch formatOptions.format {
             case .json:
                 printLine(JSONValue.object([

@@ -80,4 +80,26 @@ struct AdoptTests {
             #expect(wrongVersion.exitCode == 64, "\(wrongVersion)")
         }
     }
+
+    @Test("adopt waits --lock-wait seconds for the store's lock, naming the holder, then exits 1 with nothing written; a negative wait is bad usage", integration)
+    func lockWait() throws {
+        try TestDatabase.withFreshDatabase { url in
+            let holder = try PostgresConnection(url: url)
+            defer { holder.close() }
+            try holder.execute(SQL(unsafeRaw: Self.handMade))
+            let pid = try #require(holder.execute("SELECT pg_backend_pid() AS pid").int(0, "pid"))
+            try holder.execute("SELECT pg_advisory_lock(\(PostgresConnection.advisoryLockKey(for: "orchestrator:store:recipes")))")
+            let adopt = try R.run(["adopt", "--version", "Recipes 1", "--lock-wait", "1"], url: url)
+            #expect(adopt.exitCode == 1 && adopt.stdout.isEmpty, "\(adopt)")
+            #expect(adopt.stderrLines.count == 2, "\(adopt)")
+            #expect(adopt.stderrLines.first?.hasPrefix("note: waiting up to 1 s (--lock-wait) for store recipes, which is being migrated by pid \(pid)") == true, "\(adopt)")
+            #expect(adopt.stderrLines.last?.hasPrefix("error: store recipes is being migrated by pid \(pid)") == true, "\(adopt)")
+            #expect(try holder.execute("SELECT count(*) AS n FROM orchestrator.stores").value(0, "n") == "0")
+
+            for command in [["adopt", "--version", "Recipes 1"], ["restore"]] {
+                let usage = try R.run(command + ["--lock-wait", "-1"], url: url)
+                #expect(usage.exitCode == 64 && usage.stderr.contains("--lock-wait must be a number of seconds, 0 or more"), "\(usage)")
+            }
+        }
+    }
 }

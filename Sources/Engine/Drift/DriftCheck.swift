@@ -1,4 +1,3 @@
-import Foundation
 import ObjectModel
 import Planning
 import PostgresClient
@@ -14,8 +13,8 @@ public struct DriftReport: Sendable, Hashable {
 }
 
 /// Compares a store's live catalog with its version's contract: the store `CreateStore` makes
-/// for that version, built in a schema of its own inside a transaction that is rolled back, so
-/// that PostgreSQL normalises its types, defaults and CHECKs exactly as it did the store's.
+/// for that version, built as temporary tables inside a transaction that is rolled back, so that
+/// PostgreSQL normalises its types, defaults and CHECKs exactly as it did the store's.
 public enum DriftCheck {
     /// The drift of `store` from `version`'s contract.
     public static func drift(of store: String, from version: ModelVersion, on connection: PostgresConnection) throws -> DriftReport {
@@ -27,7 +26,7 @@ public enum DriftCheck {
     /// metadata or its version is known neither in the files nor in the database's record.
     public static func drift(of snapshot: StoreSnapshot, model: VersionedModel, on connection: PostgresConnection) throws -> DriftReport? {
         guard let metadata = snapshot.metadata,
-              let version = try version(withModelHash: metadata.modelHash, modelName: metadata.modelName, model: model, on: connection)
+              let version = try version(named: metadata.versionName, withModelHash: metadata.modelHash, modelName: metadata.modelName, model: model, on: connection)
         else { return nil }
         return try drift(of: snapshot.store, from: version, on: connection)
     }
@@ -38,16 +37,19 @@ public enum DriftCheck {
         throw StoreDrifted(store: snapshot.store, version: report.version, items: report.blocking)
     }
 
-    /// The contract's catalog: `CreateStore` for `version` in a schema nobody else sees, read and
-    /// rolled back.
+    /// The contract's catalog: `CreateStore` for `version` as temporary tables (so a role that
+    /// may only read the store, and create temporary tables as every role may by default, can
+    /// check it), read and rolled back. Temporary tables hold the same types, defaults,
+    /// constraints and indexes; only the schema differs, and no name in the catalog carries it.
     public static func contract(of version: ModelVersion, on connection: PostgresConnection) throws -> SchemaCatalog {
-        let schema = "orchestrator_contract_" + UUID().uuidString.prefix(8).lowercased()
-        let layout = StoreLayout(version: version, schema: schema)
+        let layout = StoreLayout(version: version, schema: "pg_temp")
         do {
             return try connection.transaction {
-                for statement in CreateStore.statements(for: layout) {
+                // The first statement creates the schema: pg_temp is there already.
+                for statement in CreateStore.statements(for: layout).dropFirst() {
                     try connection.execute(statement.sql)
                 }
+                let schema = try connection.execute("SELECT nspname FROM pg_namespace WHERE oid = pg_my_temp_schema()").value(0, "nspname") ?? ""
                 throw RolledBack(catalog: try CatalogReader.read(schema: schema, on: connection))
             }
         } catch let rolledBack as RolledBack {
@@ -55,9 +57,14 @@ public enum DriftCheck {
         }
     }
 
-    /// The version with that model hash: in the model's files, else the definition the database
-    /// recorded when it was applied.
-    static func version(withModelHash modelHash: String, modelName: String, model: VersionedModel, on connection: PostgresConnection) throws -> ModelVersion? {
+    /// The version with that model hash: the one of that name in the model's files, else another
+    /// there with that hash, else the definition the database recorded when it was applied.
+    /// The name first: versions that differ only in what the hashes leave out (a default value)
+    /// share a hash, and each has its own contract.
+    static func version(named name: String, withModelHash modelHash: String, modelName: String, model: VersionedModel, on connection: PostgresConnection) throws -> ModelVersion? {
+        if let named = model.version(named: name), model.problems(ofVersion: name).isEmpty, VersionHash.hashes(of: named).model == modelHash {
+            return named
+        }
         if let version = model.usableVersion(withModelHash: modelHash).version { return version }
         guard try MetadataSchema.exists(on: connection) else { return nil }
         let result = try connection.execute("""
