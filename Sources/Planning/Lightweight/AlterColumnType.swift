@@ -48,13 +48,13 @@ struct ShortestFloatText: SchemaChange {
 struct ChangeColumnDefault: SchemaChange {
     var table: String
     var column: String
-    /// SQL text built from quoted literals only; nil drops the default.
-    var expression: String?
+    /// Nil drops the default.
+    var expression: SQL?
 
     func statements(in schema: String) -> [PlannedStatement] {
         if let expression {
             return [PlannedStatement(
-                "ALTER TABLE \(ident: schema, table) ALTER COLUMN \(ident: column) SET DEFAULT \(unsafeRaw: expression)",
+                "ALTER TABLE \(ident: schema, table) ALTER COLUMN \(ident: column) SET DEFAULT \(expression)",
                 lock: .accessExclusive, summary: "set default of \(table).\(column)"
             )]
         }

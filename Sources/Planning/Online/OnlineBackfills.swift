@@ -9,7 +9,7 @@ extension BackfillNulls: OnlineChange {
     func onlineForm(in schema: String) -> OnlineForm {
         let trigger = OnlineTrigger.named("backfill", table: table, column: column)
         var condition = "NEW.\(quoteIdentifier(column)) IS NULL"
-        if let entities { condition += " AND NEW.\(quoteIdentifier("_entity")) IN (\(entityList(entities)))" }
+        if let entities { condition += " AND NEW.\(quoteIdentifier("_entity")) IN (\(entities.map(quoteLiteral).joined(separator: ", ")))" }
         let body = "BEGIN IF \(condition) THEN NEW.\(quoteIdentifier(column)) := \(value); END IF; RETURN NEW; END"
         var install = OnlinePhase.instant(
             trigger.installStatements(in: schema, timing: "BEFORE INSERT OR UPDATE", body: body, summary: "rows written get the default of \(column) for NULL"),
@@ -17,7 +17,7 @@ extension BackfillNulls: OnlineChange {
         )
         install.installs = [trigger]
         var prefix: SQL = "UPDATE \(ident: schema, table) SET \(ident: column) = \(unsafeRaw: value) WHERE \(ident: column) IS NULL"
-        if let entities { prefix.append(" AND \(ident: "_entity") IN (\(unsafeRaw: entityList(entities)))") }
+        if let entities { prefix.append(" AND \(ident: "_entity") IN (\(literals: entities))") }
         return .phases([
             install,
             .batched(BatchedStatement(schema: schema, table: table, prefix: prefix), summary: "backfill NULLs of \(table).\(column) with its default, in batches"),
@@ -30,7 +30,7 @@ extension UpdateEntityNames: OnlineChange {
         let trigger = OnlineTrigger.named("entity", table: table, column: "_entity")
         let entity = quoteIdentifier("_entity")
         let cases = renames.map { "WHEN \(quoteLiteral($0.from)) THEN \(quoteLiteral($0.to))" }.joined(separator: " ")
-        let body = "BEGIN IF NEW.\(entity) IN (\(entityList(renames.map(\.from)))) THEN NEW.\(entity) := CASE NEW.\(entity) \(cases) END; END IF; RETURN NEW; END"
+        let body = "BEGIN IF NEW.\(entity) IN (\(renames.map { quoteLiteral($0.from) }.joined(separator: ", "))) THEN NEW.\(entity) := CASE NEW.\(entity) \(cases) END; END IF; RETURN NEW; END"
         var install = OnlinePhase.instant(
             trigger.installStatements(in: schema, timing: "BEFORE INSERT OR UPDATE", body: body, summary: "rows written get the new entity names"),
             summary: "trigger on \(table): rows written meanwhile get the new entity names"
@@ -59,6 +59,9 @@ extension FillJoinTable: OnlineChange {
         let (a, b, set) = (quoteIdentifier(links.a), quoteIdentifier(links.b), quoteIdentifier(column))
         let body = """
             BEGIN
+                IF TG_OP = 'UPDATE' AND OLD.\(a) IS NOT DISTINCT FROM NEW.\(a) AND OLD.\(b) IS NOT DISTINCT FROM NEW.\(b) THEN
+                    RETURN NULL;
+                END IF;
                 IF TG_OP <> 'INSERT' AND OLD.\(set) IS NOT NULL THEN
                     DELETE FROM \(joinTable) WHERE \(owner) = OLD.\(a) AND \(target) = OLD.\(b);
                 END IF;

@@ -63,6 +63,63 @@ import TestSupport
         }
     }
 
+    /// A phase that cannot get its lock stops the run after the backfills: the triggers stay
+    /// (they keep the rows written meanwhile right), the metadata names the source version, and
+    /// a plain `apply` continues from the checkpoint and removes them in the switch-over.
+    @Test func anInterruptedOnlineMigrationContinuesWithPlainApplyAndLeavesNoTrigger() throws {
+        let model = try Self.model()
+        try TestDatabase.withFreshDatabase { url in
+            let connection = try PostgresConnection(url: url)
+            defer { connection.close() }
+            try Self.fillWithShadow(model, on: connection)
+            let writer = ConcurrentWriter(url: url, live: S.store, shadow: Self.shadow)
+            writer.start()
+            let blocker = try PostgresConnection(url: url)
+            defer { blocker.close() }
+            try blocker.execute("BEGIN; LOCK TABLE shop.cuisine IN ROW EXCLUSIVE MODE")
+            let failure = #expect(throws: StepFailure.self) {
+                try StoreMigrator(connection: connection, model: model, store: S.store)
+                    .apply(options: ApplyOptions(lockTimeoutMilliseconds: 2000, lockRetries: 1, batchSize: 7, online: true))
+            }
+            try blocker.execute("ROLLBACK")
+            #expect(failure?.statement?.summary == "foreign key cuisine__recipes.cuisine_pk -> cuisine, for new writes")
+            #expect(failure.map { String(describing: $0) }?.contains("run apply again to continue") == true)
+            #expect(try S.version(on: connection) == "v1")
+            let left = try connection.execute("SELECT tgname FROM pg_trigger WHERE tgname LIKE 'orchestrator_online_%' ORDER BY 1").rows
+            #expect(left.count == 4, "the interrupted run's triggers (two backfills, an entity rename, the links): \(left)")
+            Thread.sleep(forTimeInterval: 0.3)
+
+            let before = writer.commits
+            let report = try StoreMigrator(connection: connection, model: model, store: S.store).apply(options: ApplyOptions(batchSize: 7))
+            #expect(report.appliedSteps.count == 1)
+            writer.stop()
+            #expect(writer.commits - before >= 10, "the writer barely wrote while the migration continued")
+            if let failure = writer.failure {
+                #expect(failure.afterSwitchOver, "a write failed before the switch-over: \(failure.error)")
+            }
+            try Self.expectSameAsOfflineMigrationOfShadow(model, on: connection)
+        }
+    }
+
+    /// A type widening rewrites the table: no online form yet, so the step is refused whole.
+    @Test func aStepWithAChangeThatHasNoOnlineFormIsRefusedWithNothingChanged() throws {
+        let model = try S.model([
+            ("v1", S.version("Recipe: {attributes: {name: string, rating: int16}}")),
+            ("v2", S.version("Recipe: {attributes: {name: string, rating: int32}}")),
+        ])
+        try S.withStore(model) { connection in
+            let catalog = try S.catalog(of: S.store, on: connection)
+            let rows = try S.rows("recipe", ["name", "rating"], on: connection)
+            let refusal = #expect(throws: OnlineNotSupported.self) {
+                try StoreMigrator(connection: connection, model: model, store: S.store).apply(options: ApplyOptions(online: true))
+            }
+            #expect(refusal?.refusals == ["step 1 of 1 (lightweight 'v1' -> 'v2'): change recipe.rating from smallint to integer: no online form yet (docs/online-migrations.md, Limits)"])
+            #expect(try S.catalog(of: S.store, on: connection) == catalog)
+            #expect(try S.rows("recipe", ["name", "rating"], on: connection) == rows)
+            #expect(try S.version(on: connection) == "v1")
+        }
+    }
+
     /// The live store equals the shadow store (the same writes, never migrated online) once the
     /// shadow is migrated offline: catalog and every row; no trigger or checkpoint is left.
     static func expectSameAsOfflineMigrationOfShadow(_ model: VersionedModel, on connection: PostgresConnection, sourceLocation: SourceLocation = #_sourceLocation) throws {
