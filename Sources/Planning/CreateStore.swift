@@ -24,7 +24,7 @@ public enum CreateStore {
                 if let scope = unique.entityScope {
                     sql = """
                         CREATE UNIQUE INDEX \(ident: unique.name) ON \(ident: schema, table.name) (\(idents: unique.columns)) \
-                        WHERE \(ident: "_entity") IN (\(unsafeRaw: scope.map(quoteLiteral).joined(separator: ", ")))
+                        WHERE \(ident: "_entity") IN (\(literals: scope))
                         """
                 } else {
                     sql = "ALTER TABLE \(ident: schema, table.name) ADD CONSTRAINT \(ident: unique.name) UNIQUE (\(idents: unique.columns))"

@@ -68,8 +68,8 @@ extension LightweightDiff {
             return
         }
         guard !sourceScope.isEmpty else { return }
-        var offending = "\(quoteIdentifier("_entity")) IN (\(entityList(sourceScope)))"
-        if let sourceColumn { offending += " AND \(quoteIdentifier(sourceColumn)) IS NULL" }
+        var offending: SQL = "\(ident: "_entity") IN (\(literals: sourceScope))"
+        if let sourceColumn { offending.append(" AND \(ident: sourceColumn) IS NULL") }
         add(.checkData, DataCheck(
             table: sourceTable.name, offending: offending,
             problem: "rows of \(sourceScope.joined(separator: ", ")) without \(sourceColumn ?? column.name) (\(Self.describe(column.role)) \(sourceColumn == nil ? "added as" : "made") required)",
@@ -109,18 +109,17 @@ extension LightweightDiff {
 
     /// Rows sharing the values of a new uniqueness constraint are counted before anything changes.
     private mutating func duplicateCheck(_ unique: UniqueConstraint, sourceColumns: [String], from sourceTable: TableLayout) {
-        let tuple = sourceColumns.map(quoteIdentifier).joined(separator: ", ")
         let names = unique.entityScope.map { $0.compactMap { pairing.sourceEntity(ofDestination: $0) } }
         if names?.isEmpty == true { return }
         // The source already had these rows unique.
         if sourceTable.uniqueConstraints.contains(where: { existing in
             existing.columns == sourceColumns && (existing.entityScope.map { scope in names.map { Set($0).isSubset(of: scope) } ?? false } ?? true)
         }) { return }
-        var scope = ""
-        if let names { scope = "\(quoteIdentifier("_entity")) IN (\(entityList(names)))" }
-        let table = "\(quoteIdentifier(schema)).\(quoteIdentifier(sourceTable.name))"
-        let offending = "(\(tuple)) IN (SELECT \(tuple) FROM \(table)\(scope.isEmpty ? "" : " WHERE " + scope) GROUP BY \(tuple) HAVING count(*) > 1)"
-            + (scope.isEmpty ? "" : " AND " + scope)
+        let scope: SQL? = names.map { "\(ident: "_entity") IN (\(literals: $0))" }
+        var offending: SQL = "(\(idents: sourceColumns)) IN (SELECT \(idents: sourceColumns) FROM \(ident: schema, sourceTable.name)"
+        if let scope { offending.append(" WHERE \(scope)") }
+        offending.append(" GROUP BY \(idents: sourceColumns) HAVING count(*) > 1)")
+        if let scope { offending.append(" AND \(scope)") }
         add(.checkData, DataCheck(
             table: sourceTable.name, offending: offending,
             problem: "rows of \(sourceTable.name) sharing (\(sourceColumns.joined(separator: ", "))) (new uniqueness constraint \(unique.name))",

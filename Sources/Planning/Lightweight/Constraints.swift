@@ -67,7 +67,7 @@ struct AddUnique: SchemaChange {
         if let scope = unique.entityScope {
             sql = """
                 CREATE UNIQUE INDEX \(ident: unique.name) ON \(ident: schema, table) (\(idents: unique.columns)) \
-                WHERE \(ident: "_entity") IN (\(unsafeRaw: entityList(scope)))
+                WHERE \(ident: "_entity") IN (\(literals: scope))
                 """
         } else {
             sql = "ALTER TABLE \(ident: schema, table) ADD CONSTRAINT \(ident: unique.name) UNIQUE (\(idents: unique.columns))"

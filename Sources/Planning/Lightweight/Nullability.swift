@@ -45,7 +45,7 @@ struct BackfillNulls: SchemaChange {
 
     func statements(in schema: String) -> [PlannedStatement] {
         var sql: SQL = "UPDATE \(ident: schema, table) SET \(ident: column) = \(unsafeRaw: value) WHERE \(ident: column) IS NULL"
-        if let entities { sql.append(" AND \(ident: "_entity") IN (\(unsafeRaw: entityList(entities)))") }
+        if let entities { sql.append(" AND \(ident: "_entity") IN (\(literals: entities))") }
         return [PlannedStatement(sql, lock: .rowExclusive, summary: "backfill NULLs of \(table).\(column) with its default")]
     }
 
@@ -63,7 +63,7 @@ struct ClearValues: SchemaChange {
 
     func statements(in schema: String) -> [PlannedStatement] {
         [PlannedStatement(
-            "UPDATE \(ident: schema, table) SET \(ident: column) = NULL WHERE \(ident: "_entity") IN (\(unsafeRaw: entityList(entities))) AND \(ident: column) IS NOT NULL",
+            "UPDATE \(ident: schema, table) SET \(ident: column) = NULL WHERE \(ident: "_entity") IN (\(literals: entities)) AND \(ident: column) IS NOT NULL",
             lock: .rowExclusive, summary: "clear \(table).\(column) in rows of \(entities.joined(separator: ", ")) (property no longer theirs)"
         )]
     }

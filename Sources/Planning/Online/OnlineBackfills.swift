@@ -5,11 +5,16 @@ import SQLBuilding
 // ranges of `_pk`, each its own short transaction. Rows the batches already passed and rows
 // they have not reached are both right at the end. The triggers go in the switch-over.
 
+/// `'A', 'B'`: names as SQL literals, for the PL/pgSQL of a trigger (text, not an `SQL` value).
+func literalList(_ names: [String]) -> String {
+    names.map(quoteLiteral).joined(separator: ", ")
+}
+
 extension BackfillNulls: OnlineChange {
     func onlineForm(in schema: String) -> OnlineForm {
         let trigger = OnlineTrigger.named("backfill", table: table, column: column)
         var condition = "NEW.\(quoteIdentifier(column)) IS NULL"
-        if let entities { condition += " AND NEW.\(quoteIdentifier("_entity")) IN (\(entityList(entities)))" }
+        if let entities { condition += " AND NEW.\(quoteIdentifier("_entity")) IN (\(literalList(entities)))" }
         let body = "BEGIN IF \(condition) THEN NEW.\(quoteIdentifier(column)) := \(value); END IF; RETURN NEW; END"
         var install = OnlinePhase.instant(
             trigger.installStatements(in: schema, timing: "BEFORE INSERT OR UPDATE", body: body, summary: "rows written get the default of \(column) for NULL"),
@@ -17,7 +22,7 @@ extension BackfillNulls: OnlineChange {
         )
         install.installs = [trigger]
         var prefix: SQL = "UPDATE \(ident: schema, table) SET \(ident: column) = \(unsafeRaw: value) WHERE \(ident: column) IS NULL"
-        if let entities { prefix.append(" AND \(ident: "_entity") IN (\(unsafeRaw: entityList(entities)))") }
+        if let entities { prefix.append(" AND \(ident: "_entity") IN (\(literals: entities))") }
         return .phases([
             install,
             .batched(BatchedStatement(schema: schema, table: table, prefix: prefix), summary: "backfill NULLs of \(table).\(column) with its default, in batches"),
@@ -30,7 +35,7 @@ extension UpdateEntityNames: OnlineChange {
         let trigger = OnlineTrigger.named("entity", table: table, column: "_entity")
         let entity = quoteIdentifier("_entity")
         let cases = renames.map { "WHEN \(quoteLiteral($0.from)) THEN \(quoteLiteral($0.to))" }.joined(separator: " ")
-        let body = "BEGIN IF NEW.\(entity) IN (\(entityList(renames.map(\.from)))) THEN NEW.\(entity) := CASE NEW.\(entity) \(cases) END; END IF; RETURN NEW; END"
+        let body = "BEGIN IF NEW.\(entity) IN (\(literalList(renames.map(\.from)))) THEN NEW.\(entity) := CASE NEW.\(entity) \(cases) END; END IF; RETURN NEW; END"
         var install = OnlinePhase.instant(
             trigger.installStatements(in: schema, timing: "BEFORE INSERT OR UPDATE", body: body, summary: "rows written get the new entity names"),
             summary: "trigger on \(table): rows written meanwhile get the new entity names"

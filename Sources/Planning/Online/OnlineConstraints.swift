@@ -80,7 +80,7 @@ extension AddUnique: OnlineChange {
     func onlineForm(in schema: String) -> OnlineForm {
         var sql: SQL = "CREATE UNIQUE INDEX CONCURRENTLY \(ident: unique.name) ON \(ident: schema, table) (\(idents: unique.columns))"
         if let scope = unique.entityScope {
-            sql.append(" WHERE \(ident: "_entity") IN (\(unsafeRaw: entityList(scope)))")
+            sql.append(" WHERE \(ident: "_entity") IN (\(literals: scope))")
         }
         let columns = unique.columns.joined(separator: ", ")
         var phases: [OnlinePhase] = [.concurrently(
