@@ -13,6 +13,8 @@ struct HistoryCommand: ParsableCommand {
 
     @OptionGroup var storeOptions: StoreOptions
     @OptionGroup var formatOptions: FormatOptions
+    /// `--verbose`, `--quiet`: the other commands get them with ModelOptions, which this one has not.
+    @OptionGroup var outputOptions: OutputOptions
 
     func validate() throws {
         guard model != nil || storeOptions.store != nil else { throw ValidationError("pass --store, or --model to name the store after the model") }

@@ -42,7 +42,7 @@ struct OutputLevelTests {
     @Test("--quiet prints nothing when all goes well; the exit code tells", integration)
     func quietPrintsNothing() throws {
         try TestDatabase.withFreshDatabase { url in
-            for arguments in [["apply"], ["status"], ["plan"], ["validate"], ["hash"], ["diagram"]] {
+            for arguments in [["apply"], ["status"], ["status", "--check"], ["plan"], ["history"], ["validate"], ["hash"], ["diagram"]] {
                 let result = try OrchestratorBinary.run(arguments + ["--model", "migrations", "--quiet"], databaseURL: url)
                 #expect(result.exitCode == 0, "\(arguments): \(result)")
                 #expect(result.stdout.isEmpty && result.stderr.isEmpty, "\(arguments): \(result)")
