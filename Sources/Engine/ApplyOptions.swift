@@ -21,6 +21,12 @@ public struct ApplyOptions: Sendable {
     /// session ends and its locks go after this long. Streaming passes run policy code between
     /// statements, so it leaves room for a slow batch.
     public var idleInTransactionTimeoutMilliseconds: Int
+    /// `apply --online`: heavyweight steps keep the old store writable until their last catch-up
+    /// round (docs/online-migrations.md).
+    public var online: Bool = false
+    /// Online catch-up rounds stop once at most this many logged writes are left for the last
+    /// round, which runs under the write guard.
+    var catchUpRemainder = 1000
 
     public static let defaultLockTimeoutMilliseconds = 500
     public static let defaultLockRetries = 10

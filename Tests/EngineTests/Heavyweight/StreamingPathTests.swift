@@ -149,7 +149,7 @@ import TestSupport
             try other.execute("SET lock_timeout = '200ms'")
             var checked = 0
             _ = try HeavyweightMigrationTests.migrator(model, HeavyweightMigrationTests.kitchenMapping(), on: connection).apply(onProgress: { event in
-                guard event.kind == .passStarted, event.stage == PlannedPass.Stage.createInstances.rawValue else { return }
+                guard event.kind == .passStarted, event.stage == .pass(.createInstances) else { return }
                 #expect(try! other.execute("SELECT count(*) AS n FROM shop.recipe").int(0, "n") == 20)
                 let write = #expect(throws: PostgresError.self) { try other.execute("UPDATE shop.recipe SET amount = 1") }
                 #expect(write?.sqlState == PostgresError.lockNotAvailable)
