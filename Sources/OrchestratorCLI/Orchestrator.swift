@@ -16,9 +16,9 @@ public struct Orchestrator: ParsableCommand {
                   string that cannot be read safely (it is not shown), store of an
                   unknown version, a store another apply holds past --lock-wait, a
                   plan that cannot run, a failed step
-              64  bad usage: unknown option or version, no database URL
+              64  bad usage: unknown option or version
             """,
-        subcommands: [StatusCommand.self, PlanCommand.self, ApplyCommand.self, InferCommand.self, HashCommand.self, ValidateCommand.self]
+        subcommands: [StatusCommand.self, PlanCommand.self, ApplyCommand.self, InferCommand.self, HashCommand.self, ValidateCommand.self, DiagramCommand.self]
     )
 
     public init() {}

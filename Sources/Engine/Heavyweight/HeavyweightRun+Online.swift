@@ -4,15 +4,6 @@ import Planning
 import PostgresClient
 import SQLBuilding
 
-/// A heavyweight step that cannot run with `apply --online`: nothing was changed.
-public struct OnlineRefusal: Error, CustomStringConvertible {
-    public var step: String
-    public var reason: String
-    public var description: String {
-        "step \(step) cannot run with --online: \(reason); nothing was changed (run apply without --online)"
-    }
-}
-
 /// `apply --online` of a heavyweight step (`OnlineCatchUp`, docs/online-migrations.md): the
 /// passes run with the old store writable, catch-up rounds map the rows written meanwhile
 /// again, and the last round, stage 3 and the swap run under the write guard.
@@ -23,11 +14,10 @@ extension HeavyweightRun {
 
     var isOnline: Bool { options.online }
 
-    /// The step's catch-up plan, or the refusal naming why it cannot run online.
-    func onlinePlan() throws -> OnlineCatchUp {
-        guard let catchUp = step.onlineCatchUp else {
-            throw OnlineRefusal(step: "'\(step.from ?? "")' -> '\(step.to)'", reason: step.onlineRefusal ?? "it was planned without an online catch-up")
-        }
+    /// The step's catch-up plan: `OnlineNotSupported.check` refused the plan before any step
+    /// ran when a heavyweight step has none.
+    func onlinePlan() -> OnlineCatchUp {
+        guard let catchUp = step.onlineCatchUp else { preconditionFailure("apply --online refuses heavyweight steps without a catch-up plan") }
         return catchUp
     }
 

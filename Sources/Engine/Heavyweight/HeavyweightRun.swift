@@ -56,7 +56,7 @@ struct HeavyweightRun {
     /// the last round and stage 3 run in the swap's transaction.
     func run(plan: MigrationPlan, started: Date) throws -> Int {
         let tracking = step.changeTracking!
-        let catchUp = isOnline ? try onlinePlan() : nil
+        let catchUp = isOnline ? onlinePlan() : nil
         let stagingExists = try schemaExists(staging)
         let decision = try ResumeDecision.decide(
             staging: staging, fingerprint: fingerprint, stagingExists: stagingExists, restart: options.restart,
@@ -178,6 +178,11 @@ struct HeavyweightRun {
     /// wait until the swap has committed. Dies with the process, so a crash never leaves it.
     func takeWriteGuard() throws -> PostgresConnection? {
         guard let statement = step.writeGuard else { return nil }
+        // A rehearsal (`apply --dry-run`) is one transaction of this session: its locks go there.
+        if connection.isRehearsing {
+            _ = try execute(statement)
+            return nil
+        }
         let session = try connection.reconnect()
         do {
             try options.executionPolicy.openTransaction(on: session) { _ = try session.execute(statement.sql) }

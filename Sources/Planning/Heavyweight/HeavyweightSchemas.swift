@@ -35,10 +35,3 @@ struct HeavyweightSchemas {
     /// The staging schema's quoted sequence of `table`'s `_pk`, as `pg_get_serial_sequence` reads it.
     func sequence(of table: String) -> String { quoteIdentifier(staging) + "." + quoteIdentifier(table) }
 }
-
-extension SQL.Interpolation {
-    /// A comma-separated list of inline string literals.
-    mutating func appendInterpolation(literals values: [String]) {
-        appendInterpolation(unsafeRaw: values.map(quoteLiteral).joined(separator: ", "))
-    }
-}

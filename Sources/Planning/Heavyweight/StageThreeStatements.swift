@@ -26,7 +26,7 @@ struct StageThreeStatements {
             }
             for check in DeferredConstraints.checks(table) {
                 statements.append(PlannedStatement(
-                    "ALTER TABLE \(ident: staging, table.name) ADD CONSTRAINT \(ident: check.name) CHECK (\(unsafeRaw: check.expression))",
+                    "ALTER TABLE \(ident: staging, table.name) ADD CONSTRAINT \(ident: check.name) CHECK (\(check.expression))",
                     lock: .accessExclusive, summary: "stage 3: check \(check.name)"
                 ))
             }
@@ -47,14 +47,14 @@ struct StageThreeStatements {
             for relationship in entity.relationships where relationship.isToMany && (relationship.minCount > 0 || relationship.maxCount > 0) {
                 guard let links = linkCount(of: relationship, in: entity, table: table, version: version) else { continue }
                 var bounds: [SQL] = []
-                if relationship.minCount > 0 { bounds.append("(\(links)) < \(inline: relationship.minCount)") }
-                if relationship.maxCount > 0 { bounds.append("(\(links)) > \(inline: relationship.maxCount)") }
+                if relationship.minCount > 0 { bounds.append("(\(links)) < \(literal: relationship.minCount)") }
+                if relationship.maxCount > 0 { bounds.append("(\(links)) > \(literal: relationship.maxCount)") }
                 let scope = version.hierarchy(of: entity).map(\.name)
                 let offending: SQL = "\(ident: "_entity") IN (\(literals: scope)) AND (\(SQL.joined(bounds, separator: " OR ")))"
                 let range = relationship.maxCount > 0 ? "\(relationship.minCount) to \(relationship.maxCount)" : "at least \(relationship.minCount)"
                 let check = DataCheck(
                     table: table,
-                    offending: offending.text,
+                    offending: offending,
                     problem: "rows of \(entity.name) whose \(relationship.name) does not hold \(range) objects",
                     hint: "the destination model's count for \(entity.name).\(relationship.name); the old store is unchanged"
                 )
@@ -85,13 +85,5 @@ struct StageThreeStatements {
         case .column, .none:
             return nil
         }
-    }
-}
-
-extension SQL.Interpolation {
-    /// An integer written inline (as a literal), for text that cannot take binds: check
-    /// predicates run inside a `DO` block.
-    mutating func appendInterpolation(inline value: Int) {
-        appendInterpolation(unsafeRaw: String(value))
     }
 }

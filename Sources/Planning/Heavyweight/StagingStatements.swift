@@ -61,7 +61,7 @@ struct StagingStatements {
 }
 
 /// The constraints of to-one columns the staging tables are created without, added by stage 3
-/// once stage 2 has set the links: NOT NULL and the `<table>_<column>_required` checks.
+/// once stage 2 has set the links: NOT NULL and the checks requiring them.
 enum DeferredConstraints {
     static func toOneColumns(_ table: TableLayout) -> [String] {
         table.columns.filter { if case .toOne = $0.role { return true } else { return false } }.map(\.name)
@@ -74,10 +74,10 @@ enum DeferredConstraints {
         }.map(\.name)
     }
 
-    /// The `<table>_<column>_required` checks of to-one columns.
+    /// The checks requiring a to-one column for some entities.
     static func checks(_ table: TableLayout) -> [CheckConstraint] {
-        let names = Set(toOneColumns(table).map { StoreNaming.shortened(table.name + "_" + $0 + "_required") })
-        return table.checks.filter { names.contains($0.name) }
+        let columns = Set(toOneColumns(table))
+        return table.checks.filter { $0.kind.requiredColumn.map(columns.contains) ?? false }
     }
 
     /// `table` without its deferred constraints.
