@@ -21,9 +21,9 @@ extension OnlineCatchUp {
             holdText: "a catalog change per table (milliseconds; waits at most --lock-timeout, then retried)", blocksWrites: false
         )]
         for pass in step.passes where pass.stage != .validate {
-            let reads = pass.sourceTable.map { "reads \(store).\($0)" } ?? "reads no table of \(store)"
+            let reads = pass.sourceTable.map { "reads \(store).\($0)" } ?? "builds in the staging schema"
             phases.append(HeavyweightOnlinePhase(
-                summary: pass.name + " (\(pass.execution.rawValue))", lock: pass.sourceTable == nil ? .none : .accessShare, hold: .scan,
+                summary: pass.name + " (\(pass.execution.rawValue))", lock: .accessShare, hold: .scan,
                 holdText: "\(reads) in its own transaction; reads and writes go on", blocksWrites: false
             ))
         }
