@@ -98,6 +98,7 @@ public struct StoreMigrator {
     /// The plan for the store as it is now, read without taking any lock or writing anything.
     public func plan() throws -> MigrationPlan {
         let snapshot = try StoreCatalog.snapshot(store: store, on: connection)
+        try DriftCheck.requireNoBlockingDrift(snapshot, model: model, on: connection)
         let recorded = try StoreCatalog.recordedVersions(model: model.name, on: connection)
         var plan = try Planner.plan(
             model: model, targetVersion: targetVersion, snapshot: snapshot, recordedVersions: recorded,
@@ -215,7 +216,7 @@ public struct StoreMigrator {
 
     /// Metadata and history, in the step's transaction.
     func record(_ step: PlannedStep, plan: MigrationPlan, rows: Int, started: Date) throws {
-        for statement in MigrationRecord(store: store, model: model, step: step, plan: plan).metadata() {
+        for statement in StepRecord(store: store, model: model, step: step, plan: plan).metadata() {
             _ = try connection.execute(statement)
         }
         try insertHistory(step, plan: plan, rows: rows, started: started, outcome: "succeeded", error: nil)
@@ -228,7 +229,7 @@ public struct StoreMigrator {
 
     func insertHistory(_ step: PlannedStep, plan: MigrationPlan, rows: Int, started: Date, outcome: String, error: String?) throws {
         let startedText = ISO8601DateFormatter.withFractionalSeconds.string(from: started)
-        _ = try connection.execute(MigrationRecord(store: store, model: model, step: step, plan: plan).history(
+        _ = try connection.execute(StepRecord(store: store, model: model, step: step, plan: plan).history(
             rows: "\(rows)", startedAt: "\(startedText)::timestamptz", durationMilliseconds: "\(milliseconds(since: started))",
             appliedBy: "current_user || ' (' || \(Self.operatingSystemUser) || ')'", outcome: outcome, error: error
         ))
