@@ -156,7 +156,7 @@ public struct StoreMigrator {
             onStep(index + 1, plan.steps.count, step)
             let event = ProgressEvent(
                 kind: .stepStarted, step: index + 1, stepCount: plan.steps.count, stepKind: step.kind.rawValue,
-                from: step.from, to: step.to, pass: 1, passCount: 1, stage: "step", rowsTotal: step.rowEstimate
+                from: step.from, to: step.to, pass: 1, passCount: 1, stage: .step, rowsTotal: step.rowEstimate
             )
             onProgress(event)
             let done = try run(step, number: index + 1, of: plan.steps.count, plan: plan, options: options, onProgress: onProgress)
