@@ -150,7 +150,7 @@ struct LightweightDiff {
         let alter = AlterColumnType(
             table: table.name, column: column.name, from: sourceColumn.type, to: column.type,
             using: conversion.using(column.name), dropsDefault: conversion.dropsDefault && sourceColumn.defaultExpression != nil
-        )
+        ).describing(column, from: sourceColumn, of: table)
         add(.add, alter)
         return alter
     }
