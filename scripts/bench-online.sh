@@ -57,7 +57,10 @@ else
     bin="$(swift build -c release ${SWIFTPM_FLAGS:-} --show-bin-path)/orchestrator"
 fi
 work="$(mktemp -d)"
-[ -n "${BENCH_KEEP:-}" ] && echo "bench-online: logs kept in $work" || trap 'rm -rf "$work"' EXIT
+# The logs go unless BENCH_KEEP is set.
+cleanup() { [ -n "${BENCH_KEEP:-}" ] || rm -rf "$work"; }
+trap cleanup EXIT
+[ -z "${BENCH_KEEP:-}" ] || echo "bench-online: logs kept in $work"
 
 fill_template() {  # database model version fill
     admin -c "DROP DATABASE IF EXISTS $1" -c "CREATE DATABASE $1"
@@ -88,14 +91,17 @@ measure() {  # label database apply-arguments…
     mkdir -p "$log"
     (cd "$log" && exec "$pgbench" -n -c "$clients" -j "$(( clients < 2 ? clients : 2 ))" -R "$rate" -T 36000 -l \
         -f "$work/write.sql" "$url" >"$log/stdout" 2>"$log/stderr") &
-    local bench_pid=$!
+    bench_pid=$!
+    # measure runs in a subshell ($(…)): its own trap stops pgbench if the run fails.
+    trap 'kill -TERM "${bench_pid:-}" 2>/dev/null || true' EXIT
     sleep "$settle"
     local started ended status=ok
     started="$(date +%s.%N)"
     if ! "$bin" apply "$@" --store "$store" --database-url "$url" >"$log/apply.out" 2>"$log/apply.err"; then status=failed; fi
     ended="$(date +%s.%N)"
     sleep "$settle"
-    kill -INT "$bench_pid" 2>/dev/null || true
+    # TERM, not INT: a shell running in the background starts its jobs with SIGINT ignored.
+    kill -TERM "$bench_pid" 2>/dev/null || true
     wait "$bench_pid" 2>/dev/null || true
     local seconds
     seconds="$(awk -v a="$started" -v b="$ended" 'BEGIN { printf "%.2f", b - a }')"
