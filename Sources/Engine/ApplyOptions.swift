@@ -26,6 +26,11 @@ public struct ApplyOptions: Sendable {
     /// changes, never run offline instead.
     public var online: Bool
 
+    /// `apply --plan`: the plan must be this one, planned again under the store's lock.
+    public var expectedPlan: ExpectedPlan?
+    /// Counts the transactions retried for a lock or a deadlock (`apply --dry-run`).
+    public var lockWaits: LockWaitLog?
+
     public static let defaultLockTimeoutMilliseconds = 500
     public static let defaultLockRetries = 10
     public static let defaultLockWaitSeconds = 60.0
@@ -54,7 +59,7 @@ public struct ApplyOptions: Sendable {
         ExecutionPolicy(
             lockTimeoutMilliseconds: lockTimeoutMilliseconds,
             idleInTransactionTimeoutMilliseconds: idleInTransactionTimeoutMilliseconds,
-            retries: RetrySchedule(attempts: max(1, lockRetries))
+            retries: RetrySchedule(attempts: max(1, lockRetries)), lockWaits: lockWaits
         )
     }
 }

@@ -124,6 +124,12 @@ public struct SQL: Sendable, Hashable, CustomStringConvertible, ExpressibleByStr
             text += String(value)
         }
 
+        /// A qualified name as a string literal, `'"schema"."name"'`: the text form of a `regclass`
+        /// (`pg_get_serial_sequence`, `to_regclass`).
+        public mutating func appendInterpolation(nameLiteral schema: String, _ name: String) {
+            text += quoteLiteral(quoteIdentifier(schema) + "." + quoteIdentifier(name))
+        }
+
         /// A comma-separated list of inline string literals, `'A', 'B'`: the entity names of
         /// `"_entity" IN (…)` in DDL and predicates, where binds are not allowed or not wanted.
         public mutating func appendInterpolation(literals values: [String]) {
@@ -171,6 +177,11 @@ public struct SQL: Sendable, Hashable, CustomStringConvertible, ExpressibleByStr
 
 /// Shifts `$n` placeholders outside of quotes by `offset`.
 private func renumberPlaceholders(_ text: String, by offset: Int) -> String {
+    replacingPlaceholders(in: text) { "$\($0 + offset)" }
+}
+
+/// `text` with each `$n` placeholder outside of quotes replaced by `replacement(n)`.
+func replacingPlaceholders(in text: String, with replacement: (Int) -> String) -> String {
     var result = ""
     var chars = Array(text)[...]
     var quote: Character? = nil
@@ -189,7 +200,7 @@ private func renumberPlaceholders(_ text: String, by offset: Int) -> String {
                 digits.append(d)
                 chars.removeFirst()
             }
-            result += "$\(Int(digits)! + offset)"
+            result += replacement(Int(digits)!)
         } else {
             result.append(c)
         }

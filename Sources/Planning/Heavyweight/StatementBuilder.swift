@@ -340,7 +340,7 @@ struct StatementBuilder {
             }
             for check in deferredChecks(table) {
                 statements.append(PlannedStatement(
-                    "ALTER TABLE \(ident: staging, table.name) ADD CONSTRAINT \(ident: check.name) CHECK (\(unsafeRaw: check.expression))",
+                    "ALTER TABLE \(ident: staging, table.name) ADD CONSTRAINT \(ident: check.name) CHECK (\(check.expression))",
                     lock: .accessExclusive, summary: "stage 3: check \(check.name)"
                 ))
             }
@@ -436,10 +436,10 @@ struct StatementBuilder {
         }.map(\.name)
     }
 
-    /// The `<table>_<column>_required` checks of to-one columns.
+    /// The checks requiring a to-one column for some entities.
     private func deferredChecks(_ table: TableLayout) -> [CheckConstraint] {
-        let names = Set(toOneColumns(table).map { StoreNaming.shortened(table.name + "_" + $0 + "_required") })
-        return table.checks.filter { names.contains($0.name) }
+        let columns = Set(toOneColumns(table))
+        return table.checks.filter { $0.kind.requiredColumn.map(columns.contains) ?? false }
     }
 
     private func bare(_ table: TableLayout) -> TableLayout {

@@ -14,7 +14,7 @@ struct AlterColumnType: SchemaChange {
     var dropsDefault = false
     /// What `apply --online` needs to build the column beside the old one (`describing`).
     var isNotNull = false
-    var defaultExpression: String?
+    var defaultExpression: SQL?
     var constrainedBy: [String] = []
 
     func statements(in schema: String) -> [PlannedStatement] {
@@ -52,13 +52,13 @@ struct ShortestFloatText: SchemaChange {
 struct ChangeColumnDefault: SchemaChange {
     var table: String
     var column: String
-    /// SQL text built from quoted literals only; nil drops the default.
-    var expression: String?
+    /// Nil drops the default.
+    var expression: SQL?
 
     func statements(in schema: String) -> [PlannedStatement] {
         if let expression {
             return [PlannedStatement(
-                "ALTER TABLE \(ident: schema, table) ALTER COLUMN \(ident: column) SET DEFAULT \(unsafeRaw: expression)",
+                "ALTER TABLE \(ident: schema, table) ALTER COLUMN \(ident: column) SET DEFAULT \(expression)",
                 lock: .accessExclusive, summary: "set default of \(table).\(column)"
             )]
         }

@@ -24,7 +24,7 @@ struct AddCheck: SchemaChange {
 
     func statements(in schema: String) -> [PlannedStatement] {
         [PlannedStatement(
-            "ALTER TABLE \(ident: schema, table) ADD CONSTRAINT \(ident: check.name) CHECK (\(unsafeRaw: check.expression))",
+            "ALTER TABLE \(ident: schema, table) ADD CONSTRAINT \(ident: check.name) CHECK (\(check.expression))",
             lock: .accessExclusive, summary: "check \(check.name) on \(table)"
         )]
     }

@@ -39,12 +39,12 @@ struct SetNotNull: SchemaChange {
 struct BackfillNulls: SchemaChange {
     var table: String
     var column: String
-    /// SQL text of the default, built from quoted literals only.
-    var value: String
+    /// The column's default expression.
+    var value: SQL
     var entities: [String]?
 
     func statements(in schema: String) -> [PlannedStatement] {
-        var sql: SQL = "UPDATE \(ident: schema, table) SET \(ident: column) = \(unsafeRaw: value) WHERE \(ident: column) IS NULL"
+        var sql: SQL = "UPDATE \(ident: schema, table) SET \(ident: column) = \(value) WHERE \(ident: column) IS NULL"
         if let entities { sql.append(" AND \(ident: "_entity") IN (\(literals: entities))") }
         return [PlannedStatement(sql, lock: .rowExclusive, summary: "backfill NULLs of \(table).\(column) with its default")]
     }

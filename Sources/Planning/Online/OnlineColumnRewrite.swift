@@ -20,7 +20,7 @@ extension AlterColumnType: OnlineChange {
         described.defaultExpression = column.defaultExpression
         described.constrainedBy = table.indexes.filter { $0.columns.contains(column.name) }.map(\.name)
             + table.uniqueConstraints.filter { $0.columns.contains(column.name) }.map(\.name)
-            + table.checks.filter { $0.expression.contains(column.name) }.map(\.name)
+            + table.checks.filter { $0.expression.text.contains(column.name) }.map(\.name)
         return described
     }
 
@@ -36,11 +36,11 @@ extension AlterColumnType: OnlineChange {
         // The offline statements begin with the default's drop when it cannot be cast.
         var add = dropsDefault ? [statements(in: schema)[0]] : []
         var addColumn: SQL = "ALTER TABLE \(ident: schema, table) ADD COLUMN \(ident: shadow) \(unsafeRaw: to)"
-        if let defaultExpression { addColumn.append(" DEFAULT \(unsafeRaw: defaultExpression)") }
+        if let defaultExpression { addColumn.append(" DEFAULT \(defaultExpression)") }
         add.append(PlannedStatement(addColumn, lock: .accessExclusive, summary: "add \(table).\(column) as \(to) beside the old column"))
 
         // The conversion reads the column by name: the trigger gives it the row's value so.
-        let body = "BEGIN NEW.\(quoteIdentifier(shadow)) := (SELECT \(converted.text) FROM (SELECT NEW.\(quoteIdentifier(column)) AS \(quoteIdentifier(column))) AS r); RETURN NEW; END"
+        let body: SQL = "BEGIN NEW.\(ident: shadow) := (SELECT \(converted) FROM (SELECT NEW.\(ident: column) AS \(ident: column)) AS r); RETURN NEW; END"
         var install = OnlinePhase.instant(
             trigger.installStatements(in: schema, timing: "BEFORE INSERT OR UPDATE", body: body, summary: "rows written get \(column) as \(to)"),
             summary: "trigger on \(table): rows written meanwhile get \(column) as \(to) too"

@@ -8,7 +8,7 @@ extension AddCheck: OnlineChange {
     func onlineForm(in schema: String) -> OnlineForm {
         .phases([
             .instant([PlannedStatement(
-                "ALTER TABLE \(ident: schema, table) ADD CONSTRAINT \(ident: check.name) CHECK (\(unsafeRaw: check.expression)) NOT VALID",
+                "ALTER TABLE \(ident: schema, table) ADD CONSTRAINT \(ident: check.name) CHECK (\(check.expression)) NOT VALID",
                 lock: .accessExclusive, summary: "check \(check.name) on \(table), for new writes"
             )]),
             validate(check.name, on: table, in: schema),
