@@ -17,7 +17,6 @@ struct OnlineRun {
     var step: PlannedStep
     var plan: MigrationPlan
     var options: ApplyOptions
-    var onProgress: (ProgressEvent) -> Void
 
     var connection: PostgresConnection { migrator.connection }
     var policy: ExecutionPolicy { options.executionPolicy }
