@@ -121,6 +121,24 @@ import TestSupport
         }
     }
 
+    /// A uniqueness constraint (root entity: `UNIQUE USING INDEX` on an index built
+    /// concurrently; sub-entity: a partial unique index) and a fetch index, with an attribute
+    /// added (constraints alone change no version hash), on tables with rows:
+    /// the catalog is the one a fresh store of the version has.
+    @Test func uniquenessConstraintsAndIndexesAddedOnlineGiveTheContractCatalog() throws {
+        let model = try S.model([
+            ("v1", S.version("Recipe: {attributes: {name: string, code: string}}\nDessert: {attributes: {name: string}}\nCake: {parent: Dessert, attributes: {sku: string}}")),
+            ("v2", S.version("Recipe: {attributes: {name: string, code: string, notes: string}, uniquenessConstraints: [[code]], indexes: {byName: [name]}}\nDessert: {attributes: {name: string}}\nCake: {parent: Dessert, attributes: {sku: string}, uniquenessConstraints: [[sku]]}")),
+        ])
+        try S.withStore(model) { connection in
+            let before = try S.rows("recipe", ["name", "code"], on: connection)
+            let report = try StoreMigrator(connection: connection, model: model, store: S.store).apply(options: ApplyOptions(online: true))
+            #expect(report.appliedSteps.count == 1)
+            #expect(try S.rows("recipe", ["name", "code"], on: connection) == before)
+            try S.expectFollowsContract(model, on: connection)
+        }
+    }
+
     /// The live store equals the shadow store (the same writes, never migrated online) once the
     /// shadow is migrated offline: catalog and every row; no trigger or checkpoint is left.
     static func expectSameAsOfflineMigrationOfShadow(_ model: VersionedModel, on connection: PostgresConnection, sourceLocation: SourceLocation = #_sourceLocation) throws {
