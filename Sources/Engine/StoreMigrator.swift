@@ -196,7 +196,7 @@ public struct StoreMigrator {
                 throw failure
             }
         }
-        if let done = try runOnline(step, number: number, of: count, plan: plan, options: options, started: started, onProgress: onProgress) {
+        if let done = try runOnline(step, number: number, of: count, plan: plan, options: options, started: started) {
             return done
         }
         var failedStatement: PlannedStatement?
