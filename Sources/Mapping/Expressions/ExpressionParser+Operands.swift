@@ -4,37 +4,25 @@ extension Parser {
     mutating func expression() throws(ExpressionError) -> ValueExpression {
         try enterLevel()
         defer { leaveLevel() }
-        var result = try multiplicative()
-        var depth = result.depth
-        try requireDepth(depth)
-        while let op = arithmeticOperator(among: [.add, .subtract]) {
-            _ = advance()
-            let right = try multiplicative()
-            depth = 1 + max(depth, right.depth)
-            try requireDepth(depth)
-            result = .arithmetic(op, result, right)
-        }
-        return result
+        return try chain(
+            of: { (parser: inout Parser) throws(ExpressionError) in try parser.multiplicative() },
+            joinedBy: Self.arithmetic(among: [.add, .subtract])
+        )
     }
 
     /// multiplicative := unary (('*' | '/') unary)*
     mutating func multiplicative() throws(ExpressionError) -> ValueExpression {
-        var result = try unary()
-        var depth = result.depth
-        try requireDepth(depth)
-        while let op = arithmeticOperator(among: [.multiply, .divide]) {
-            _ = advance()
-            let right = try unary()
-            depth = 1 + max(depth, right.depth)
-            try requireDepth(depth)
-            result = .arithmetic(op, result, right)
-        }
+        let result = try chain(
+            of: { (parser: inout Parser) throws(ExpressionError) in try parser.unary() },
+            joinedBy: Self.arithmetic(among: [.multiply, .divide])
+        )
         if current.isSymbol("**") { throw error("'**' (raise:toPower:) is not supported", at: current) }
         return result
     }
 
-    func arithmeticOperator(among candidates: [ArithmeticOperator]) -> ArithmeticOperator? {
-        candidates.first { current.isSymbol($0.rawValue) }
+    /// The arithmetic node an operator among `candidates` makes.
+    static func arithmetic(among candidates: [ArithmeticOperator]) -> (Token) -> ((ValueExpression, ValueExpression) -> ValueExpression)? {
+        { token in candidates.first { token.isSymbol($0.rawValue) }.map { op in { .arithmetic(op, $0, $1) } } }
     }
 
     /// unary := '-' unary | primary
