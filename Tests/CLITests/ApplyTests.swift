@@ -19,10 +19,11 @@ struct ApplyTests {
                 store recipes: at 'Recipes 3', model hash \(hash)
                 current version: 'Recipes 3', model hash \(hash)
                 compatible: yes
+                drift: none from the contract of 'Recipes 3'
                 """)
             try assertCommand(["status", "--model", "migrations", "--format", "json"], databaseURL: url, output: """
                 {"store":"recipes","model":"Recipes","exists":true,"compatible":true,"storeVersion":"Recipes 3","currentVersion":"Recipes 3",\
-                "modelHash":"\(hash)","storeModelHash":"\(hash)"}
+                "modelHash":"\(hash)","storeModelHash":"\(hash)","driftCheckedAgainst":"Recipes 3","drift":[]}
                 """)
             try assertCommand(["plan", "--model", "migrations"], databaseURL: url, output: """
                 store recipes: up to date at 'Recipes 3' (model hash \(hash)); nothing to do
@@ -78,7 +79,7 @@ struct ApplyTests {
             let hashes = PureCommandTests.recipeHashes
             try assertCommand(["status", "--model", "migrations", "--store", "kitchen", "--format", "json"], databaseURL: url, output: """
                 {"store":"kitchen","model":"Recipes","exists":true,"compatible":false,"storeVersion":"Recipes 2","currentVersion":"Recipes 3",\
-                "modelHash":"\(hashes["Recipes 3"]!)","storeModelHash":"\(hashes["Recipes 2"]!)"}
+                "modelHash":"\(hashes["Recipes 3"]!)","storeModelHash":"\(hashes["Recipes 2"]!)","driftCheckedAgainst":"Recipes 2","drift":[]}
                 """)
         }
     }
@@ -117,6 +118,7 @@ struct ApplyTests {
                     store shop: at 'Shop 1', model hash \(from)
                     current version: 'Shop 2', model hash \(to)
                     compatible: no, migration required (see `orchestrator plan`)
+                    drift: none from the contract of 'Shop 1'
                     """)
                 try assertCommand(["plan", "--model", folder.path], databaseURL: url, output: """
                     store shop: at 'Shop 1' (model hash \(from)), target 'Shop 2' (model hash \(to))

@@ -22,12 +22,19 @@ func assertCommand(
 
 /// The first line where `actual` differs from `expected`, both shown.
 func firstDifference(_ expected: String, _ actual: String) -> String {
-    let wanted = expected.split(separator: "\n", omittingEmptySubsequences: false)
-    let got = actual.split(separator: "\n", omittingEmptySubsequences: false)
+    func lines(_ text: String) -> [Substring] {
+        text.split(separator: "\n", omittingEmptySubsequences: false).dropLast(text.hasSuffix("\n") ? 1 : 0)
+    }
+    let (wanted, got) = (lines(expected), lines(actual))
     for index in 0..<max(wanted.count, got.count) {
         let want = index < wanted.count ? String(wanted[index]) : "<no line>"
         let have = index < got.count ? String(got[index]) : "<no line>"
         if want != have { return "line \(index + 1) differs\n  expected: \(want)\n  actual:   \(have)" }
     }
     return "no difference"
+}
+
+/// A SHA-256 digest as the commands print it: 64 lowercase hex digits.
+func isSHA256Hex(_ text: String) -> Bool {
+    text.utf8.count == 64 && text.allSatisfy { $0.isHexDigit && !$0.isUppercase }
 }
