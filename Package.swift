@@ -15,6 +15,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
         // libpq, from the system (libpq-dev); imported by PostgresClient only.
@@ -38,16 +39,21 @@ let package = Package(
         // Pure: store layout, plans. Never talks to a database.
         .target(name: "Planning", dependencies: ["ObjectModel", "SQLBuilding", "Mapping"]),
         // The only module that talks to libpq.
-        .target(name: "PostgresClient", dependencies: ["CLibPQ", "SQLBuilding"]),
+        .target(name: "PostgresClient", dependencies: ["CLibPQ", "SQLBuilding", .product(name: "Logging", package: "swift-log")]),
         // Executes plans against PostgreSQL: metadata, locks, transactions.
-        .target(name: "Engine", dependencies: ["Planning", "PostgresClient"]),
+        .target(name: "Engine", dependencies: ["ObjectModel", "SQLBuilding", "Mapping", "Planning", "PostgresClient"]),
         .target(
             name: "OrchestratorCLI",
+            // Every module it imports, declared (issue 10.6).
             dependencies: [
-                "Engine",
-                "Mapping",
+                "ObjectModel",
                 "SQLBuilding",
+                "Mapping",
+                "Planning",
+                "PostgresClient",
+                "Engine",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .executableTarget(name: "orchestrator", dependencies: ["OrchestratorCLI"]),

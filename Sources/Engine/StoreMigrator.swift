@@ -123,23 +123,30 @@ public struct StoreMigrator {
     ///    who holds it), then re-read the metadata and re-plan under it (another process may
     ///    have migrated the store meanwhile).
     /// 4. Run each step in one transaction with its metadata and history.
+    ///
+    /// With `options.expectedPlan` (`apply --plan`), the plans of steps 1 and 3 must be the
+    /// saved one, or nothing is changed.
     public func apply(
         options: ApplyOptions = ApplyOptions(), onStep: (Int, Int, PlannedStep) -> Void = { _, _, _ in },
         onProgress: (ProgressEvent) -> Void = { _ in }, onLockWait: ([AdvisoryLockHolder]) -> Void = { _ in }
     ) throws -> ApplyReport {
         try StoreSchemas.removeLeftovers(store: store, on: connection, lockWaitSeconds: options.lockWaitSeconds, onLockWait: onLockWait)
         let preliminary = try plan()
+        try options.expectedPlan?.requireSame(as: preliminary, migrator: self)
         if preliminary.isUpToDate { return ApplyReport(plan: preliminary, appliedSteps: []) }
         guard preliminary.isExecutable else { throw NotExecutable(blockers: preliminary.blockers) }
         try DataLossNotAllowed.check(preliminary, options: options)
+        try OnlineNotSupported.check(preliminary, options: options)
         try MetadataSchema.bootstrap(on: connection)
         let lock = StoreLock(store: store, connection: connection)
         try lock.acquire(waitingAtMost: options.lockWaitSeconds, onWait: onLockWait)
         defer { lock.release() }
 
         let plan = try self.plan()
+        try options.expectedPlan?.requireSame(as: plan, migrator: self)
         guard plan.isExecutable else { throw NotExecutable(blockers: plan.blockers) }
         try DataLossNotAllowed.check(plan, options: options)
+        try OnlineNotSupported.check(plan, options: options)
         var applied: [AppliedStep] = []
         for (index, step) in plan.steps.enumerated() {
             onStep(index + 1, plan.steps.count, step)
@@ -185,6 +192,9 @@ public struct StoreMigrator {
                 throw failure
             }
         }
+        if let done = try runOnline(step, number: number, of: count, plan: plan, options: options, started: started, onProgress: onProgress) {
+            return done
+        }
         var failedStatement: PlannedStatement?
         do {
             let rows = try options.executionPolicy.transaction(on: connection) {
@@ -206,25 +216,9 @@ public struct StoreMigrator {
 
     /// Metadata and history, in the step's transaction.
     func record(_ step: PlannedStep, plan: MigrationPlan, rows: Int, started: Date) throws {
-        guard let version = model.version(named: step.to) else {
-            preconditionFailure("a planned step targets '\(step.to)', which is not a version of \(model.name)")
+        for statement in MigrationRecord(store: store, model: model, step: step, plan: plan).metadata() {
+            _ = try connection.execute(statement)
         }
-        let hashes = VersionHash.hashes(of: version)
-        let entityHashes = JSONValue.object(hashes.entities.keys.sorted().map { ($0, .string(hashes.entities[$0]!)) }).rendered
-        let identifiers = JSONValue.array(version.versionIdentifiers.map(JSONValue.string)).rendered
-        let meta = MetadataSchema.schema
-        _ = try connection.execute("""
-            INSERT INTO \(ident: meta, "stores") (store, model_name, version_name, model_hash, entity_hashes, version_identifiers)
-            VALUES (\(store), \(model.name), \(version.name), \(hashes.model), \(entityHashes)::jsonb, \(identifiers)::jsonb)
-            ON CONFLICT (store) DO UPDATE SET model_name = EXCLUDED.model_name, version_name = EXCLUDED.version_name,
-                model_hash = EXCLUDED.model_hash, entity_hashes = EXCLUDED.entity_hashes,
-                version_identifiers = EXCLUDED.version_identifiers, updated_at = now()
-            """)
-        _ = try connection.execute("""
-            INSERT INTO \(ident: meta, "model_versions") (model_name, version_name, model_hash, entity_hashes, format, definition)
-            VALUES (\(model.name), \(version.name), \(hashes.model), \(entityHashes)::jsonb, 'native-json', \(NativeModelWriter.json(of: version)))
-            ON CONFLICT (model_name, model_hash) DO NOTHING
-            """)
         try insertHistory(step, plan: plan, rows: rows, started: started, outcome: "succeeded", error: nil)
         if step == plan.steps.last { try StoreSchemas.finishChain(store: store, on: connection) }
     }
@@ -234,19 +228,11 @@ public struct StoreMigrator {
     }
 
     func insertHistory(_ step: PlannedStep, plan: MigrationPlan, rows: Int, started: Date, outcome: String, error: String?) throws {
-        let statements = JSONValue.array(step.statements.map { .string($0.sql.text) }).rendered
-        let toHash = model.version(named: step.to).map { VersionHash.hashes(of: $0).model } ?? ""
-        let fromHash = step.kind == .create ? nil
-            : step.from.flatMap { model.version(named: $0) }.map { VersionHash.hashes(of: $0).model } ?? plan.storeModelHash
         let startedText = ISO8601DateFormatter.withFractionalSeconds.string(from: started)
-        _ = try connection.execute("""
-            INSERT INTO \(ident: MetadataSchema.schema, "migrations")
-                (store, kind, from_version, to_version, from_hash, to_hash, statements, rows, started_at, finished_at,
-                 duration_ms, applied_by, outcome, error)
-            VALUES (\(store), \(step.kind.rawValue), \(step.from), \(step.to), \(fromHash), \(toHash), \(statements)::jsonb,
-                    \(rows), \(startedText)::timestamptz, clock_timestamp(), \(milliseconds(since: started)),
-                    current_user || ' (' || \(Self.operatingSystemUser) || ')', \(outcome), \(error))
-            """)
+        _ = try connection.execute(MigrationRecord(store: store, model: model, step: step, plan: plan).history(
+            rows: "\(rows)", startedAt: "\(startedText)::timestamptz", durationMilliseconds: "\(milliseconds(since: started))",
+            appliedBy: "current_user || ' (' || \(Self.operatingSystemUser) || ')'", outcome: outcome, error: error
+        ))
     }
 
     static var operatingSystemUser: String {

@@ -13,6 +13,7 @@ struct HistoryCommand: ParsableCommand {
 
     @OptionGroup var storeOptions: StoreOptions
     @OptionGroup var formatOptions: FormatOptions
+    @OptionGroup var outputOptions: OutputOptions
 
     func validate() throws {
         guard model != nil || storeOptions.store != nil else { throw ValidationError("pass --store, or --model to name the store after the model") }
@@ -36,7 +37,7 @@ struct HistoryCommand: ParsableCommand {
     }
 }
 
-extension MigrationRecord {
+extension HistoryEntry {
     /// `#3 2026-11-23T22:30:01.123Z heavyweight 'A' -> 'B': succeeded, 120 rows, 85 ms, by …`
     var textLine: String {
         let from = fromVersion.map { "'\($0)' -> " } ?? ""

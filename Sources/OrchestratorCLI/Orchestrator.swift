@@ -20,10 +20,10 @@ public struct Orchestrator: ParsableCommand {
                   without a backup, a schema `adopt` finds different
               2   `status --check` only: a migration is needed or the store does
                   not exist (1 when it differs from its version's contract)
-              64  bad usage: unknown option or version, no database URL
+              64  bad usage: unknown option or version
             """,
         subcommands: [
-            StatusCommand.self, PlanCommand.self, ApplyCommand.self, InferCommand.self, HashCommand.self, ValidateCommand.self,
+            StatusCommand.self, PlanCommand.self, ApplyCommand.self, InferCommand.self, HashCommand.self, ValidateCommand.self, DiagramCommand.self,
             HistoryCommand.self,
             RestoreCommand.self,
             AdoptCommand.self,

@@ -106,7 +106,7 @@ struct LightweightDiff {
                     add(.fill, BackfillNulls(table: table.name, column: column.name, value: value, entities: nil))
                 } else {
                     add(.checkData, DataCheck(
-                        table: sourceTable.name, offending: "\(quoteIdentifier(sourceName)) IS NULL",
+                        table: sourceTable.name, offending: "\(ident: sourceName) IS NULL",
                         problem: "rows of \(sourceTable.name) without \(sourceName) (\(Self.describe(column.role)) made required)",
                         hint: Self.requiredHint
                     ))
