@@ -97,7 +97,7 @@ struct AdoptTests {
             #expect(try holder.execute("SELECT count(*) AS n FROM orchestrator.stores").value(0, "n") == "0")
 
             for command in [["adopt", "--version", "Recipes 1"], ["restore"]] {
-                let usage = try R.run(command + ["--lock-wait", "-1"], url: url)
+                let usage = try R.run(command + ["--lock-wait=-1"], url: url)
                 #expect(usage.exitCode == 64 && usage.stderr.contains("--lock-wait must be a number of seconds, 0 or more"), "\(usage)")
             }
         }
