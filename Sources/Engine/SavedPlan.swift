@@ -68,6 +68,13 @@ public struct SavedPlanUnreadable: Error, CustomStringConvertible {
     public var description: String { "cannot use the saved plan \(file): \(reason)" }
 }
 
+/// `plan --out FILE` could not write the file: the file, and why.
+public struct SavedPlanNotWritten: Error, CustomStringConvertible {
+    public var file: String
+    public var reason: String
+    public var description: String { "cannot save the plan to \(file): \(reason)" }
+}
+
 extension SavedPlan {
     /// The plan's steps as saved: statements as text (a planned statement carries no binds).
     init(plan: MigrationPlan, fingerprints: Fingerprints) {
@@ -100,7 +107,7 @@ extension SavedPlan {
         do {
             try encoded().write(to: URL(fileURLWithPath: path), options: .atomic)
         } catch {
-            throw SavedPlanUnreadable(file: path, reason: "it cannot be written (\(error.localizedDescription))")
+            throw SavedPlanNotWritten(file: path, reason: error.localizedDescription)
         }
     }
 

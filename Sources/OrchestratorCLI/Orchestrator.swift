@@ -27,6 +27,7 @@ public struct Orchestrator: ParsableCommand {
             HistoryCommand.self,
             RestoreCommand.self,
             AdoptCommand.self,
+            DiagramCommand.self,
         ]
     )
 

@@ -45,7 +45,7 @@ enum RehearsalRendering {
             case .wouldSucceed: line += "would succeed"
             case .wouldFail: line += "would fail"
             }
-            line += " (\(rehearsed.durationMilliseconds) ms, \(rehearsed.rows) rows, \(rehearsed.lockWaits) lock waits"
+            line += " (\(rehearsed.durationMilliseconds) ms, \(counted(rehearsed.rows, "row")), \(counted(rehearsed.lockWaits, "lock wait"))"
                 + (rehearsed.lockWaits > 0 ? " costing \(rehearsed.lockWaitMilliseconds) ms" : "") + ")"
             if let statement = rehearsed.failedStatement { line += " at \"\(statement)\"" }
             if let error = rehearsed.error { line += ": \(error)" }
@@ -57,6 +57,10 @@ enum RehearsalRendering {
             lines.append("store \(store): apply would bring it to '\(report.plan.targetVersion)'; dry run rolled back, nothing was changed")
         }
         return lines
+    }
+
+    static func counted(_ number: Int, _ noun: String) -> String {
+        "\(number) \(noun)\(number == 1 ? "" : "s")"
     }
 
     /// Prints the report; a step that would fail makes the command exit 1.

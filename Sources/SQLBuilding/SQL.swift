@@ -124,6 +124,12 @@ public struct SQL: Sendable, Hashable, CustomStringConvertible, ExpressibleByStr
             text += String(value)
         }
 
+        /// A qualified name as a string literal, `'"schema"."name"'`: the text form of a `regclass`
+        /// (`pg_get_serial_sequence`, `to_regclass`).
+        public mutating func appendInterpolation(nameLiteral schema: String, _ name: String) {
+            text += quoteLiteral(quoteIdentifier(schema) + "." + quoteIdentifier(name))
+        }
+
         /// A comma-separated list of inline string literals, `'A', 'B'`: the entity names of
         /// `"_entity" IN (…)` in DDL and predicates, where binds are not allowed or not wanted.
         public mutating func appendInterpolation(literals values: [String]) {

@@ -133,4 +133,29 @@ struct SavedPlanTests {
             }
         }
     }
+
+    @Test("plan --out to a folder that does not exist fails naming the file, and prints no plan", integration)
+    func unwritablePlanFile() throws {
+        try TestDatabase.withFreshDatabase { url in
+            let file = "/nonexistent-orchestrator-folder/plan.json"
+            let plan = try OrchestratorBinary.run(["plan", "--model", "migrations", "--out", file], databaseURL: url)
+            #expect(plan.exitCode == 1, "\(plan)")
+            #expect(plan.stdout.isEmpty, "\(plan)")
+            #expect(plan.stderr.hasPrefix("error: cannot save the plan to \(file): "), "\(plan)")
+            #expect(plan.stderrLines.count == 1, "\(plan)")
+        }
+    }
+
+    @Test("--format sql and --dry-run do not go with --online: a usage error naming both", arguments: [
+        (["plan", "--model", "migrations", "--format", "sql", "--online"],
+         "Error: --format sql writes the plan as one transaction, and --online runs it in phases that commit separately: choose one"),
+        (["apply", "--model", "migrations", "--dry-run", "--online"],
+         "Error: --dry-run rehearses every step in one transaction, and --online commits in phases (CREATE INDEX CONCURRENTLY cannot run in a transaction): rehearse without --online"),
+    ])
+    func exclusiveWithOnline(arguments: [String], error: String) throws {
+        let result = try OrchestratorBinary.run(arguments)
+        #expect(result.exitCode == 64, "\(result)")
+        #expect(result.stdout.isEmpty, "\(result)")
+        #expect(result.stderrLines.first == error, "\(result)")
+    }
 }

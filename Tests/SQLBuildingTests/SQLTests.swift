@@ -30,6 +30,12 @@ import SQLBuilding
         #expect(empty.text == "()")
     }
 
+    @Test func aQualifiedNameLiteralQuotesTheIdentifiersThenTheLiteral() {
+        let sql: SQL = "to_regclass(\(nameLiteral: "o'k", "t\"1"))"
+        #expect(sql.text == #"to_regclass('"o''k"."t""1"')"#)
+        #expect(sql.binds.isEmpty)
+    }
+
     @Test func integerLiteralsAreInlineWithTheirSign() {
         let sql: SQL = "x >= \(literal: Int64(-32768)) AND x < \(literal: UInt64(Int64.max) + 1)"
         #expect(sql.text == "x >= -32768 AND x < 9223372036854775808")

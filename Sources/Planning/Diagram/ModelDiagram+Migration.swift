@@ -20,11 +20,15 @@ extension ModelDiagram {
                 }
                 ends += matches.removedRelationships(of: old)
             case (nil, let new?):
+                // A new entity's properties may continue others, moved up from a sub-entity.
                 entities.append(DiagramEntity(
                     name: new.name, isAbstract: new.isAbstract,
-                    attributes: new.attributes.filter { !$0.isTransient }.map { DiagramAttribute($0, mark: .added) }, mark: .added
+                    attributes: new.attributes.filter { !$0.isTransient }.map { DiagramAttribute($0, mark: matches.attributeMark($0, declaredBy: new.name)) },
+                    mark: .added
                 ))
-                ends += new.relationships.filter { !$0.isTransient }.map { RelationshipEnd(entity: new.name, $0, mark: .added) }
+                ends += new.relationships.filter { !$0.isTransient }.map { relationship in
+                    RelationshipEnd(entity: new.name, relationship, mark: matches.relationshipMark(relationship, declaredBy: new.name))
+                }
             case (let old?, nil):
                 entities.append(DiagramEntity(
                     name: old.name, isAbstract: old.isAbstract,

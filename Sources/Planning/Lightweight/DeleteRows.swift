@@ -51,7 +51,7 @@ struct ResetIdentity: SchemaChange {
     func statements(in schema: String) -> [PlannedStatement] {
         [PlannedStatement(
             """
-            SELECT setval(pg_get_serial_sequence(\(literal: quoteIdentifier(schema) + "." + quoteIdentifier(table)), \(literal: "_pk")), \
+            SELECT setval(pg_get_serial_sequence(\(nameLiteral: schema, table), \(literal: "_pk")), \
             COALESCE((SELECT max(\(ident: "_pk")) FROM \(ident: schema, table)), 0) + 1, false)
             """,
             lock: .accessShare, summary: "continue the identity of \(table) after its largest _pk"

@@ -8,9 +8,9 @@ import SQLBuilding
 extension BackfillNulls: OnlineChange {
     func onlineForm(in schema: String) -> OnlineForm {
         let trigger = OnlineTrigger.named("backfill", table: table, column: column)
-        var condition = "NEW.\(quoteIdentifier(column)) IS NULL"
-        if let entities { condition += " AND NEW.\(quoteIdentifier("_entity")) IN (\(entities.map(quoteLiteral).joined(separator: ", ")))" }
-        let body = "BEGIN IF \(condition) THEN NEW.\(quoteIdentifier(column)) := \(value); END IF; RETURN NEW; END"
+        var condition: SQL = "NEW.\(ident: column) IS NULL"
+        if let entities { condition.append(" AND NEW.\(ident: "_entity") IN (\(literals: entities))") }
+        let body: SQL = "BEGIN IF \(condition) THEN NEW.\(ident: column) := \(value); END IF; RETURN NEW; END"
         var install = OnlinePhase.instant(
             trigger.installStatements(in: schema, timing: "BEFORE INSERT OR UPDATE", body: body, summary: "rows written get the default of \(column) for NULL"),
             summary: "trigger on \(table): rows written meanwhile get \(column)'s default for NULL"
@@ -28,9 +28,12 @@ extension BackfillNulls: OnlineChange {
 extension UpdateEntityNames: OnlineChange {
     func onlineForm(in schema: String) -> OnlineForm {
         let trigger = OnlineTrigger.named("entity", table: table, column: "_entity")
-        let entity = quoteIdentifier("_entity")
-        let cases = renames.map { "WHEN \(quoteLiteral($0.from)) THEN \(quoteLiteral($0.to))" }.joined(separator: " ")
-        let body = "BEGIN IF NEW.\(entity) IN (\(renames.map { quoteLiteral($0.from) }.joined(separator: ", "))) THEN NEW.\(entity) := CASE NEW.\(entity) \(cases) END; END IF; RETURN NEW; END"
+        var cases: SQL = ""
+        for rename in renames { cases.append(" WHEN \(literal: rename.from) THEN \(literal: rename.to)") }
+        let body: SQL = """
+            BEGIN IF NEW.\(ident: "_entity") IN (\(literals: renames.map(\.from))) \
+            THEN NEW.\(ident: "_entity") := CASE NEW.\(ident: "_entity")\(cases) END; END IF; RETURN NEW; END
+            """
         var install = OnlinePhase.instant(
             trigger.installStatements(in: schema, timing: "BEFORE INSERT OR UPDATE", body: body, summary: "rows written get the new entity names"),
             summary: "trigger on \(table): rows written meanwhile get the new entity names"
@@ -54,19 +57,17 @@ extension FillJoinTable: OnlineChange {
             return .refused("copy links from \(links.table) into \(table): only a to-one column's unordered links move online yet (docs/online-migrations.md, Limits)")
         }
         let trigger = OnlineTrigger.named("links", table: links.table, column: column)
-        let (owner, target) = (quoteIdentifier(ownerColumn), quoteIdentifier(targetColumn))
-        let joinTable = "\(quoteIdentifier(schema)).\(quoteIdentifier(table))"
-        let (a, b, set) = (quoteIdentifier(links.a), quoteIdentifier(links.b), quoteIdentifier(column))
-        let body = """
+        let (a, b, set) = (links.a, links.b, column)
+        let body: SQL = """
             BEGIN
-                IF TG_OP = 'UPDATE' AND OLD.\(a) IS NOT DISTINCT FROM NEW.\(a) AND OLD.\(b) IS NOT DISTINCT FROM NEW.\(b) THEN
+                IF TG_OP = 'UPDATE' AND OLD.\(ident: a) IS NOT DISTINCT FROM NEW.\(ident: a) AND OLD.\(ident: b) IS NOT DISTINCT FROM NEW.\(ident: b) THEN
                     RETURN NULL;
                 END IF;
-                IF TG_OP <> 'INSERT' AND OLD.\(set) IS NOT NULL THEN
-                    DELETE FROM \(joinTable) WHERE \(owner) = OLD.\(a) AND \(target) = OLD.\(b);
+                IF TG_OP <> 'INSERT' AND OLD.\(ident: set) IS NOT NULL THEN
+                    DELETE FROM \(ident: schema, table) WHERE \(ident: ownerColumn) = OLD.\(ident: a) AND \(ident: targetColumn) = OLD.\(ident: b);
                 END IF;
-                IF TG_OP <> 'DELETE' AND NEW.\(set) IS NOT NULL THEN
-                    INSERT INTO \(joinTable) (\(owner), \(target)) VALUES (NEW.\(a), NEW.\(b)) ON CONFLICT DO NOTHING;
+                IF TG_OP <> 'DELETE' AND NEW.\(ident: set) IS NOT NULL THEN
+                    INSERT INTO \(ident: schema, table) (\(idents: [ownerColumn, targetColumn])) VALUES (NEW.\(ident: a), NEW.\(ident: b)) ON CONFLICT DO NOTHING;
                 END IF;
                 RETURN NULL;
             END

@@ -128,10 +128,10 @@ extension OnlineTrigger {
 
     /// The function (PL/pgSQL `body`) and the row trigger calling it, replacing any an
     /// interrupted run left.
-    func installStatements(in schema: String, timing: String, body: String, summary: String) -> [PlannedStatement] {
+    func installStatements(in schema: String, timing: String, body: SQL, summary: String) -> [PlannedStatement] {
         [
             PlannedStatement(
-                "CREATE OR REPLACE FUNCTION \(ident: schema, name)() RETURNS trigger LANGUAGE plpgsql AS \(unsafeRaw: dollarQuoted(body))",
+                "CREATE OR REPLACE FUNCTION \(ident: schema, name)() RETURNS trigger LANGUAGE plpgsql AS \(SQL.dollarQuoted(body, tag: "online"))",
                 lock: .none, summary: "function \(name): \(summary)"
             ),
             PlannedStatement("DROP TRIGGER IF EXISTS \(ident: name) ON \(ident: schema, table)", lock: .accessExclusive, summary: "drop trigger \(name) on \(table) if left"),
@@ -140,12 +140,5 @@ extension OnlineTrigger {
                 lock: .shareRowExclusive, summary: "trigger \(name) on \(table): \(summary)"
             ),
         ]
-    }
-
-    /// `$online$…$online$`, with a tag the body does not hold.
-    private func dollarQuoted(_ body: String) -> String {
-        var tag = "online"
-        while body.contains("$\(tag)$") { tag += "_" }
-        return "$\(tag)$\(body)$\(tag)$"
     }
 }
