@@ -17,6 +17,11 @@ struct StepRecord {
         guard let version = model.version(named: step.to) else {
             preconditionFailure("a planned step targets '\(step.to)', which is not a version of \(model.name)")
         }
+        return Self.metadata(store: store, modelName: model.name, version: version)
+    }
+
+    /// The same for a store that is now at `version` without a step (`restore`, `adopt`).
+    static func metadata(store: String, modelName: String, version: ModelVersion) -> [SQL] {
         let hashes = VersionHash.hashes(of: version)
         let entityHashes = JSONValue.object(hashes.entities.keys.sorted().map { ($0, .string(hashes.entities[$0]!)) }).rendered
         let identifiers = JSONValue.array(version.versionIdentifiers.map(JSONValue.string)).rendered
@@ -24,14 +29,14 @@ struct StepRecord {
         return [
             """
             INSERT INTO \(ident: meta, "stores") (store, model_name, version_name, model_hash, entity_hashes, version_identifiers)
-            VALUES (\(store), \(model.name), \(version.name), \(hashes.model), \(entityHashes)::jsonb, \(identifiers)::jsonb)
+            VALUES (\(store), \(modelName), \(version.name), \(hashes.model), \(entityHashes)::jsonb, \(identifiers)::jsonb)
             ON CONFLICT (store) DO UPDATE SET model_name = EXCLUDED.model_name, version_name = EXCLUDED.version_name,
                 model_hash = EXCLUDED.model_hash, entity_hashes = EXCLUDED.entity_hashes,
                 version_identifiers = EXCLUDED.version_identifiers, updated_at = now()
             """,
             """
             INSERT INTO \(ident: meta, "model_versions") (model_name, version_name, model_hash, entity_hashes, format, definition)
-            VALUES (\(model.name), \(version.name), \(hashes.model), \(entityHashes)::jsonb, 'native-json', \(NativeModelWriter.json(of: version)))
+            VALUES (\(modelName), \(version.name), \(hashes.model), \(entityHashes)::jsonb, 'native-json', \(NativeModelWriter.json(of: version)))
             ON CONFLICT (model_name, model_hash) DO NOTHING
             """,
         ]

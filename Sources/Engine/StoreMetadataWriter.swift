@@ -8,22 +8,9 @@ import SQLBuilding
 enum StoreMetadataWriter {
     /// The store is at `version` of `modelName`; the version's definition is recorded too.
     static func setVersion(store: String, modelName: String, version: ModelVersion, on connection: PostgresConnection) throws {
-        let hashes = VersionHash.hashes(of: version)
-        let entityHashes = JSONValue.object(hashes.entities.keys.sorted().map { ($0, .string(hashes.entities[$0]!)) }).rendered
-        let identifiers = JSONValue.array(version.versionIdentifiers.map(JSONValue.string)).rendered
-        let meta = MetadataSchema.schema
-        try connection.execute("""
-            INSERT INTO \(ident: meta, "stores") (store, model_name, version_name, model_hash, entity_hashes, version_identifiers)
-            VALUES (\(store), \(modelName), \(version.name), \(hashes.model), \(entityHashes)::jsonb, \(identifiers)::jsonb)
-            ON CONFLICT (store) DO UPDATE SET model_name = EXCLUDED.model_name, version_name = EXCLUDED.version_name,
-                model_hash = EXCLUDED.model_hash, entity_hashes = EXCLUDED.entity_hashes,
-                version_identifiers = EXCLUDED.version_identifiers, updated_at = now()
-            """)
-        try connection.execute("""
-            INSERT INTO \(ident: meta, "model_versions") (model_name, version_name, model_hash, entity_hashes, format, definition)
-            VALUES (\(modelName), \(version.name), \(hashes.model), \(entityHashes)::jsonb, 'native-json', \(NativeModelWriter.json(of: version)))
-            ON CONFLICT (model_name, model_hash) DO NOTHING
-            """)
+        for statement in MigrationRecord.metadata(store: store, modelName: modelName, version: version) {
+            try connection.execute(statement)
+        }
     }
 
     /// A succeeded history row of `kind` from `from` to `to` (name and model hash each).

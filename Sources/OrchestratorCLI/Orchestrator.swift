@@ -23,7 +23,7 @@ public struct Orchestrator: ParsableCommand {
               64  bad usage: unknown option or version
             """,
         subcommands: [
-            StatusCommand.self, PlanCommand.self, ApplyCommand.self, InferCommand.self, HashCommand.self, ValidateCommand.self,
+            StatusCommand.self, PlanCommand.self, ApplyCommand.self, InferCommand.self, HashCommand.self, ValidateCommand.self, DiagramCommand.self,
             HistoryCommand.self,
             RestoreCommand.self,
             AdoptCommand.self,

@@ -12,7 +12,8 @@ struct StatusCommand: ParsableCommand {
             and lacks or changed nothing of its contract (extra objects do not count), 2 a
             migration is needed or the store does not exist, 1 an error (also a store that
             differs from its contract, a schema that is not a store, or a store of an unknown
-            version: `plan` and `apply` refuse them).
+            version or of one known only from the database's record: `plan` and `apply` refuse
+            them).
             """
     )
 
@@ -34,7 +35,11 @@ struct StatusCommand: ParsableCommand {
             let snapshot = try StoreCatalog.snapshot(store: store, on: connection)
             let recorded = try StoreCatalog.recordedVersions(model: model.name, on: connection)
             var status = StoreStatus(model: model, snapshot: snapshot, recordedVersions: recorded)
-            status.drift = try DriftCheck.drift(of: snapshot, model: model, on: connection)
+            do {
+                status.drift = try DriftCheck.drift(of: snapshot, model: model, on: connection)
+            } catch let error as DriftNotReadable {
+                status.driftNotReadable = error
+            }
             switch formatOptions.format {
             case .json: printLine(status.json.rendered)
             case .text: status.textLines.forEach { printLine($0) }
@@ -59,6 +64,8 @@ struct StoreStatus {
     /// Compared with the contract of the store's version; nil when there is no store or its
     /// version is unknown.
     var drift: DriftReport?
+    /// The store's tables were locked too long to compare them.
+    var driftNotReadable: DriftNotReadable?
 
     init(model: VersionedModel, snapshot: StoreSnapshot, recordedVersions: [RecordedVersion]) {
         let current = VersionHash.hashes(of: model.currentVersion).model
@@ -79,7 +86,9 @@ struct StoreStatus {
     /// due, 1 what `plan` would refuse.
     var checkExitCode: Int32? {
         if isForeignSchema || (exists && storeVersion == nil) { return 1 }
-        if !(drift?.blocking.isEmpty ?? true) { return 1 }
+        // Migrations start from a version in the files: one known only from the record cannot.
+        if storeVersionIsRecordedOnly && !isCompatible { return 1 }
+        if driftNotReadable != nil || !(drift?.blocking.isEmpty ?? true) { return 1 }
         return exists && isCompatible ? 0 : 2
     }
 
@@ -112,6 +121,7 @@ struct StoreStatus {
             "current version: '\(currentVersion)', model hash \(modelHash)",
         ]
         lines.append(isCompatible ? "compatible: yes" : "compatible: no, migration required (see `orchestrator plan`)")
+        if let driftNotReadable { lines.append("drift: not checked, \(driftNotReadable)") }
         guard let drift else { return lines }
         if drift.items.isEmpty {
             lines.append("drift: none from the contract of '\(drift.version)'")

@@ -96,8 +96,16 @@ struct AdoptTests {
             #expect(adopt.stderrLines.last?.hasPrefix("error: store recipes is being migrated by pid \(pid)") == true, "\(adopt)")
             #expect(try holder.execute("SELECT count(*) AS n FROM orchestrator.stores").value(0, "n") == "0")
 
+            try holder.execute("SELECT pg_advisory_unlock_all()")
+            let json = try R.run(["adopt", "--version", "Recipes 1", "--format", "json"], url: url)
+            #expect(json.exitCode == 0 && json.stderr.isEmpty, "\(json)")
+            #expect(json.stdout == """
+                {"store":"recipes","version":"Recipes 1","modelHash":"\(R.hashes["Recipes 1"]!)","drift":[{"kind":"extra","object":"index","table":"recipe","column":null,"name":"recipe_by_rating","expected":null,"found":"btree (rating)"}]}
+
+                """, "\(json)")
+
             for command in [["adopt", "--version", "Recipes 1"], ["restore"]] {
-                let usage = try R.run(command + ["--lock-wait", "-1"], url: url)
+                let usage = try R.run(command + ["--lock-wait=-1"], url: url)
                 #expect(usage.exitCode == 64 && usage.stderr.contains("--lock-wait must be a number of seconds, 0 or more"), "\(usage)")
             }
         }

@@ -149,4 +149,32 @@ struct DriftTests {
             #expect(try R.fingerprint(on: connection) == before, "plan or apply changed the store")
         }
     }
+
+    @Test("a store at a version known only from the database's record: drift against the recorded definition, --check exits 1", integration)
+    func versionKnownOnlyFromTheRecord() throws {
+        try withTemporaryFolder { folder in
+            let model = folder.appendingPathComponent("Recipes")
+            try write("name: Recipes\nversions: [Recipes 1, Recipes 3]\ncurrent: Recipes 3\n", to: "model.yaml", in: model)
+            for version in ["Recipes 1", "Recipes 3"] {
+                try FileManager.default.copyItem(
+                    at: OrchestratorBinary.repository.appendingPathComponent("migrations/\(version).yaml"), to: model.appendingPathComponent("\(version).yaml")
+                )
+            }
+            try TestDatabase.withFreshDatabase { url in
+                let connection = try PostgresConnection(url: url)
+                defer { connection.close() }
+                try R.create(at: "Recipes 2", url: url, on: connection)
+                try connection.execute("ALTER TABLE recipes.cuisine ADD COLUMN region text")
+                let check = try OrchestratorBinary.run(["status", "--check", "--model", model.path], databaseURL: url)
+                #expect(check.exitCode == 1 && check.stderr.isEmpty, "\(check)")
+                #expect(check.stdoutLines == [
+                    "store recipes: at 'Recipes 2' (known from the database's record of versions), model hash \(R.hashes["Recipes 2"]!)",
+                    "current version: 'Recipes 3', model hash \(R.hashes["Recipes 3"]!)",
+                    "compatible: no, migration required (see `orchestrator plan`)",
+                    "drift: 1 difference from the contract of 'Recipes 2' (none blocks plan and apply)",
+                    "  extra column cuisine.region (found: text)",
+                ], "\(check)")
+            }
+        }
+    }
 }

@@ -130,6 +130,12 @@ struct RestoreAndHistoryTests {
                 let unrecorded = try Self.kitchen(["restore"], folder, url: url)
                 #expect(unrecorded.exitCode == 1 && unrecorded.stderr == "error: the backup \"kitchen~\" of store kitchen does not record its version; nothing was changed\n", "\(unrecorded)")
                 #expect(try fingerprint() == before)
+
+                try connection.execute("UPDATE orchestrator.store_schemas SET version_name = 'Kitchen 1'")
+                try connection.execute("UPDATE orchestrator.migrations SET from_hash = \(Self.kitchen1) WHERE kind = 'heavyweight'")
+                let json = try Self.kitchen(["restore", "--format", "json"], folder, url: url)
+                #expect(json.exitCode == 0 && json.stderr.isEmpty, "\(json)")
+                #expect(json.stdout == "{\"store\":\"kitchen\",\"from\":\"Kitchen 2\",\"to\":\"Kitchen 1\",\"undoneSchema\":\"kitchen~undone\"}\n", "\(json)")
             }
         }
     }

@@ -16,9 +16,23 @@ public struct DriftReport: Sendable, Hashable {
 /// for that version, built as temporary tables inside a transaction that is rolled back, so that
 /// PostgreSQL normalises its types, defaults and CHECKs exactly as it did the store's.
 public enum DriftCheck {
-    /// The drift of `store` from `version`'s contract.
+    /// How long reading the store's catalog waits for a table another session holds in ACCESS
+    /// EXCLUSIVE mode (a migration, VACUUM FULL): `pg_get_expr`, `pg_get_constraintdef` and
+    /// `pg_get_indexdef` lock the table they describe. Then the drift is not known.
+    static let lockTimeoutMilliseconds = 500
+
+    /// The drift of `store` from `version`'s contract; `DriftNotReadable` when a table of the
+    /// store stays locked longer than `lockTimeoutMilliseconds`.
     public static func drift(of store: String, from version: ModelVersion, on connection: PostgresConnection) throws -> DriftReport {
-        let live = try CatalogReader.read(schema: store, on: connection)
+        let live: SchemaCatalog
+        do {
+            live = try connection.transaction {
+                try connection.execute("SET LOCAL lock_timeout = \(unsafeRaw: String(lockTimeoutMilliseconds))")
+                return try CatalogReader.read(schema: store, on: connection)
+            }
+        } catch let error as PostgresError where error.sqlState == PostgresError.lockNotAvailable {
+            throw DriftNotReadable(store: store)
+        }
         return DriftReport(version: version.name, items: StoreDrift.compare(expected: try contract(of: version, on: connection), found: live))
     }
 
@@ -32,8 +46,16 @@ public enum DriftCheck {
     }
 
     /// Throws `StoreDrifted` when the store lacks or changed objects of its version's contract.
+    /// A store whose tables another session holds locked is not checked: `apply` waits for
+    /// them with its own lock timeout and retries, as it did before the check.
     public static func requireNoBlockingDrift(_ snapshot: StoreSnapshot, model: VersionedModel, on connection: PostgresConnection) throws {
-        guard let report = try drift(of: snapshot, model: model, on: connection), !report.blocking.isEmpty else { return }
+        let report: DriftReport?
+        do {
+            report = try drift(of: snapshot, model: model, on: connection)
+        } catch is DriftNotReadable {
+            return
+        }
+        guard let report, !report.blocking.isEmpty else { return }
         throw StoreDrifted(store: snapshot.store, version: report.version, items: report.blocking)
     }
 
@@ -49,8 +71,10 @@ public enum DriftCheck {
                 for statement in CreateStore.statements(for: layout).dropFirst() {
                     try connection.execute(statement.sql)
                 }
-                let schema = try connection.execute("SELECT nspname FROM pg_namespace WHERE oid = pg_my_temp_schema()").value(0, "nspname") ?? ""
-                throw RolledBack(catalog: try CatalogReader.read(schema: schema, on: connection))
+                // A version without tables made no temporary table, and so no temporary schema.
+                let schema = try connection.execute("SELECT nspname FROM pg_namespace WHERE oid = pg_my_temp_schema()")
+                guard let name = schema.rows.first?.first ?? nil else { throw RolledBack(catalog: SchemaCatalog()) }
+                throw RolledBack(catalog: try CatalogReader.read(schema: name, on: connection))
             }
         } catch let rolledBack as RolledBack {
             return rolledBack.catalog
@@ -92,5 +116,13 @@ public struct StoreDrifted: Error, CustomStringConvertible {
         var lines = items.map { "store \(store) differs from the contract of its version '\(version)': \($0)" }
         lines[lines.count - 1] += "; nothing was changed (put back what is missing or changed as the contract has it; `orchestrator status` lists every difference)"
         return lines.joined(separator: "\n")
+    }
+}
+
+/// A table of the store stayed locked by another session while its catalog was read.
+public struct DriftNotReadable: Error, CustomStringConvertible {
+    public var store: String
+    public var description: String {
+        "the drift of store \(store) could not be read: a table of it is locked by another session (a migration?) for longer than \(DriftCheck.lockTimeoutMilliseconds) ms"
     }
 }
