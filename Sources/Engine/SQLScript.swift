@@ -141,7 +141,7 @@ public struct SQLScript {
 
     /// The store's metadata and the history row, as `apply` records them.
     func recordLines(_ step: PlannedStep) -> [String] {
-        let record = MigrationRecord(store: store, model: model, step: step, plan: plan)
+        let record = StepRecord(store: store, model: model, step: step, plan: plan)
         var statements = record.metadata()
         statements.append(record.history(
             rows: SQL(unsafeRaw: ":\(Self.rows)"), startedAt: SQL(unsafeRaw: ":'\(Self.started)'::timestamptz"),

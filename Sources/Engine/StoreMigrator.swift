@@ -216,7 +216,7 @@ public struct StoreMigrator {
 
     /// Metadata and history, in the step's transaction.
     func record(_ step: PlannedStep, plan: MigrationPlan, rows: Int, started: Date) throws {
-        for statement in MigrationRecord(store: store, model: model, step: step, plan: plan).metadata() {
+        for statement in StepRecord(store: store, model: model, step: step, plan: plan).metadata() {
             _ = try connection.execute(statement)
         }
         try insertHistory(step, plan: plan, rows: rows, started: started, outcome: "succeeded", error: nil)
@@ -229,7 +229,7 @@ public struct StoreMigrator {
 
     func insertHistory(_ step: PlannedStep, plan: MigrationPlan, rows: Int, started: Date, outcome: String, error: String?) throws {
         let startedText = ISO8601DateFormatter.withFractionalSeconds.string(from: started)
-        _ = try connection.execute(MigrationRecord(store: store, model: model, step: step, plan: plan).history(
+        _ = try connection.execute(StepRecord(store: store, model: model, step: step, plan: plan).history(
             rows: "\(rows)", startedAt: "\(startedText)::timestamptz", durationMilliseconds: "\(milliseconds(since: started))",
             appliedBy: "current_user || ' (' || \(Self.operatingSystemUser) || ')'", outcome: outcome, error: error
         ))

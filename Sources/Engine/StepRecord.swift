@@ -6,7 +6,7 @@ import SQLBuilding
 /// The metadata and history a step writes, as SQL values: `apply` runs them with its
 /// values bound, `plan --format sql` prints them with the values inlined (`SQLScript`), so
 /// both leave the same rows.
-struct MigrationRecord {
+struct StepRecord {
     var store: String
     var model: VersionedModel
     var step: PlannedStep
