@@ -8,7 +8,7 @@ import SQLBuilding
 enum StoreMetadataWriter {
     /// The store is at `version` of `modelName`; the version's definition is recorded too.
     static func setVersion(store: String, modelName: String, version: ModelVersion, on connection: PostgresConnection) throws {
-        for statement in MigrationRecord.metadata(store: store, modelName: modelName, version: version) {
+        for statement in StepRecord.metadata(store: store, modelName: modelName, version: version) {
             try connection.execute(statement)
         }
     }
