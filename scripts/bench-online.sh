@@ -12,7 +12,8 @@
 #   2. after BENCH_SETTLE (2) seconds, `apply` (or `apply --online`) runs; BENCH_SETTLE seconds
 #      after it ends, pgbench is stopped;
 #   3. over the transactions that overlap the migration: the longest (the longest write
-#      stall) and the p99 latency; failed transactions (pgbench's aborted clients and errors);
+#      stall) and the p99 of the time each ran (pgbench's latency minus its schedule lag, which
+#      is printed apart: a machine that cannot keep the rate puts clients behind schedule); failed transactions (pgbench's aborted clients and errors);
 #      the migration's time; and the check that every committed write is in the migrated
 #      store (each ledger row's insert is there, each updated recipe holds a name one of its
 #      committed updates wrote).
@@ -57,7 +58,10 @@ else
     bin="$(swift build -c release ${SWIFTPM_FLAGS:-} --show-bin-path)/orchestrator"
 fi
 work="$(mktemp -d)"
-[ -n "${BENCH_KEEP:-}" ] && echo "bench-online: logs kept in $work" || trap 'rm -rf "$work"' EXIT
+# The logs go unless BENCH_KEEP is set.
+cleanup() { [ -n "${BENCH_KEEP:-}" ] || rm -rf "$work"; }
+trap cleanup EXIT
+[ -z "${BENCH_KEEP:-}" ] || echo "bench-online: logs kept in $work"
 
 fill_template() {  # database model version fill
     admin -c "DROP DATABASE IF EXISTS $1" -c "CREATE DATABASE $1"
@@ -88,51 +92,60 @@ measure() {  # label database apply-arguments…
     mkdir -p "$log"
     (cd "$log" && exec "$pgbench" -n -c "$clients" -j "$(( clients < 2 ? clients : 2 ))" -R "$rate" -T 36000 -l \
         -f "$work/write.sql" "$url" >"$log/stdout" 2>"$log/stderr") &
-    local bench_pid=$!
+    bench_pid=$!
+    # measure runs in a subshell ($(…)): its own trap stops pgbench if the run fails.
+    trap 'kill -TERM "${bench_pid:-}" 2>/dev/null || true' EXIT
     sleep "$settle"
     local started ended status=ok
     started="$(date +%s.%N)"
     if ! "$bin" apply "$@" --store "$store" --database-url "$url" >"$log/apply.out" 2>"$log/apply.err"; then status=failed; fi
     ended="$(date +%s.%N)"
     sleep "$settle"
-    kill -INT "$bench_pid" 2>/dev/null || true
+    # TERM, not INT: a shell running in the background starts its jobs with SIGINT ignored.
+    kill -TERM "$bench_pid" 2>/dev/null || true
     wait "$bench_pid" 2>/dev/null || true
     local seconds
     seconds="$(awk -v a="$started" -v b="$ended" 'BEGIN { printf "%.2f", b - a }')"
     # Log lines: client transaction latency_us script epoch_s epoch_us [lag]; the transaction
     # ran from (epoch - latency) to epoch: it overlaps the migration when it ended after the
     # start and began before the end.
+    # A transaction's time counts from its scheduled start (-R): the wait for a lock, but also
+    # the lag of a client behind schedule when the machine cannot keep the rate (the log's
+    # last field). The stall is the time it ran: latency minus that lag; the lag is reported
+    # beside it. Lines cut by pgbench's end are skipped.
     cat "$log"/pgbench_log.* 2>/dev/null | awk -v a="$started" -v b="$ended" '
-        { end = $5 + $6 / 1e6; begin = end - $3 / 1e6; if (end >= a && begin <= b) print $3 / 1000 }' | sort -g >"$log/window"
-    local stall p99 in_window
+        NF >= 6 && $5 > 1e9 { lag = (NF >= 7 ? $7 : 0); end = $5 + $6 / 1e6; begin = end - ($3 - lag) / 1e6
+          if (end >= a && begin <= b) print ($3 - lag) / 1000, lag / 1000 }' | sort -g >"$log/window"
+    local stall p99 in_window lag
     in_window="$(wc -l <"$log/window")"
     stall="$(tail -1 "$log/window" | awk '{ printf "%.0f", $1 }')"
     p99="$(awk -v n="$in_window" 'NR == (int(n * 0.99) < 1 ? 1 : int(n * 0.99)) { printf "%.0f", $1 }' "$log/window")"
+    lag="$(awk '$2 > m { m = $2 } END { printf "%.0f", m }' "$log/window")"
     local failed committed lost
     failed="$(grep -c -E 'aborted|ERROR' "$log/stderr" || true)"
     committed="$(psql "$url" -X -At -c "SELECT count(*) FROM public.online_bench_ledger")"
     lost="$(psql "$url" -X -At -c "$LOST_QUERY")"
-    echo "$status $seconds $stall $p99 $committed $failed $lost $in_window"
+    echo "$status $seconds ${stall:-0} ${p99:-0} $committed $failed $lost $in_window ${lag:-0}"
     [ "$status" = ok ] || { echo "bench-online: $label: apply failed:" >&2; cat "$log/apply.err" >&2; }
 }
 
 report() {  # part offline-line online-line
     local part="$1"
-    read -r o_status o_seconds o_stall o_p99 o_committed o_failed o_lost o_n <<<"$2"
+    read -r o_status o_seconds o_stall o_p99 o_committed o_failed o_lost o_n o_lag <<<"$2"
     echo
     echo "$part step, $recipes recipes, pgbench $clients clients at $rate tx/s (host load: $(cut -d' ' -f1-3 /proc/loadavg)):"
-    printf "  plain apply:     %6.2f s, longest write stall %6d ms, p99 %6d ms over %d transactions, %d committed, %d failed, %d lost\n" \
-        "$o_seconds" "$o_stall" "$o_p99" "$o_n" "$o_committed" "$o_failed" "$o_lost"
+    printf "  plain apply:     %6.2f s, longest write stall %6d ms, p99 %6d ms over %d transactions, %d committed, %d failed, %d lost; clients up to %d ms behind schedule\n" \
+        "$o_seconds" "$o_stall" "$o_p99" "$o_n" "$o_committed" "$o_failed" "$o_lost" "$o_lag"
     if [ -z "$3" ]; then
         return
     fi
-    read -r n_status n_seconds n_stall n_p99 n_committed n_failed n_lost n_n <<<"$3"
+    read -r n_status n_seconds n_stall n_p99 n_committed n_failed n_lost n_n n_lag <<<"$3"
     if [ "$n_status" = refused ]; then
         echo "  apply --online:  not available for this step: $(cat "$work/$part-online/apply.err")"
         return
     fi
-    printf "  apply --online:  %6.2f s, longest write stall %6d ms, p99 %6d ms over %d transactions, %d committed, %d failed, %d lost\n" \
-        "$n_seconds" "$n_stall" "$n_p99" "$n_n" "$n_committed" "$n_failed" "$n_lost"
+    printf "  apply --online:  %6.2f s, longest write stall %6d ms, p99 %6d ms over %d transactions, %d committed, %d failed, %d lost; clients up to %d ms behind schedule\n" \
+        "$n_seconds" "$n_stall" "$n_p99" "$n_n" "$n_committed" "$n_failed" "$n_lost" "$n_lag"
     awk -v s="$n_stall" -v f="$n_failed" -v l="$n_lost" -v o="$o_seconds" -v n="$n_seconds" -v st="$n_status" 'BEGIN {
         printf "  targets: stall %s (<= 1000 ms), failed+lost %s (0), time %.2fx offline %s (<= 3x), apply %s\n",
             (s <= 1000 ? "met" : "MISSED"), (f + l == 0 ? "met" : "MISSED"), n / o, (n / o <= 3 ? "met" : "MISSED"), st }'

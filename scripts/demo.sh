@@ -135,19 +135,42 @@ header "psql: people and their addresses at People 2; the old store kept as peop
 psql_demo -c "SELECT p.name, a.street, a.city, a._pk AS address_pk FROM people.person p JOIN people.address a ON a._pk = p.address_pk ORDER BY p.name"
 psql_demo -c "SELECT count(*) AS people_in_backup FROM \"people~\".person"
 
-# The pipeline (docs/workflow.md) on a second Recipes store: save the plan on the pull request,
-# review it as SQL, rehearse it, and on deploy apply exactly the saved plan.
+# The pipeline (docs/workflow.md) on a second Recipes store: check it, save the plan on the
+# pull request, review it as SQL, rehearse it, and on deploy apply exactly the saved plan; read
+# the history; then undo the heavyweight migration of people above.
 pipeline_store="${schema}_pipeline"
 plan_file="$(mktemp "${TMPDIR:-/tmp}/orchestrator-plan.XXXXXX")"
 trap 'rm -f "$plan_file"' EXIT
+
+# Like step, but the command must exit with code $1 (status --check: 2 = a migration is needed).
+step_exiting() {
+    local expected="$1" rc=0
+    shift
+    step "$@" || rc=$?
+    if [ "$rc" -ne "$expected" ]; then
+        echo "demo: orchestrator $1 exited with $rc, expected $expected" >&2
+        exit 1
+    fi
+    echo "(exit code $rc, as expected)"
+}
+
 header "pipeline: store $pipeline_store at Recipes 1, with a recipe"
 "$ORCHESTRATOR" apply --model "$model" --store "$pipeline_store" --to "Recipes 1" >/dev/null
 psql_demo -q -c "INSERT INTO \"$pipeline_store\".recipe (_entity, name, instructions) VALUES ('Recipe', 'Pistou', 'Pound the basil.')"
+step_exiting 2 status --model "$model" --store "$pipeline_store" --check
 step plan --model "$model" --store "$pipeline_store" --out "$plan_file"
 header "orchestrator plan --model $model --store $pipeline_store --format sql (first lines)"
 "$ORCHESTRATOR" plan --model "$model" --store "$pipeline_store" --format sql | sed -n '1,12p'
 step apply --model "$model" --store "$pipeline_store" --plan "$plan_file" --dry-run
 step apply --model "$model" --store "$pipeline_store" --plan "$plan_file"
+step_exiting 0 status --model "$model" --store "$pipeline_store" --check
+step history --model "$model" --store "$pipeline_store"
+
+# Undo: people back to People 1 from the backup its heavyweight step kept (people~); the
+# migrated store is kept as people~undone.
+step restore --model "$people"
+step history --model "$people"
+psql_demo -c "SELECT name, street, city FROM people.person ORDER BY name"
 
 echo
 echo "==> demo done"

@@ -25,6 +25,9 @@ public struct ApplyOptions: Sendable {
     /// (docs/online-migrations.md): a step kind that cannot run so is refused before anything
     /// changes, never run offline instead.
     public var online: Bool
+    /// Online heavyweight steps: catch-up rounds stop once at most this many logged writes are
+    /// left for the last round, which runs under the write guard.
+    var catchUpRemainder = 1000
 
     /// `apply --plan`: the plan must be this one, planned again under the store's lock.
     public var expectedPlan: ExpectedPlan?

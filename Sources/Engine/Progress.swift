@@ -1,4 +1,5 @@
 import Foundation
+import Planning
 
 /// What `apply` reports while it runs: a step starting, a pass of a heavyweight step (per
 /// stage and entity mapping) starting, rows done inside it, the pass or step finishing.
@@ -14,6 +15,26 @@ public struct ProgressEvent: Sendable, Hashable {
         case stepFinished
     }
 
+    /// What runs: a step without passes, a pass of a heavyweight step, or its swap.
+    public enum Stage: Sendable, Hashable {
+        /// Create and lightweight steps run as one.
+        case step
+        case pass(PlannedPass.Stage)
+        /// `apply --online`: rounds mapping again the rows written during the passes.
+        case catchUp
+        case swap
+
+        /// `step`, the pass's stage (`prepare`, `createInstances`, …), `catchUp` or `swap`.
+        public var name: String {
+            switch self {
+            case .step: "step"
+            case .pass(let stage): stage.rawValue
+            case .catchUp: "catchUp"
+            case .swap: "swap"
+            }
+        }
+    }
+
     public var kind: Kind
     /// 1-based step number and the plan's step count.
     public var step: Int
@@ -26,14 +47,12 @@ public struct ProgressEvent: Sendable, Hashable {
     /// passes: create and lightweight steps run as one).
     public var pass: Int
     public var passCount: Int
-    /// `prepare`, `createInstances`, `createRelationships`, `validate`, `swap`, or `step` for
-    /// steps without passes.
-    public var stage: String
-    /// Stage 2 runs in two parts per entity mapping: `to-one`, then `to-many`; nil elsewhere.
-    public var part: String?
+    public var stage: Stage
+    /// Stage 2 runs in two parts per entity mapping: to-one, then to-many; nil elsewhere.
+    public var part: PlannedPass.Part?
     public var entityMapping: String?
-    /// `setBased` or `streaming`; nil outside heavyweight passes.
-    public var execution: String?
+    /// Nil outside heavyweight passes.
+    public var execution: PlannedPass.Execution?
     public var rowsDone: Int
     /// Rows the pass is expected to touch (catalog estimate or exact count); nil when unknown.
     public var rowsTotal: Int?
@@ -44,7 +63,7 @@ public struct ProgressEvent: Sendable, Hashable {
 
     public init(
         kind: Kind, step: Int, stepCount: Int, stepKind: String, from: String?, to: String, pass: Int, passCount: Int,
-        stage: String, part: String? = nil, entityMapping: String? = nil, execution: String? = nil, rowsDone: Int = 0, rowsTotal: Int? = nil,
+        stage: Stage, part: PlannedPass.Part? = nil, entityMapping: String? = nil, execution: PlannedPass.Execution? = nil, rowsDone: Int = 0, rowsTotal: Int? = nil,
         elapsedSeconds: Double = 0, resumed: Bool = false
     ) {
         self.kind = kind

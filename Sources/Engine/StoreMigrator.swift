@@ -98,7 +98,11 @@ public struct StoreMigrator {
     /// The plan for the store as it is now, read without taking any lock or writing anything.
     public func plan() throws -> MigrationPlan {
         let snapshot = try StoreCatalog.snapshot(store: store, on: connection)
-        try DriftCheck.requireNoBlockingDrift(snapshot, model: model, on: connection)
+        // An interrupted `apply --online` left its step half in the store, by design: its
+        // checkpoint, which names the plan, decides whether the run may continue.
+        if try OnlineCheckpoint.unfinished(store: store, on: connection) == nil {
+            try DriftCheck.requireNoBlockingDrift(snapshot, model: model, on: connection)
+        }
         let recorded = try StoreCatalog.recordedVersions(model: model.name, on: connection)
         var plan = try Planner.plan(
             model: model, targetVersion: targetVersion, snapshot: snapshot, recordedVersions: recorded,
@@ -152,7 +156,7 @@ public struct StoreMigrator {
             onStep(index + 1, plan.steps.count, step)
             let event = ProgressEvent(
                 kind: .stepStarted, step: index + 1, stepCount: plan.steps.count, stepKind: step.kind.rawValue,
-                from: step.from, to: step.to, pass: 1, passCount: 1, stage: "step", rowsTotal: step.rowEstimate
+                from: step.from, to: step.to, pass: 1, passCount: 1, stage: .step, rowsTotal: step.rowEstimate
             )
             onProgress(event)
             let done = try run(step, number: index + 1, of: plan.steps.count, plan: plan, options: options, onProgress: onProgress)
@@ -192,7 +196,7 @@ public struct StoreMigrator {
                 throw failure
             }
         }
-        if let done = try runOnline(step, number: number, of: count, plan: plan, options: options, started: started, onProgress: onProgress) {
+        if let done = try runOnline(step, number: number, of: count, plan: plan, options: options, started: started) {
             return done
         }
         var failedStatement: PlannedStatement?

@@ -196,6 +196,7 @@ extension StoreSchemas {
             guard let schema = leftovers.value(row, "schema") else { continue }
             try connection.transaction {
                 _ = try connection.execute(ChangeTracking.remove(from: schema).sql)
+                _ = try connection.execute(OnlineCatchUp.remove(from: schema))
                 if leftovers.value(row, "role") == Role.retired.rawValue {
                     _ = try connection.execute("DROP SCHEMA \(ident: schema) CASCADE")
                     try unregister(schema, on: connection)

@@ -8,6 +8,8 @@ public struct ModelIssue: Error, Sendable, Hashable, CustomStringConvertible {
     public var severity: Severity
     public var file: String
     public var line: Int?
+    /// The column on `line`, for files read by `YAMLReader`.
+    public var column: Int?
     public var entity: String?
     public var property: String?
     public var message: String
@@ -15,30 +17,33 @@ public struct ModelIssue: Error, Sendable, Hashable, CustomStringConvertible {
     public var code: String?
 
     public init(
-        _ severity: Severity = .error, file: String, line: Int? = nil, entity: String? = nil,
+        _ severity: Severity = .error, file: String, line: Int? = nil, column: Int? = nil, entity: String? = nil,
         property: String? = nil, message: String, code: String? = nil
     ) {
         self.severity = severity
         self.code = code
         self.file = file
         self.line = line
+        self.column = column
         self.entity = entity
         self.property = property
         self.message = message
     }
 
-    /// One line: `file:line: entity Recipe, property name: message [code]`.
+    /// One line: `file:line:column: entity Recipe, property name: message [code]`.
     public var description: String {
-        locatedMessage(file: file, line: line, location: [entity.map { "entity \($0)" }, property.map { "property \($0)" }], message: message)
+        locatedMessage(file: file, line: line, column: column, location: [entity.map { "entity \($0)" }, property.map { "property \($0)" }], message: message)
             + (code.map { " [\($0)]" } ?? "")
     }
 }
 
-/// `file:line: <location, …>: message`, the one shape of every located problem we print
-/// (model files, mapping model files).
-public func locatedMessage(file: String, line: Int?, location: [String?], message: String) -> String {
+/// `file:line:column: <location, …>: message`, the one shape of every located problem we print
+/// (model files, mapping model files), as compilers print theirs; the column only when known
+/// (YAML and JSON files; XML parsers give the line only).
+public func locatedMessage(file: String, line: Int?, column: Int? = nil, location: [String?], message: String) -> String {
     let place = location.compactMap { $0 }
-    return file + (line.map { ":\($0)" } ?? "") + ": " + (place.isEmpty ? "" : place.joined(separator: ", ") + ": ") + message
+    let position = line.map { ":\($0)" + (column.map { ":\($0)" } ?? "") } ?? ""
+    return file + position + ": " + (place.isEmpty ? "" : place.joined(separator: ", ") + ": ") + message
 }
 
 /// Loading or validating a model failed; every problem is listed.

@@ -31,7 +31,7 @@ public enum NativeModelLoader {
                 continue
             }
             do {
-                let text = try readText(file)
+                let text = try ModelYAMLReader.readText(file)
                 versions.append(try parseVersion(text, name: name, file: file))
             } catch let issue as ModelIssue {
                 unusable.append(UnusableVersion(name: name, issues: [issue]))
@@ -51,8 +51,8 @@ public enum NativeModelLoader {
 
     static func readManifest(at path: String) throws -> Manifest {
         do {
-            let reader = YAMLReader(file: path)
-            let root = try YAMLReader.compose(try readText(path), file: path)
+            let reader = ModelYAMLReader(file: path)
+            let root = try ModelYAMLReader.compose(try ModelYAMLReader.readText(path), file: path)
             var name: String?
             var versions: [String] = []
             var current: String?
@@ -84,20 +84,10 @@ public enum NativeModelLoader {
             .first { FileManager.default.fileExists(atPath: $0) }
     }
 
-    static func readText(_ path: String) throws -> String {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw ModelIssue(file: path, message: "cannot read the file")
-        }
-        guard let text = String(data: data, encoding: .utf8) else {
-            throw ModelIssue(file: path, message: "the file is not UTF-8 text")
-        }
-        return text
-    }
-
     /// Parses one version file's text. `file` names it in messages.
     public static func parseVersion(_ text: String, name: String, file: String) throws -> ModelVersion {
-        let reader = YAMLReader(file: file)
-        let root = try YAMLReader.compose(text, file: file)
+        let reader = ModelYAMLReader(file: file)
+        let root = try ModelYAMLReader.compose(text, file: file)
         var version = ModelVersion(name: name, entities: [], sourceFile: file)
         for pair in try reader.mapping(root, what: "the version", allowed: ["entities", "versionIdentifiers"]) {
             switch pair.key {
@@ -117,7 +107,7 @@ public enum NativeModelLoader {
         "attributes", "relationships", "uniquenessConstraints", "indexes",
     ]
 
-    static func parseEntity(_ node: Node, name: String, reader: YAMLReader) throws -> Entity {
+    static func parseEntity(_ node: Node, name: String, reader: ModelYAMLReader) throws -> Entity {
         var entity = Entity(name: name)
         if node.scalar?.string == "" || node.scalar?.string == "~" { return entity }
         for pair in try reader.mapping(node, what: "the entity", allowed: entityKeys) {
@@ -157,7 +147,7 @@ public enum NativeModelLoader {
         "type", "optional", "transient", "readOnly", "default", "renamingIdentifier", "versionHashModifier", "userInfo",
     ]
 
-    static func parseAttribute(_ node: Node, name: String, reader: YAMLReader) throws -> Attribute {
+    static func parseAttribute(_ node: Node, name: String, reader: ModelYAMLReader) throws -> Attribute {
         // Shorthand: `name: string`.
         if let scalar = node.scalar {
             guard let type = AttributeType(spelling: scalar.string) else {
@@ -197,7 +187,7 @@ public enum NativeModelLoader {
         "transient", "readOnly", "renamingIdentifier", "versionHashModifier", "userInfo",
     ]
 
-    static func parseRelationship(_ node: Node, name: String, reader: YAMLReader) throws -> Relationship {
+    static func parseRelationship(_ node: Node, name: String, reader: ModelYAMLReader) throws -> Relationship {
         var destination: String?
         var relationship = Relationship(name: name, destination: "")
         var maxCount: Int?

@@ -13,6 +13,7 @@ struct HistoryCommand: ParsableCommand {
 
     @OptionGroup var storeOptions: StoreOptions
     @OptionGroup var formatOptions: FormatOptions
+    /// `--verbose`, `--quiet`: the other commands get them with ModelOptions, which this one has not.
     @OptionGroup var outputOptions: OutputOptions
 
     func validate() throws {

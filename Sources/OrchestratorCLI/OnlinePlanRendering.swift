@@ -12,6 +12,13 @@ enum OnlinePlanRendering {
             let title = "step \(index + 1) of \(plan.steps.count) (\(step.kind.rawValue) \(from)'\(step.to)')"
             if let reason = OnlineNotSupported.refusal(of: step) {
                 lines.append("  \(title): refused: \(reason)")
+            } else if step.kind == .heavyweight {
+                let phases = OnlineCatchUp.phases(of: step, store: plan.store)
+                lines.append("  \(title): \(phases.count) phases")
+                for (number, phase) in phases.enumerated() {
+                    lines.append("    \(number + 1). \(phase.summary)")
+                    lines.append("       \(phase.lock.rawValue), \(phase.holdText)")
+                }
             } else if let online = step.online {
                 lines.append("  \(title): \(online.phases.count) phases")
                 for (number, phase) in online.phases.enumerated() {
@@ -51,7 +58,7 @@ enum OnlinePlanRendering {
             guard name == "steps" else { return (name, value) }
             return (name, .array(plan.steps.map { step in
                 guard case .object(var stepFields) = PlanRendering.stepJSON(step) else { return PlanRendering.stepJSON(step) }
-                stepFields.append(("online", stepJSON(step)))
+                stepFields.append(("online", step.kind == .heavyweight ? heavyweightJSON(step, store: plan.store) : stepJSON(step)))
                 return .object(stepFields)
             }))
         }
@@ -74,6 +81,24 @@ enum OnlinePlanRendering {
                     ("statements", .array(phase.statements.map { .string($0.sql.text) })),
                     ("batchStatement", phase.batches.map { .string($0.template.text) } ?? .null),
                     ("index", phase.index.map(JSONValue.string) ?? .null),
+                ])
+            })),
+        ])
+    }
+
+    /// A heavyweight step's `online` object: its phases in the same fields, `hold` as
+    /// `instant` or `scan` and `holdText` saying what holds; no statements of their own.
+    static func heavyweightJSON(_ step: PlannedStep, store: String) -> JSONValue {
+        let reason = OnlineNotSupported.refusal(of: step)
+        let phases = reason == nil ? OnlineCatchUp.phases(of: step, store: store) : []
+        return .object([
+            ("supported", .bool(reason == nil)),
+            ("refusal", reason.map(JSONValue.string) ?? .null),
+            ("phases", .array(phases.map { phase in
+                .object([
+                    ("summary", .string(phase.summary)), ("execution", .string(OnlinePhase.Execution.transaction.rawValue)),
+                    ("lock", .string(phase.lock.rawValue)), ("hold", .string(phase.hold.rawValue)), ("holdText", .string(phase.holdText)),
+                    ("blocksWrites", .bool(phase.blocksWrites)), ("statements", .array([])), ("batchStatement", .null), ("index", .null),
                 ])
             })),
         ])

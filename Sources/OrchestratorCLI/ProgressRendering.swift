@@ -23,10 +23,10 @@ enum ProgressRendering {
             ("to", .string(event.to)),
             ("pass", .number(event.pass)),
             ("passCount", .number(event.passCount)),
-            ("stage", .string(event.stage)),
+            ("stage", .string(event.stage.name)),
             ("entityMapping", event.entityMapping.map(JSONValue.string) ?? .null),
-            ("part", event.part.map(JSONValue.string) ?? .null),
-            ("execution", event.execution.map(JSONValue.string) ?? .null),
+            ("part", event.part.map { .string($0.rawValue) } ?? .null),
+            ("execution", event.execution.map { .string($0.rawValue) } ?? .null),
             ("rowsDone", .number(event.rowsDone)),
             ("rowsTotal", event.rowsTotal.map(JSONValue.number) ?? .null),
             ("elapsedSeconds", thousandths(event.elapsedSeconds)),
@@ -87,7 +87,7 @@ enum ProgressRendering {
 
     /// `createInstances RecipeToRecipe (streaming)`; parts the event does not have are left out.
     static func passName(_ event: ProgressEvent) -> String {
-        [event.stage, event.entityMapping, event.part.map { "(\($0))" }, event.execution.map { "(\($0))" }].compactMap { $0 }.joined(separator: " ")
+        [event.stage.name, event.entityMapping, event.part.map { "(\($0.rawValue))" }, event.execution.map { "(\($0.rawValue))" }].compactMap { $0 }.joined(separator: " ")
     }
 
     static func rowsText(_ rows: Int) -> String { rows == 1 ? "1 row" : "\(rows) rows" }

@@ -69,6 +69,10 @@ public struct PlannedStep: Sendable, Hashable {
     /// Heavyweight steps: the staging schema and the triggers logging writes to the old store,
     /// installed before the write guard is taken.
     public var changeTracking: ChangeTracking?
+    /// Heavyweight steps run by `apply --online`: the row change log and the catch-up round;
+    /// nil when the step cannot run online, and `onlineRefusal` says why.
+    public var onlineCatchUp: OnlineCatchUp?
+    public var onlineRefusal: String?
     /// Passes an earlier, interrupted `apply` of this same step committed in `stagingSchema`:
     /// `apply` continues after them (filled in by the engine).
     public var passesDone = 0

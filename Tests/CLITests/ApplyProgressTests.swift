@@ -20,40 +20,32 @@ struct ApplyProgressTests {
 
     @Test("apply --format json prints a JSON line per event before the final document, with the step numbers", integration)
     func jsonProgressLinesComeFirst() throws {
-        try withTemporaryFolder { folder in
-            try Self.writeThreeVersions(in: folder)
-            try TestDatabase.withFreshDatabase { url in
-                let create = try OrchestratorBinary.run(["apply", "--model", folder.path, "--to", "Kitchen 1"], databaseURL: url)
-                #expect(create.exitCode == 0, "\(create)")
+        try withAppliedStore(model: Self.writeThreeVersions) { folder, url, connection in
+            let apply = try OrchestratorBinary.run(["apply", "--model", folder.path, "--format", "json", "--allow-data-loss"], databaseURL: url)
+            #expect(apply.exitCode == 0, "\(apply)")
+            #expect(apply.stderr.isEmpty, "\(apply)")
+            let objects = try apply.stdoutLines.map(jsonObject)
+            let document = try #require(objects.last, "\(apply)")
+            #expect(document["event"] == nil, "the final document is the last line: \(apply)")
+            #expect(document["version"] as? String == "Kitchen 3", "\(apply)")
+            let kinds = (document["steps"] as? [[String: Any]])?.map { $0["kind"] as? String }
+            #expect(kinds == ["heavyweight", "lightweight"], "\(apply)")
+            #expect(document["backupSchema"] as? String == "kitchen~", "\(apply)")
 
-                let apply = try OrchestratorBinary.run(["apply", "--model", folder.path, "--format", "json", "--allow-data-loss"], databaseURL: url)
-                #expect(apply.exitCode == 0, "\(apply)")
-                #expect(apply.stderr.isEmpty, "\(apply)")
-                let objects = try apply.stdoutLines.map(jsonObject)
-                let document = try #require(objects.last, "\(apply)")
-                #expect(document["event"] == nil, "the final document is the last line: \(apply)")
-                #expect(document["version"] as? String == "Kitchen 3", "\(apply)")
-                let kinds = (document["steps"] as? [[String: Any]])?.map { $0["kind"] as? String }
-                #expect(kinds == ["heavyweight", "lightweight"], "\(apply)")
-                #expect(document["backupSchema"] as? String == "kitchen~", "\(apply)")
-
-                let progress = objects.dropLast()
-                #expect(progress.allSatisfy { $0["event"] is String && $0["stepCount"] as? Int == 2 }, "\(apply)")
-                let stepEvents = progress.compactMap { line -> String? in
-                    guard let event = line["event"] as? String, event.hasPrefix("step") else { return nil }
-                    return "\(event) \(line["step"] as? Int ?? 0) \(line["stepKind"] as? String ?? "?")"
-                }
-                #expect(stepEvents == [
-                    "stepStarted 1 heavyweight", "stepFinished 1 heavyweight", "stepStarted 2 lightweight", "stepFinished 2 lightweight",
-                ], "\(apply)")
-                let first = try #require(progress.first, "\(apply)")
-                #expect(first["from"] as? String == "Kitchen 1", "\(apply)")
-                #expect(first["to"] as? String == "Kitchen 2", "\(apply)")
-
-                let connection = try PostgresConnection(url: url)
-                defer { connection.close() }
-                #expect(try schemaExists("kitchen~", on: connection))
+            let progress = objects.dropLast()
+            #expect(progress.allSatisfy { $0["event"] is String && $0["stepCount"] as? Int == 2 }, "\(apply)")
+            let stepEvents = progress.compactMap { line -> String? in
+                guard let event = line["event"] as? String, event.hasPrefix("step") else { return nil }
+                return "\(event) \(line["step"] as? Int ?? 0) \(line["stepKind"] as? String ?? "?")"
             }
+            #expect(stepEvents == [
+                "stepStarted 1 heavyweight", "stepFinished 1 heavyweight", "stepStarted 2 lightweight", "stepFinished 2 lightweight",
+            ], "\(apply)")
+            let first = try #require(progress.first, "\(apply)")
+            #expect(first["from"] as? String == "Kitchen 1", "\(apply)")
+            #expect(first["to"] as? String == "Kitchen 2", "\(apply)")
+
+            #expect(try schemaExists("kitchen~", on: connection))
         }
     }
 
@@ -77,21 +69,13 @@ struct ApplyProgressTests {
 
     @Test("apply in text ends naming the schema a heavyweight step kept the old store in", integration)
     func textEndsWithTheBackupSchema() throws {
-        try withTemporaryFolder { folder in
-            try Self.writeThreeVersions(in: folder)
-            try TestDatabase.withFreshDatabase { url in
-                let create = try OrchestratorBinary.run(["apply", "--model", folder.path, "--store", "pantry", "--to", "Kitchen 1"], databaseURL: url)
-                #expect(create.exitCode == 0, "\(create)")
+        try withAppliedStore(model: Self.writeThreeVersions, stores: ["pantry"]) { folder, url, connection in
+            let apply = try OrchestratorBinary.run(["apply", "--model", folder.path, "--store", "pantry", "--allow-data-loss"], databaseURL: url)
+            #expect(apply.exitCode == 0, "\(apply)")
+            #expect(apply.stdoutLines.last == "store pantry: the old store is kept as schema \"pantry~\" (drop it when you no longer need it)", "\(apply)")
+            #expect(apply.stdoutLines.dropLast().last?.hasPrefix("store pantry: now at 'Kitchen 3' (2 step(s), ") == true, "\(apply)")
 
-                let apply = try OrchestratorBinary.run(["apply", "--model", folder.path, "--store", "pantry", "--allow-data-loss"], databaseURL: url)
-                #expect(apply.exitCode == 0, "\(apply)")
-                #expect(apply.stdoutLines.last == "store pantry: the old store is kept as schema \"pantry~\" (drop it when you no longer need it)", "\(apply)")
-                #expect(apply.stdoutLines.dropLast().last?.hasPrefix("store pantry: now at 'Kitchen 3' (2 step(s), ") == true, "\(apply)")
-
-                let connection = try PostgresConnection(url: url)
-                defer { connection.close() }
-                #expect(try schemaExists("pantry~", on: connection))
-            }
+            #expect(try schemaExists("pantry~", on: connection))
         }
     }
 }

@@ -14,26 +14,28 @@ struct ApplyTests {
             #expect(apply.stdoutLines.last?.hasPrefix("store recipes: now at 'Recipes 3' (1 step(s), ") == true, "\(apply)")
             #expect(apply.stderr.isEmpty, "\(apply)")
 
-            let status = try OrchestratorBinary.run(["status", "--model", "migrations", "--format", "json"], databaseURL: url)
-            #expect(status.exitCode == 0, "\(status)")
-            let report = try jsonObject(status.stdout)
-            #expect(report["exists"] as? Bool == true, "\(status)")
-            #expect(report["compatible"] as? Bool == true, "\(status)")
-            #expect(report["storeVersion"] as? String == "Recipes 3", "\(status)")
-            #expect(report["currentVersion"] as? String == "Recipes 3", "\(status)")
-            let modelHash = try #require(report["modelHash"] as? String, "\(status)")
-            #expect(isSHA256Hex(modelHash))
-            #expect(report["storeModelHash"] as? String == modelHash, "\(status)")
-
-            let plan = try OrchestratorBinary.run(["plan", "--model", "migrations", "--format", "json"], databaseURL: url)
-            #expect(plan.exitCode == 0, "\(plan)")
-            let planned = try jsonObject(plan.stdout)
-            #expect(planned["upToDate"] as? Bool == true, "\(plan)")
-            #expect((planned["steps"] as? [Any])?.isEmpty == true, "\(plan)")
-
-            let again = try OrchestratorBinary.run(["apply", "--model", "migrations"], databaseURL: url)
-            #expect(again.exitCode == 0, "\(again)")
-            #expect(again.stdoutLines == ["store recipes: already up to date at 'Recipes 3'; nothing to do"], "\(again)")
+            let hash = PureCommandTests.recipeHashes["Recipes 3"]!
+            try assertCommand(["status", "--model", "migrations"], databaseURL: url, output: """
+                store recipes: at 'Recipes 3', model hash \(hash)
+                current version: 'Recipes 3', model hash \(hash)
+                compatible: yes
+                drift: none from the contract of 'Recipes 3'
+                """)
+            try assertCommand(["status", "--model", "migrations", "--format", "json"], databaseURL: url, output: """
+                {"store":"recipes","model":"Recipes","exists":true,"compatible":true,"storeVersion":"Recipes 3","currentVersion":"Recipes 3",\
+                "modelHash":"\(hash)","storeModelHash":"\(hash)","driftCheckedAgainst":"Recipes 3","drift":[]}
+                """)
+            try assertCommand(["plan", "--model", "migrations"], databaseURL: url, output: """
+                store recipes: up to date at 'Recipes 3' (model hash \(hash)); nothing to do
+                """)
+            try assertCommand(["plan", "--model", "migrations", "--format", "json"], databaseURL: url, output: """
+                {"store":"recipes","model":"Recipes","upToDate":true,"status":"upToDate","storeVersion":"Recipes 3","targetVersion":"Recipes 3",\
+                "currentVersion":"Recipes 3","modelHash":"\(hash)","storeModelHash":"\(hash)","migrationRequired":false,"executable":true,\
+                "needsAllowDataLoss":false,"blockers":[],"steps":[]}
+                """)
+            try assertCommand(["apply", "--model", "migrations"], databaseURL: url, output: """
+                store recipes: already up to date at 'Recipes 3'; nothing to do
+                """)
         }
     }
 
@@ -74,14 +76,11 @@ struct ApplyTests {
             #expect(try tableExists(schema: "kitchen", table: "recipe", on: connection))
             #expect(try !schemaExists("recipes", on: connection))
 
-            let status = try OrchestratorBinary.run(
-                ["status", "--model", "migrations", "--store", "kitchen", "--format", "json"], databaseURL: url
-            )
-            #expect(status.exitCode == 0, "\(status)")
-            let report = try jsonObject(status.stdout)
-            #expect(report["store"] as? String == "kitchen", "\(status)")
-            #expect(report["storeVersion"] as? String == "Recipes 2", "\(status)")
-            #expect(report["compatible"] as? Bool == false, "\(status)")
+            let hashes = PureCommandTests.recipeHashes
+            try assertCommand(["status", "--model", "migrations", "--store", "kitchen", "--format", "json"], databaseURL: url, output: """
+                {"store":"kitchen","model":"Recipes","exists":true,"compatible":false,"storeVersion":"Recipes 2","currentVersion":"Recipes 3",\
+                "modelHash":"\(hashes["Recipes 3"]!)","storeModelHash":"\(hashes["Recipes 2"]!)","driftCheckedAgainst":"Recipes 2","drift":[]}
+                """)
         }
     }
 
@@ -89,9 +88,10 @@ struct ApplyTests {
     func unknownTargetVersion() throws {
         try TestDatabase.withFreshDatabase { url in
             for command in ["plan", "apply"] {
-                let result = try OrchestratorBinary.run([command, "--model", "migrations", "--to", "Recipes 9"], databaseURL: url)
-                #expect(result.exitCode == 64, "\(result)")
-                #expect(result.stderr == "error: no version named 'Recipes 9' in migrations (versions: Recipes 1, Recipes 2, Recipes 3)\n", "\(result)")
+                try assertCommand(
+                    [command, "--model", "migrations", "--to", "Recipes 9"], databaseURL: url,
+                    errorOutput: "error: no version named 'Recipes 9' in migrations (versions: Recipes 1, Recipes 2, Recipes 3)", exitCode: 64
+                )
             }
             let connection = try PostgresConnection(url: url)
             defer { connection.close() }
@@ -113,18 +113,38 @@ struct ApplyTests {
                 try connection.execute("INSERT INTO shop.item (name, note) SELECT 'item ' || g, 'note ' || g FROM generate_series(1, 300) g")
                 try connection.execute("ANALYZE shop.item")
 
-                let plan = try OrchestratorBinary.run(["plan", "--model", folder.path, "--format", "json"], databaseURL: url)
-                let planned = try jsonObject(plan.stdout)
-                #expect(planned["needsAllowDataLoss"] as? Bool == true, "\(plan)")
-                let step = try #require((planned["steps"] as? [[String: Any]])?.first, "\(plan)")
-                #expect((step["hazards"] as? [[String: Any]])?.contains { $0["code"] as? String == "dataLoss" } == true, "\(plan)")
-                #expect(step["rowEstimate"] as? Int == 300, "\(plan)")
+                let (from, to) = ("542a1d6303e2cb17a55bfec1b14af17277674bda0d75f3f073e81e9c7e98a6b3", "0c78c8dd5b11aa861cb0095379b539a2fbef441f40f8228b088da8a1aefcc4c5")
+                try assertCommand(["status", "--model", folder.path], databaseURL: url, output: """
+                    store shop: at 'Shop 1', model hash \(from)
+                    current version: 'Shop 2', model hash \(to)
+                    compatible: no, migration required (see `orchestrator plan`)
+                    drift: none from the contract of 'Shop 1'
+                    """)
+                try assertCommand(["plan", "--model", folder.path], databaseURL: url, output: """
+                    store shop: at 'Shop 1' (model hash \(from)), target 'Shop 2' (model hash \(to))
+                    migration required
 
-                let refused = try OrchestratorBinary.run(["apply", "--model", folder.path], databaseURL: url)
-                #expect(refused.exitCode == 1, "\(refused)")
-                #expect(refused.stderrLines.count == 1, "\(refused)")
-                #expect(refused.stderr.contains("--allow-data-loss"), "\(refused)")
-                #expect(refused.stderr.contains("note"), "\(refused)")
+                    -- step 1 of 1: lightweight 'Shop 1' -> 'Shop 2', 1 statements, about 300 rows
+                    -- hazard dataLoss: Item.note removed: its values are dropped
+                    -- drop column item.note (removed from the model) [lock: ACCESS EXCLUSIVE]
+                    ALTER TABLE "shop"."item" DROP COLUMN "note";
+
+                    apply needs --allow-data-loss: Item.note removed: its values are dropped
+                    """)
+                let drop = #"ALTER TABLE \"shop\".\"item\" DROP COLUMN \"note\""#
+                try assertCommand(["plan", "--model", folder.path, "--format", "json"], databaseURL: url, output: """
+                    {"store":"shop","model":"Shop","upToDate":false,"status":"migrationRequired","storeVersion":"Shop 1","targetVersion":"Shop 2",\
+                    "currentVersion":"Shop 2","modelHash":"\(to)","storeModelHash":"\(from)","migrationRequired":true,"executable":true,\
+                    "needsAllowDataLoss":true,"blockers":[],"steps":[{"kind":"lightweight","from":"Shop 1","to":"Shop 2","statements":["\(drop)"],\
+                    "statementDetails":[{"sql":"\(drop)","lock":"ACCESS EXCLUSIVE","summary":"drop column item.note (removed from the model)"}],\
+                    "hazards":[{"code":"dataLoss","message":"Item.note removed: its values are dropped"}],"rowEstimate":300,\
+                    "stagingSchema":null,"backupSchema":null,"passesDone":0,"passes":[]}]}
+                    """)
+
+                try assertCommand(["apply", "--model", folder.path], databaseURL: url, errorOutput: """
+                    error: the migration loses data: step 1 of 1 ('Shop 1' -> 'Shop 2') Item.note removed: its values are dropped; \
+                    nothing was changed (run again with --allow-data-loss to accept the loss)
+                    """, exitCode: 1)
                 #expect(try columns(in: "shop", table: "item", on: connection).map(\.name).contains("note"))
                 #expect(try connection.execute("SELECT version_name FROM orchestrator.stores").rows == [["Shop 1"]])
 

@@ -6,19 +6,14 @@ import Testing
 struct BadModelTests {
     // validate reports a version that cannot be read like any other problem of that version,
     // beside the problems of the others; every other command stops on it only when it needs it.
-    @Test("malformed YAML in a version file is one error line naming the file")
+    @Test("malformed YAML in a version file is one error line naming the file and line")
     func malformedYAML() throws {
         try withTemporaryFolder { folder in
             let model = try writeNativeModel(version: "entities:\n  Recipe: [unclosed\n    attributes: {name: string}\n", in: folder)
-            let result = try OrchestratorBinary.run(["validate", "--model", model.path])
-            #expect(result.exitCode == 1, "\(result)")
-            let errors = result.stdoutLines.filter { $0.hasPrefix("error:") }
-            #expect(errors.count == 1, "\(result)")
-            let line = try #require(errors.first)
-            #expect(line.hasPrefix("error: " + model.appendingPathComponent("Shop 1.yaml").path), "\(result)")
-            #expect(line.contains("malformed YAML"), "\(result)")
-            #expect(result.stdoutLines.last == "Shop: 1 version(s), current 'Shop 1': 1 problem(s)", "\(result)")
-            #expect(result.stderr.isEmpty, "\(result)")
+            try assertCommand(["validate", "--model", model.path], output: """
+                error: \(model.path)/Shop 1.yaml:3: malformed YAML: did not find expected ',' or ']'
+                Shop: 1 version(s), current 'Shop 1': 1 problem(s)
+                """, exitCode: 1)
         }
     }
 
@@ -32,14 +27,10 @@ struct BadModelTests {
                         <attribute name="name" attributeT
                 """
             let file = try write(contents, to: "X.xcdatamodeld/X 1.xcdatamodel/contents", in: folder)
-            let result = try OrchestratorBinary.run(["validate", "--model", folder.appendingPathComponent("X.xcdatamodeld").path])
-            #expect(result.exitCode == 1, "\(result)")
-            let errors = result.stdoutLines.filter { $0.hasPrefix("error:") }
-            #expect(errors.count == 1, "\(result)")
-            let line = try #require(errors.first)
-            #expect(line.hasPrefix("error: " + file.path), "\(result)")
-            #expect(line.contains("malformed XML"), "\(result)")
-            #expect(result.stdoutLines.last == "X: 1 version(s), current 'X 1': 1 problem(s)", "\(result)")
+            try assertCommand(["validate", "--model", folder.appendingPathComponent("X.xcdatamodeld").path], output: """
+                error: \(file.path):4: malformed XML: the document is incomplete or malformed (line 4, column 42)
+                X: 1 version(s), current 'X 1': 1 problem(s)
+                """, exitCode: 1)
         }
     }
 
@@ -47,13 +38,22 @@ struct BadModelTests {
     func validateDanglingDestination() throws {
         try withTemporaryFolder { folder in
             let model = try writeNativeModel(version: danglingVersion, in: folder)
-            let result = try OrchestratorBinary.run(["validate", "--model", model.path])
-            #expect(result.exitCode == 1, "\(result)")
-            let errors = result.stdoutLines.filter { $0.hasPrefix("error:") }
-            #expect(errors == [
-                "error: \(model.path)/Shop 1.yaml: entity Order, property customer: destination entity 'Customer' does not exist",
-            ], "\(result)")
-            #expect(result.stdoutLines.last == "Shop: 1 version(s), current 'Shop 1': 1 problem(s)", "\(result)")
+            try assertCommand(["validate", "--model", model.path], output: """
+                error: \(model.path)/Shop 1.yaml: entity Order, property customer: destination entity 'Customer' does not exist
+                Shop: 1 version(s), current 'Shop 1': 1 problem(s)
+                """, exitCode: 1)
+        }
+    }
+
+    @Test("validate --format json lists the problem under its version")
+    func validateDanglingDestinationJSON() throws {
+        try withTemporaryFolder { folder in
+            let model = try writeNativeModel(version: danglingVersion, in: folder)
+            try assertCommand(["validate", "--model", model.path, "--format", "json"], output: """
+                {"model":"Shop","path":"\(model.path)","currentVersion":"Shop 1","valid":false,"versions":[{"name":"Shop 1","valid":false,"problems":[\
+                "\(model.path)/Shop 1.yaml: entity Order, property customer: destination entity 'Customer' does not exist"]}],\
+                "mappingModels":[],"warnings":[]}
+                """, exitCode: 1)
         }
     }
 
@@ -62,12 +62,9 @@ struct BadModelTests {
         try withTemporaryFolder { folder in
             let model = try writeNativeModel(version: danglingVersion, in: folder)
             // The model is checked before the database is looked for, so no server is needed.
-            let result = try OrchestratorBinary.run(["plan", "--model", model.path])
-            #expect(result.exitCode == 1, "\(result)")
-            #expect(result.stderrLines == [
-                "error: \(model.path)/Shop 1.yaml: entity Order, property customer: destination entity 'Customer' does not exist",
-            ], "\(result)")
-            #expect(result.stdout.isEmpty, "\(result)")
+            try assertCommand(["plan", "--model", model.path], errorOutput: """
+                error: \(model.path)/Shop 1.yaml: entity Order, property customer: destination entity 'Customer' does not exist
+                """, exitCode: 1)
         }
     }
 }

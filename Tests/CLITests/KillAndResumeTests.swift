@@ -8,40 +8,6 @@ import TestSupport
 /// the next `apply` continues after the last checkpoint and finishes the migration.
 @Suite("kill and resume")
 struct KillAndResumeTests {
-    static let mapping = """
-        source: Kitchen 1
-        destination: Kitchen 2
-        entityMappings:
-          - name: ChefToChef
-            type: copy
-            source: Chef
-            destination: Chef
-          - name: RecipeToRecipe
-            type: transform
-            source: Recipe
-            destination: Recipe
-            attributes:
-              temperatureC: "($source.temperature - 32.0) / 1.8"
-              totalCost: "$source.amount"
-            relationships:
-              author: 'FUNCTION($manager, "destinationInstancesForEntityMappingNamed:sourceInstances:", "ChefToChef", $source.chef)'
-        """
-
-    static func writeModel(in folder: URL) throws {
-        try write("name: Kitchen\nversions: [Kitchen 1, Kitchen 2]\n", to: "model.yaml", in: folder)
-        try write("""
-            entities:
-              Chef: {attributes: {name: string}, relationships: {recipes: {destination: Recipe, inverse: chef, toMany: true}}}
-              Recipe: {attributes: {name: string, temperature: double, amount: int32}, relationships: {chef: {destination: Chef, inverse: recipes}}}
-            """, to: "Kitchen 1.yaml", in: folder)
-        try write("""
-            entities:
-              Chef: {attributes: {name: string}, relationships: {recipes: {destination: Recipe, inverse: author, toMany: true}}}
-              Recipe: {attributes: {name: string, temperatureC: double, totalCost: int64}, relationships: {author: {destination: Chef, inverse: recipes}}}
-            """, to: "Kitchen 2.yaml", in: folder)
-        try write(mapping, to: "kitchen-1-to-2.yaml", in: folder)
-    }
-
     /// Change triggers per table, in any schema.
     static func changeTriggers(on connection: PostgresConnection) throws -> [String: Int] {
         let result = try connection.execute("""
@@ -60,71 +26,64 @@ struct KillAndResumeTests {
 
     @Test("apply killed between passes leaves the store as it was, and the next apply resumes", integration)
     func killedBetweenPassesThenResumed() throws {
-        try withTemporaryFolder { folder in
-            try Self.writeModel(in: folder)
-            try TestDatabase.withFreshDatabase { url in
-                let create = try OrchestratorBinary.run(["apply", "--model", folder.path, "--to", "Kitchen 1"], databaseURL: url)
-                #expect(create.exitCode == 0, "\(create)")
-                let connection = try PostgresConnection(url: url)
-                defer { connection.close() }
-                try connection.execute("INSERT INTO kitchen.chef (name) SELECT 'chef ' || i FROM generate_series(1, 2000) AS i")
-                try connection.execute("""
-                    INSERT INTO kitchen.recipe (name, temperature, amount, chef_pk)
-                    SELECT 'recipe ' || i, 300 + i % 100, i % 1000, CASE WHEN i % 9 = 0 THEN NULL ELSE 1 + i % 2000 END
-                    FROM generate_series(1, 200000) AS i
-                    """)
-                let expected = try connection.execute(SQL(unsafeRaw: String(format: Self.fingerprint,
-                    "SELECT r.name, (r.temperature - 32.0) / 1.8 AS t, r.amount AS cost, c.name AS chef FROM kitchen.recipe r LEFT JOIN kitchen.chef c ON c._pk = r.chef_pk"))).rows
+        try withAppliedStore { folder, url, connection in
+            try connection.execute("INSERT INTO kitchen.chef (name) SELECT 'chef ' || i FROM generate_series(1, 2000) AS i")
+            try connection.execute("""
+                INSERT INTO kitchen.recipe (name, temperature, amount, chef_pk)
+                SELECT 'recipe ' || i, 300 + i % 100, i % 1000, CASE WHEN i % 9 = 0 THEN NULL ELSE 1 + i % 2000 END
+                FROM generate_series(1, 200000) AS i
+                """)
+            let expected = try connection.execute(SQL(unsafeRaw: String(format: Self.fingerprint,
+                "SELECT r.name, (r.temperature - 32.0) / 1.8 AS t, r.amount AS cost, c.name AS chef FROM kitchen.recipe r LEFT JOIN kitchen.chef c ON c._pk = r.chef_pk"))).rows
 
-                // Streaming, so the recipes' stage 1 takes long enough to be killed in.
-                let arguments = ["apply", "--model", folder.path, "--format", "json", "--streaming"]
-                let first = try RunningOrchestrator(arguments, databaseURL: url)
-                var checkpoints = 0
-                let deadline = Date().addingTimeInterval(120)
-                while first.isRunning && checkpoints < 2 && Date() < deadline {
-                    // Before the prepare pass commits, the table does not exist yet.
-                    checkpoints = (try? connection.execute("SELECT count(*) AS n FROM \"kitchen~staging\"._checkpoint").int(0, "n")).flatMap { $0.map(Int.init) } ?? 0
-                    if checkpoints < 2 { Thread.sleep(forTimeInterval: 0.005) }
-                }
-                guard first.isRunning else {
-                    Issue.record("apply finished before it could be killed: \(try first.finish())")
-                    return
-                }
-                first.kill()
-                let killed = try first.finish()
-                #expect(killed.exitCode != 0, "\(killed)")
-
-                // The store is as it was: same version, same rows; the passes done are kept.
-                #expect(try connection.execute("SELECT version_name FROM orchestrator.stores WHERE store = 'kitchen'").value(0, "version_name") == "Kitchen 1")
-                #expect(try connection.execute("SELECT count(*) AS n FROM kitchen.recipe").int(0, "n") == 200_000)
-                // Every table of the old store logs its writes until the swap.
-                #expect(try Self.changeTriggers(on: connection) == ["chef": 4, "recipe": 4])
-                let done = try connection.execute("SELECT name FROM \"kitchen~staging\"._checkpoint ORDER BY pass").rows.map { $0[0] ?? "" }
-                #expect(Array(done.prefix(2)) == ["prepare", "createInstances ChefToChef"], "\(done)")
-
-                let plan = try OrchestratorBinary.run(["plan", "--model", folder.path, "--format", "json", "--streaming"], databaseURL: url)
-                let planned = try #require(try jsonObject(plan.stdout)["steps"] as? [[String: Any]], "\(plan)")
-                #expect(planned.first?["passesDone"] as? Int == done.count, "\(plan)")
-
-                let second = try OrchestratorBinary.run(arguments, databaseURL: url)
-                #expect(second.exitCode == 0, "\(second)")
-                let events = try second.stdoutLines.dropLast().map(jsonObject)
-                let resumed = events.filter { $0["event"] as? String == "passFinished" && $0["resumed"] as? Bool == true }.compactMap { $0["pass"] as? Int }
-                #expect(resumed == Array(1...done.count), "\(second)")
-                let ran = events.filter { $0["event"] as? String == "passStarted" }.compactMap { $0["pass"] as? Int }
-                #expect(ran.allSatisfy { $0 > done.count } && !ran.isEmpty, "\(second)")
-                let final = try jsonObject(try #require(second.stdoutLines.last))
-                #expect(final["backupSchema"] as? String == "kitchen~", "\(second)")
-
-                let migrated = try connection.execute(SQL(unsafeRaw: String(format: Self.fingerprint,
-                    "SELECT r.name, r.temperature_c AS t, r.total_cost AS cost, c.name AS chef FROM kitchen.recipe r LEFT JOIN kitchen.chef c ON c._pk = r.author_pk"))).rows
-                #expect(migrated == expected)
-                #expect(try connection.execute("SELECT count(*) AS n FROM pg_namespace WHERE nspname = 'kitchen~staging'").int(0, "n") == 0)
-                #expect(try connection.execute("SELECT outcome FROM orchestrator.migrations WHERE store = 'kitchen' ORDER BY id").rows.map { $0[0] ?? "" } == ["succeeded", "succeeded"])
-                // No trigger or function is left, neither on the new store nor on the backup.
-                #expect(try Self.changeTriggers(on: connection) == [:])
-                #expect(try connection.execute("SELECT count(*) AS n FROM pg_proc WHERE proname = '_record_change'").int(0, "n") == 0)
+            // Streaming, so the recipes' stage 1 takes long enough to be killed in.
+            let arguments = ["apply", "--model", folder.path, "--format", "json", "--streaming"]
+            let first = try RunningOrchestrator(arguments, databaseURL: url)
+            var checkpoints = 0
+            let deadline = Date().addingTimeInterval(120)
+            while first.isRunning && checkpoints < 2 && Date() < deadline {
+                // Before the prepare pass commits, the table does not exist yet.
+                checkpoints = (try? connection.execute("SELECT count(*) AS n FROM \"kitchen~staging\"._checkpoint").int(0, "n")).flatMap { $0.map(Int.init) } ?? 0
+                if checkpoints < 2 { Thread.sleep(forTimeInterval: 0.005) }
             }
+            guard first.isRunning else {
+                Issue.record("apply finished before it could be killed: \(try first.finish())")
+                return
+            }
+            first.kill()
+            let killed = try first.finish()
+            #expect(killed.exitCode != 0, "\(killed)")
+
+            // The store is as it was: same version, same rows; the passes done are kept.
+            #expect(try connection.execute("SELECT version_name FROM orchestrator.stores WHERE store = 'kitchen'").value(0, "version_name") == "Kitchen 1")
+            #expect(try connection.execute("SELECT count(*) AS n FROM kitchen.recipe").int(0, "n") == 200_000)
+            // Every table of the old store logs its writes until the swap.
+            #expect(try Self.changeTriggers(on: connection) == ["chef": 4, "recipe": 4])
+            let done = try connection.execute("SELECT name FROM \"kitchen~staging\"._checkpoint ORDER BY pass").rows.map { $0[0] ?? "" }
+            #expect(Array(done.prefix(2)) == ["prepare", "createInstances ChefToChef"], "\(done)")
+
+            let plan = try OrchestratorBinary.run(["plan", "--model", folder.path, "--format", "json", "--streaming"], databaseURL: url)
+            let planned = try #require(try jsonObject(plan.stdout)["steps"] as? [[String: Any]], "\(plan)")
+            #expect(planned.first?["passesDone"] as? Int == done.count, "\(plan)")
+
+            let second = try OrchestratorBinary.run(arguments, databaseURL: url)
+            #expect(second.exitCode == 0, "\(second)")
+            let events = try second.stdoutLines.dropLast().map(jsonObject)
+            let resumed = events.filter { $0["event"] as? String == "passFinished" && $0["resumed"] as? Bool == true }.compactMap { $0["pass"] as? Int }
+            #expect(resumed == Array(1...done.count), "\(second)")
+            let ran = events.filter { $0["event"] as? String == "passStarted" }.compactMap { $0["pass"] as? Int }
+            #expect(ran.allSatisfy { $0 > done.count } && !ran.isEmpty, "\(second)")
+            let final = try jsonObject(try #require(second.stdoutLines.last))
+            #expect(final["backupSchema"] as? String == "kitchen~", "\(second)")
+
+            let migrated = try connection.execute(SQL(unsafeRaw: String(format: Self.fingerprint,
+                "SELECT r.name, r.temperature_c AS t, r.total_cost AS cost, c.name AS chef FROM kitchen.recipe r LEFT JOIN kitchen.chef c ON c._pk = r.author_pk"))).rows
+            #expect(migrated == expected)
+            #expect(try connection.execute("SELECT count(*) AS n FROM pg_namespace WHERE nspname = 'kitchen~staging'").int(0, "n") == 0)
+            #expect(try connection.execute("SELECT outcome FROM orchestrator.migrations WHERE store = 'kitchen' ORDER BY id").rows.map { $0[0] ?? "" } == ["succeeded", "succeeded"])
+            // No trigger or function is left, neither on the new store nor on the backup.
+            #expect(try Self.changeTriggers(on: connection) == [:])
+            #expect(try connection.execute("SELECT count(*) AS n FROM pg_proc WHERE proname = '_record_change'").int(0, "n") == 0)
         }
     }
 
@@ -133,32 +92,25 @@ struct KillAndResumeTests {
     /// leaves no old store behind.
     @Test("a foreign staging schema is never dropped, even with --restart; --no-backup keeps no backup", integration)
     func foreignStagingThenRestartWithoutBackup() throws {
-        try withTemporaryFolder { folder in
-            try Self.writeModel(in: folder)
-            try TestDatabase.withFreshDatabase { url in
-                let create = try OrchestratorBinary.run(["apply", "--model", folder.path, "--to", "Kitchen 1"], databaseURL: url)
-                #expect(create.exitCode == 0, "\(create)")
-                let connection = try PostgresConnection(url: url)
-                defer { connection.close() }
-                try connection.execute("INSERT INTO kitchen.recipe (name, temperature, amount) SELECT 'r' || i, i, i FROM generate_series(1, 50) AS i")
-                try connection.execute("CREATE SCHEMA \"kitchen~staging\"")
-                try connection.execute("CREATE TABLE \"kitchen~staging\".notes (text text)")
+        try withAppliedStore { folder, url, connection in
+            try connection.execute("INSERT INTO kitchen.recipe (name, temperature, amount) SELECT 'r' || i, i, i FROM generate_series(1, 50) AS i")
+            try connection.execute("CREATE SCHEMA \"kitchen~staging\"")
+            try connection.execute("CREATE TABLE \"kitchen~staging\".notes (text text)")
 
-                for restart in [[], ["--restart"]] {
-                    let refused = try OrchestratorBinary.run(["apply", "--model", folder.path] + restart, databaseURL: url)
-                    #expect(refused.exitCode == 1, "\(refused)")
-                    #expect(refused.stderr.contains("schema \"kitchen~staging\" exists and was not made by orchestrator as the staging schema of store kitchen"), "\(refused)")
-                    #expect(try connection.execute("SELECT version_name FROM orchestrator.stores WHERE store = 'kitchen'").value(0, "version_name") == "Kitchen 1")
-                    #expect(try connection.execute("SELECT count(*) AS n FROM \"kitchen~staging\".notes").int(0, "n") == 0)
-                }
-                try connection.execute("DROP SCHEMA \"kitchen~staging\" CASCADE")
-
-                let applied = try OrchestratorBinary.run(["apply", "--model", folder.path, "--restart", "--no-backup"], databaseURL: url)
-                #expect(applied.exitCode == 0, "\(applied)")
-                #expect(applied.stdoutLines.last == "store kitchen: the old store was dropped (--no-backup)", "\(applied)")
-                #expect(try connection.execute("SELECT count(*) AS n FROM kitchen.recipe WHERE abs(temperature_c - (total_cost - 32.0) / 1.8) < 1e-9").int(0, "n") == 50)
-                #expect(try connection.execute("SELECT count(*) AS n FROM pg_namespace WHERE nspname LIKE 'kitchen~%'").int(0, "n") == 0)
+            for restart in [[], ["--restart"]] {
+                let refused = try OrchestratorBinary.run(["apply", "--model", folder.path] + restart, databaseURL: url)
+                #expect(refused.exitCode == 1, "\(refused)")
+                #expect(refused.stderr.contains("schema \"kitchen~staging\" exists and was not made by orchestrator as the staging schema of store kitchen"), "\(refused)")
+                #expect(try connection.execute("SELECT version_name FROM orchestrator.stores WHERE store = 'kitchen'").value(0, "version_name") == "Kitchen 1")
+                #expect(try connection.execute("SELECT count(*) AS n FROM \"kitchen~staging\".notes").int(0, "n") == 0)
             }
+            try connection.execute("DROP SCHEMA \"kitchen~staging\" CASCADE")
+
+            let applied = try OrchestratorBinary.run(["apply", "--model", folder.path, "--restart", "--no-backup"], databaseURL: url)
+            #expect(applied.exitCode == 0, "\(applied)")
+            #expect(applied.stdoutLines.last == "store kitchen: the old store was dropped (--no-backup)", "\(applied)")
+            #expect(try connection.execute("SELECT count(*) AS n FROM kitchen.recipe WHERE abs(temperature_c - (total_cost - 32.0) / 1.8) < 1e-9").int(0, "n") == 50)
+            #expect(try connection.execute("SELECT count(*) AS n FROM pg_namespace WHERE nspname LIKE 'kitchen~%'").int(0, "n") == 0)
         }
     }
 }

@@ -16,23 +16,14 @@ struct NeighbourSchemaTests {
     static func withKitchenAndNeighbour(
         named neighbour: String, _ body: (_ folder: URL, _ url: String, _ connection: PostgresConnection) throws -> Void
     ) throws {
-        try withTemporaryFolder { folder in
-            try KillAndResumeTests.writeModel(in: folder)
-            try TestDatabase.withFreshDatabase { url in
-                for store in ["kitchen", "other"] {
-                    let create = try OrchestratorBinary.run(["apply", "--model", folder.path, "--to", "Kitchen 1", "--store", store], databaseURL: url)
-                    #expect(create.exitCode == 0, "\(create)")
-                }
-                let connection = try PostgresConnection(url: url)
-                defer { connection.close() }
-                try connection.execute("INSERT INTO kitchen.recipe (name, temperature, amount) SELECT 'r' || i, i, i FROM generate_series(1, 40) AS i")
-                try connection.execute("INSERT INTO other.chef (name) SELECT 'neighbour chef ' || i FROM generate_series(1, 30) AS i")
-                if neighbour != "other" {
-                    try connection.execute("ALTER SCHEMA other RENAME TO \(ident: neighbour)")
-                    try connection.execute("UPDATE orchestrator.stores SET store = \(neighbour) WHERE store = 'other'")
-                }
-                try body(folder, url, connection)
+        try withAppliedStore(stores: ["kitchen", "other"]) { folder, url, connection in
+            try connection.execute("INSERT INTO kitchen.recipe (name, temperature, amount) SELECT 'r' || i, i, i FROM generate_series(1, 40) AS i")
+            try connection.execute("INSERT INTO other.chef (name) SELECT 'neighbour chef ' || i FROM generate_series(1, 30) AS i")
+            if neighbour != "other" {
+                try connection.execute("ALTER SCHEMA other RENAME TO \(ident: neighbour)")
+                try connection.execute("UPDATE orchestrator.stores SET store = \(neighbour) WHERE store = 'other'")
             }
+            try body(folder, url, connection)
         }
     }
 
@@ -95,7 +86,7 @@ struct NeighbourSchemaTests {
     @Test("store names ending in ~, ~staging or ~retired are refused", integration)
     func reservedStoreNamesAreRefused() throws {
         try withTemporaryFolder { folder in
-            try KillAndResumeTests.writeModel(in: folder)
+            try KitchenModel.write(in: folder)
             try TestDatabase.withFreshDatabase { url in
                 for store in ["kitchen~", "kitchen~staging", "x~retired"] {
                     let refused = try OrchestratorBinary.run(["apply", "--model", folder.path, "--store", store], databaseURL: url)
@@ -112,7 +103,7 @@ struct NeighbourSchemaTests {
     /// Kitchen 3 requires a recipe's name: the chain's second heavyweight step fails on the
     /// recipe without one, after the first has swapped.
     static func writeChain(in folder: URL) throws {
-        try KillAndResumeTests.writeModel(in: folder)
+        try KitchenModel.write(in: folder)
         try write("name: Kitchen\nversions: [Kitchen 1, Kitchen 2, Kitchen 3]\n", to: "model.yaml", in: folder)
         try write("""
             entities:
@@ -134,35 +125,28 @@ struct NeighbourSchemaTests {
 
     @Test("a chain failing after its first swap, finished by the next apply, keeps the store as it was before as the backup", integration)
     func theBackupOfAnInterruptedChainIsTheStoreBeforeIt() throws {
-        try withTemporaryFolder { folder in
-            try Self.writeChain(in: folder)
-            try TestDatabase.withFreshDatabase { url in
-                let create = try OrchestratorBinary.run(["apply", "--model", folder.path, "--to", "Kitchen 1"], databaseURL: url)
-                #expect(create.exitCode == 0, "\(create)")
-                let connection = try PostgresConnection(url: url)
-                defer { connection.close() }
-                try connection.execute("INSERT INTO kitchen.recipe (name, temperature, amount) SELECT CASE WHEN i = 7 THEN NULL ELSE 'r' || i END, i, i FROM generate_series(1, 30) AS i")
-                let original = try connection.execute("SELECT coalesce(name, '-') || '|' || temperature || '|' || amount AS line FROM kitchen.recipe ORDER BY _pk").rows
+        try withAppliedStore(model: Self.writeChain) { folder, url, connection in
+            try connection.execute("INSERT INTO kitchen.recipe (name, temperature, amount) SELECT CASE WHEN i = 7 THEN NULL ELSE 'r' || i END, i, i FROM generate_series(1, 30) AS i")
+            let original = try connection.execute("SELECT coalesce(name, '-') || '|' || temperature || '|' || amount AS line FROM kitchen.recipe ORDER BY _pk").rows
 
-                let failed = try OrchestratorBinary.run(["apply", "--model", folder.path], databaseURL: url)
-                #expect(failed.exitCode == 1, "\(failed)")
-                #expect(failed.stderr.contains("step 2 of 2"), "\(failed)")
-                #expect(try connection.execute("SELECT version_name FROM orchestrator.stores WHERE store = 'kitchen'").value(0, "version_name") == "Kitchen 2")
+            let failed = try OrchestratorBinary.run(["apply", "--model", folder.path], databaseURL: url)
+            #expect(failed.exitCode == 1, "\(failed)")
+            #expect(failed.stderr.contains("step 2 of 2"), "\(failed)")
+            #expect(try connection.execute("SELECT version_name FROM orchestrator.stores WHERE store = 'kitchen'").value(0, "version_name") == "Kitchen 2")
 
-                // Fixed; the write makes the passes kept stale, so --restart.
-                try connection.execute("UPDATE kitchen.recipe SET name = 'named' WHERE name IS NULL")
-                let finished = try OrchestratorBinary.run(["apply", "--model", folder.path, "--restart", "--format", "json"], databaseURL: url)
-                #expect(finished.exitCode == 0, "\(finished)")
-                #expect(try jsonObject(try #require(finished.stdoutLines.last))["backupSchema"] as? String == "kitchen~", "\(finished)")
-                #expect(try connection.execute("SELECT version_name FROM orchestrator.stores WHERE store = 'kitchen'").value(0, "version_name") == "Kitchen 3")
-                #expect(try connection.execute("SELECT count(*) AS n FROM kitchen.recipe WHERE title IS NOT NULL").int(0, "n") == 30)
+            // Fixed; the write makes the passes kept stale, so --restart.
+            try connection.execute("UPDATE kitchen.recipe SET name = 'named' WHERE name IS NULL")
+            let finished = try OrchestratorBinary.run(["apply", "--model", folder.path, "--restart", "--format", "json"], databaseURL: url)
+            #expect(finished.exitCode == 0, "\(finished)")
+            #expect(try jsonObject(try #require(finished.stdoutLines.last))["backupSchema"] as? String == "kitchen~", "\(finished)")
+            #expect(try connection.execute("SELECT version_name FROM orchestrator.stores WHERE store = 'kitchen'").value(0, "version_name") == "Kitchen 3")
+            #expect(try connection.execute("SELECT count(*) AS n FROM kitchen.recipe WHERE title IS NOT NULL").int(0, "n") == 30)
 
-                // The backup is Kitchen 1's store, rows and all, and recorded as such.
-                let backup = try connection.execute("SELECT coalesce(name, '-') || '|' || temperature || '|' || amount AS line FROM \"kitchen~\".recipe ORDER BY _pk").rows
-                #expect(backup == original)
-                #expect(try connection.execute("SELECT version_name FROM orchestrator.store_schemas WHERE schema = 'kitchen~' AND role = 'backup' AND chain_finished").value(0, "version_name") == "Kitchen 1")
-                #expect(try connection.execute("SELECT count(*) AS n FROM pg_namespace WHERE nspname IN ('kitchen~staging', 'kitchen~retired')").int(0, "n") == 0)
-            }
+            // The backup is Kitchen 1's store, rows and all, and recorded as such.
+            let backup = try connection.execute("SELECT coalesce(name, '-') || '|' || temperature || '|' || amount AS line FROM \"kitchen~\".recipe ORDER BY _pk").rows
+            #expect(backup == original)
+            #expect(try connection.execute("SELECT version_name FROM orchestrator.store_schemas WHERE schema = 'kitchen~' AND role = 'backup' AND chain_finished").value(0, "version_name") == "Kitchen 1")
+            #expect(try connection.execute("SELECT count(*) AS n FROM pg_namespace WHERE nspname IN ('kitchen~staging', 'kitchen~retired')").int(0, "n") == 0)
         }
     }
 }

@@ -9,7 +9,7 @@ struct ProgressRenderingTests {
     /// Step 1 of 2, pass 3 of 7: a quarter of a million rows done in 2.5 s (100000 rows/s, 7.5 s left).
     static let rows = ProgressEvent(
         kind: .rows, step: 1, stepCount: 2, stepKind: "heavyweight", from: "Recipes 1", to: "Recipes 2", pass: 3,
-        passCount: 7, stage: "createInstances", entityMapping: "RecipeToRecipe", execution: "streaming",
+        passCount: 7, stage: .pass(.createInstances), entityMapping: "RecipeToRecipe", execution: .streaming,
         rowsDone: 250_000, rowsTotal: 1_000_000, elapsedSeconds: 2.5
     )
     static let passPrefix = "step 1 of 2: heavyweight 'Recipes 1' -> 'Recipes 2' pass 3 of 7 createInstances RecipeToRecipe (streaming)"
@@ -42,7 +42,7 @@ struct ProgressRenderingTests {
     func stepWithoutPasses() {
         var started = ProgressEvent(
             kind: .stepStarted, step: 1, stepCount: 1, stepKind: "create", from: nil, to: "Recipes 3", pass: 1, passCount: 1,
-            stage: "step"
+            stage: .step
         )
         #expect(ProgressRendering.line(started) == nil)
         #expect(ProgressRendering.bar(started) == nil)
@@ -56,7 +56,7 @@ struct ProgressRenderingTests {
     func passWithStageOnly() {
         var prepare = Self.event(.passStarted, rowsDone: 0, rowsTotal: nil, elapsedSeconds: 0)
         prepare.pass = 1
-        prepare.stage = "prepare"
+        prepare.stage = .pass(.prepare)
         prepare.entityMapping = nil
         prepare.execution = nil
         #expect(ProgressRendering.line(prepare) == "step 1 of 2: heavyweight 'Recipes 1' -> 'Recipes 2' pass 1 of 7 prepare: started")
@@ -114,7 +114,7 @@ struct ProgressRenderingTests {
     func jsonLineUnknowns() throws {
         let started = ProgressEvent(
             kind: .stepStarted, step: 2, stepCount: 3, stepKind: "lightweight", from: nil, to: "Recipes 3", pass: 1, passCount: 1,
-            stage: "step"
+            stage: .step
         )
         let object = try jsonObject(ProgressRendering.json(started).rendered)
         #expect(object["event"] as? String == "stepStarted")

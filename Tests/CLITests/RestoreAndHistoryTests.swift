@@ -29,7 +29,7 @@ struct RestoreAndHistoryTests {
     @Test("restore puts the backup back with its metadata, keeps the replaced store as <store>~undone; the history records it", integration)
     func restoreUndoesAHeavyweightStep() throws {
         try withTemporaryFolder { folder in
-            try KillAndResumeTests.writeModel(in: folder)
+            try KitchenModel.write(in: folder)
             try TestDatabase.withFreshDatabase { url in
                 let connection = try PostgresConnection(url: url)
                 defer { connection.close() }
@@ -100,7 +100,7 @@ struct RestoreAndHistoryTests {
     @Test("restore refuses a backup of an unknown version, and an existing <store>~undone, with nothing changed", integration)
     func restoreRefusesUnknownVersions() throws {
         try withTemporaryFolder { folder in
-            try KillAndResumeTests.writeModel(in: folder)
+            try KitchenModel.write(in: folder)
             try TestDatabase.withFreshDatabase { url in
                 let connection = try PostgresConnection(url: url)
                 defer { connection.close() }

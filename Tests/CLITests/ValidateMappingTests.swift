@@ -31,14 +31,17 @@ struct ValidateMappingTests {
     func validMapping() throws {
         try withTemporaryFolder { folder in
             try Self.writeModel(in: folder, mapping: Self.mapping)
-            let result = try OrchestratorBinary.run(["validate", "--model", folder.path, "--format", "json"])
-            #expect(result.exitCode == 0, "\(result)")
-            let json = try jsonObject(result.stdout)
-            let mappings = try #require(json["mappingModels"] as? [[String: Any]], "\(result)")
-            #expect(mappings.count == 1)
-            #expect(mappings.first?["source"] as? String == "Kitchen 1")
-            #expect(mappings.first?["destination"] as? String == "Kitchen 2")
-            #expect(mappings.first?["valid"] as? Bool == true, "\(result)")
+            let mapping = folder.appendingPathComponent("kitchen-1-to-2.yaml").path
+            try assertCommand(["validate", "--model", folder.path], output: """
+                mapping model \(mapping): 'Kitchen 1' -> 'Kitchen 2', 1 entity mapping(s): valid
+                Kitchen: 2 version(s), current 'Kitchen 2': valid
+                """)
+            try assertCommand(["validate", "--model", folder.path, "--format", "json"], output: """
+                {"model":"Kitchen","path":"\(folder.path)","currentVersion":"Kitchen 2","valid":true,"versions":[\
+                {"name":"Kitchen 1","valid":true,"problems":[]},{"name":"Kitchen 2","valid":true,"problems":[]}],\
+                "mappingModels":[{"file":"\(mapping)","source":"Kitchen 1","destination":"Kitchen 2","entityMappings":1,"valid":true,"problems":[]}],\
+                "warnings":[]}
+                """)
         }
     }
 
@@ -46,14 +49,13 @@ struct ValidateMappingTests {
     func misspeltKeyPath() throws {
         try withTemporaryFolder { folder in
             try Self.writeModel(in: folder, mapping: Self.mapping.replacingOccurrences(of: "$source.temperature", with: "$source.temprature"))
-            let result = try OrchestratorBinary.run(["validate", "--model", folder.path])
-            #expect(result.exitCode == 1, "\(result)")
-            let errors = result.stdoutLines.filter { $0.hasPrefix("error: ") }
-            #expect(errors.count == 1, "\(result)")
-            #expect(errors.first?.contains("kitchen-1-to-2.yaml") == true, "\(result)")
-            #expect(errors.first?.contains("entity mapping RecipeToRecipe") == true, "\(result)")
-            #expect(errors.first?.contains("temperatureC") == true, "\(result)")
-            #expect(errors.first?.contains("temprature") == true, "\(result)")
+            let mapping = folder.appendingPathComponent("kitchen-1-to-2.yaml").path
+            try assertCommand(["validate", "--model", folder.path], output: """
+                mapping model \(mapping): 'Kitchen 1' -> 'Kitchen 2', 1 entity mapping(s): 1 problem(s)
+                error: \(mapping): entity mapping RecipeToRecipe, property temperatureC: \
+                Recipe has no property 'temprature' in version Kitchen 1 ($source.temprature): ($source.temprature - 32.0) / 1.8
+                Kitchen: 2 version(s), current 'Kitchen 2': 1 problem(s)
+                """, exitCode: 1)
         }
     }
 
@@ -61,9 +63,12 @@ struct ValidateMappingTests {
     func badFilter() throws {
         try withTemporaryFolder { folder in
             try Self.writeModel(in: folder, mapping: Self.mapping.replacingOccurrences(of: "amount > 100", with: "amount >"))
-            let result = try OrchestratorBinary.run(["validate", "--model", folder.path])
-            #expect(result.exitCode == 1, "\(result)")
-            #expect(result.stdoutLines.contains { $0.hasPrefix("error: ") && $0.contains("RecipeToRecipe") && $0.contains("filter") }, "\(result)")
+            let mapping = folder.appendingPathComponent("kitchen-1-to-2.yaml").path
+            try assertCommand(["validate", "--model", folder.path], output: """
+                mapping model \(mapping): 'Kitchen 1' -> 'Kitchen 2', 1 entity mapping(s): 1 problem(s)
+                error: \(mapping): entity mapping RecipeToRecipe: filter: amount > ^ expected an operand at column 8
+                Kitchen: 2 version(s), current 'Kitchen 2': 1 problem(s)
+                """, exitCode: 1)
         }
     }
 
@@ -71,33 +76,28 @@ struct ValidateMappingTests {
     /// --allow-data-loss even though the old store is kept as the backup.
     @Test("plan and apply run a mapping model beside the model as a heavyweight step", integration)
     func planRunsAnExplicitMapping() throws {
-        try withTemporaryFolder { folder in
-            try Self.writeModel(in: folder, mapping: Self.mapping)
-            try TestDatabase.withFreshDatabase { url in
-                let create = try OrchestratorBinary.run(["apply", "--model", folder.path, "--to", "Kitchen 1"], databaseURL: url)
-                #expect(create.exitCode == 0, "\(create)")
-                let plan = try OrchestratorBinary.run(["plan", "--model", folder.path, "--format", "json"], databaseURL: url)
-                let planned = try jsonObject(plan.stdout)
-                #expect(planned["executable"] as? Bool == true, "\(plan)")
-                #expect(planned["needsAllowDataLoss"] as? Bool == true, "\(plan)")
-                let steps = try #require(planned["steps"] as? [[String: Any]], "\(plan)")
-                #expect(steps.map { $0["kind"] as? String } == ["heavyweight"], "\(plan)")
-                let losses = (steps[0]["hazards"] as? [[String: Any]] ?? []).filter { $0["code"] as? String == "dataLoss" }
-                #expect(losses.map { $0["entity"] as? String } == ["Recipe"], "\(plan)")
+        try withAppliedStore(model: { try Self.writeModel(in: $0, mapping: Self.mapping) }) { folder, url, _ in
+            let plan = try OrchestratorBinary.run(["plan", "--model", folder.path, "--format", "json"], databaseURL: url)
+            let planned = try jsonObject(plan.stdout)
+            #expect(planned["executable"] as? Bool == true, "\(plan)")
+            #expect(planned["needsAllowDataLoss"] as? Bool == true, "\(plan)")
+            let steps = try #require(planned["steps"] as? [[String: Any]], "\(plan)")
+            #expect(steps.map { $0["kind"] as? String } == ["heavyweight"], "\(plan)")
+            let losses = (steps[0]["hazards"] as? [[String: Any]] ?? []).filter { $0["code"] as? String == "dataLoss" }
+            #expect(losses.map { $0["entity"] as? String } == ["Recipe"], "\(plan)")
 
-                let refused = try OrchestratorBinary.run(["apply", "--model", folder.path], databaseURL: url)
-                #expect(refused.exitCode == 1, "\(refused)")
-                #expect(refused.stderr.contains("rows of Recipe do not reach the new store: those the filter of RecipeToRecipe rejects; kept only in the backup schema kitchen~"), "\(refused)")
-                #expect(refused.stderr.contains("--allow-data-loss"), "\(refused)")
-                let unchanged = try OrchestratorBinary.run(["status", "--model", folder.path, "--format", "json"], databaseURL: url)
-                #expect(try jsonObject(unchanged.stdout)["storeVersion"] as? String == "Kitchen 1", "\(unchanged)")
+            let refused = try OrchestratorBinary.run(["apply", "--model", folder.path], databaseURL: url)
+            #expect(refused.exitCode == 1, "\(refused)")
+            #expect(refused.stderr.contains("rows of Recipe do not reach the new store: those the filter of RecipeToRecipe rejects; kept only in the backup schema kitchen~"), "\(refused)")
+            #expect(refused.stderr.contains("--allow-data-loss"), "\(refused)")
+            let unchanged = try OrchestratorBinary.run(["status", "--model", folder.path, "--format", "json"], databaseURL: url)
+            #expect(try jsonObject(unchanged.stdout)["storeVersion"] as? String == "Kitchen 1", "\(unchanged)")
 
-                let apply = try OrchestratorBinary.run(["apply", "--model", folder.path, "--allow-data-loss"], databaseURL: url)
-                #expect(apply.exitCode == 0, "\(apply)")
-                #expect(apply.stdout.contains("heavyweight") || apply.stderr.contains("heavyweight"), "\(apply)")
-                let status = try OrchestratorBinary.run(["status", "--model", folder.path, "--format", "json"], databaseURL: url)
-                #expect(try jsonObject(status.stdout)["compatible"] as? Bool == true, "\(status)")
-            }
+            let apply = try OrchestratorBinary.run(["apply", "--model", folder.path, "--allow-data-loss"], databaseURL: url)
+            #expect(apply.exitCode == 0, "\(apply)")
+            #expect(apply.stdout.contains("heavyweight") || apply.stderr.contains("heavyweight"), "\(apply)")
+            let status = try OrchestratorBinary.run(["status", "--model", folder.path, "--format", "json"], databaseURL: url)
+            #expect(try jsonObject(status.stdout)["compatible"] as? Bool == true, "\(status)")
         }
     }
 }

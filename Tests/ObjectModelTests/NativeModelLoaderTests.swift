@@ -43,7 +43,7 @@ import Testing
         let error = #expect(throws: ModelIssue.self) {
             try NativeModelLoader.parseVersion("entities:\n  A:\n    attributes:\n      x: integer128\n", name: "v", file: "v.yaml")
         }
-        #expect(error?.description == "v.yaml:4: entity A, property x: unknown attribute type 'integer128'")
+        #expect(error?.description == "v.yaml:4:10: entity A, property x: unknown attribute type 'integer128'")
     }
 
     @Test func jsonIsAccepted() throws {

@@ -13,10 +13,11 @@ extension HeavyweightRun {
 
     /// `ChangeTracking.install` in one transaction, once the schema in the staging schema's
     /// place (an earlier run's, dropped first) has proven to be this store's own.
-    func installTracking(_ tracking: ChangeTracking) throws {
+    /// Online, the row change log and its triggers too (`OnlineCatchUp.install`).
+    func installTracking(_ tracking: ChangeTracking, _ catchUp: OnlineCatchUp?) throws {
         try options.executionPolicy.transaction(on: connection) {
             try StoreSchemas.requireOwnable(staging, role: .staging, store: migrator.store, on: connection)
-            for statement in tracking.install { _ = try execute(statement) }
+            for statement in tracking.install + (catchUp?.install ?? []) { _ = try execute(statement) }
             try StoreSchemas.register(staging, role: .staging, store: migrator.store, version: step.to, on: connection)
         }
     }
@@ -44,44 +45,24 @@ extension HeavyweightRun {
         return rows
     }
 
-    /// Continuing after `checkpoint` is safe only when every table of the old store kept its
-    /// triggers, none was written since, and the staging tables hold what was counted.
+    /// `ResumeDecision.verify` over what the change log and the staging tables hold now.
     func verify(since checkpoint: Checkpoint, _ tracking: ChangeTracking) throws {
-        let store = migrator.store
-        let untracked = try connection.execute(tracking.untracked(store: store)).rows.compactMap { $0[0] }
-        if !untracked.isEmpty {
-            throw StagingMismatch(staging: staging, reason: """
-                holds passes whose view of \(store) can no longer be trusted: the change triggers on \
-                \(untracked.map { "\(store).\($0)" }.joined(separator: ", ")) were removed, so writes since pass \(checkpoint.pass) cannot be seen
-                """)
-        }
+        let untracked = try connection.execute(tracking.untracked(store: migrator.store)).rows.compactMap { $0[0] }
         let changes = try connection.execute(tracking.changes(after: checkpoint.changesSeen))
-        if !changes.isEmpty {
-            var byTable: [(String, [String])] = []
-            for row in changes.rows.indices {
-                let table = "\(store).\(changes.value(row, "table_name") ?? "")"
-                let operation = changes.value(row, "operation") ?? ""
-                let what = changes.bool(row, "truncated") == true
-                    ? "truncated"
-                    : "\(changes.int(row, "rows") ?? 0) row(s) \(operation == "INSERT" ? "inserted" : operation == "UPDATE" ? "updated" : "deleted")"
-                if let index = byTable.firstIndex(where: { $0.0 == table }) { byTable[index].1.append(what) } else { byTable.append((table, [what])) }
-            }
-            throw StagingMismatch(staging: staging, reason: """
-                holds passes of \(store) as it was at pass \(checkpoint.pass), and it was written since: \
-                \(byTable.map { "\($0.0) \($0.1.joined(separator: ", "))" }.joined(separator: "; "))
-                """)
+        let writes = changes.rows.indices.map { row in
+            LoggedWrites(
+                table: changes.value(row, "table_name") ?? "", operation: changes.value(row, "operation") ?? "",
+                rows: Int(changes.int(row, "rows") ?? 0), truncated: changes.bool(row, "truncated") == true
+            )
         }
-        try verifyStagingRows(against: checkpoint, tracking)
+        try ResumeDecision.verify(
+            since: checkpoint, store: migrator.store, staging: staging, untracked: untracked, writes: writes, replaysWrites: isOnline,
+            stagingTables: tracking.stagingTables, stagingRows: try stagingRows(tracking)
+        )
     }
 
     /// Every staging table holds the rows `checkpoint` counted (none were changed by hand).
     func verifyStagingRows(against checkpoint: Checkpoint, _ tracking: ChangeTracking) throws {
-        let now = try stagingRows(tracking)
-        let differing = tracking.stagingTables.filter { now[$0] != checkpoint.tableRows[$0] }
-        guard !differing.isEmpty else { return }
-        let described = differing.map { table in
-            "\(staging).\(table) holds \(now[table] ?? 0) row(s), \(checkpoint.tableRows[table].map(String.init) ?? "none") when pass \(checkpoint.pass) was checkpointed"
-        }
-        throw StagingMismatch(staging: staging, reason: "was changed outside orchestrator: \(described.joined(separator: "; "))")
+        try ResumeDecision.verifyRows(against: checkpoint, staging: staging, stagingTables: tracking.stagingTables, stagingRows: try stagingRows(tracking))
     }
 }

@@ -5,15 +5,6 @@ import Planning
 import PostgresClient
 import SQLBuilding
 
-/// The staging schema holds passes of a different plan, or no checkpoints: nothing was run.
-public struct StagingMismatch: Error, CustomStringConvertible {
-    public var staging: String
-    public var reason: String
-    public var description: String {
-        "schema \(staging) \(reason); nothing was changed (run apply with --restart to discard it and start over)"
-    }
-}
-
 /// Runs a heavyweight step pass by pass. Each pass commits with a checkpoint row in the
 /// staging schema; a run that finds checkpoints of the same step (same fingerprint) skips the
 /// passes they record. A second session holds the write guard until the swap has committed.
@@ -60,20 +51,37 @@ struct HeavyweightRun {
     ///    the old store goes to has proven to be this store's own.
     /// 6. Release the guard; drop the triggers from the old store, and the old store when it
     ///    is not kept.
+    /// Online (`HeavyweightRun+Online`), the row triggers come with the change triggers, and
+    /// the guard is taken only after the passes (stage 3 left out) and the catch-up rounds:
+    /// the last round and stage 3 run in the swap's transaction.
     func run(plan: MigrationPlan, started: Date) throws -> Int {
         let tracking = step.changeTracking!
-        let continuing = try schemaExists(staging) && !options.restart
-        if !continuing { try installTracking(tracking) }
-        let done = try checkpoints()
-        let guardSession = try takeWriteGuard()
+        let catchUp = isOnline ? onlinePlan() : nil
+        let stagingExists = try schemaExists(staging)
+        let decision = try ResumeDecision.decide(
+            staging: staging, fingerprint: fingerprint, stagingExists: stagingExists, restart: options.restart,
+            earlier: stagingExists && !options.restart ? try earlierRun() : nil
+        )
+        if decision.startsAfresh {
+            try installTracking(tracking, catchUp)
+        } else if catchUp != nil, try !hasRowLog(catchUp) {
+            throw StagingMismatch(staging: staging, reason: "holds passes of a run without --online, which logged no row keys")
+        }
+        let done = decision.done
+        var guardSession = catchUp == nil ? try takeWriteGuard() : nil
         defer { guardSession?.close() }
-        var last = done.values.max { $0.pass < $1.pass }
+        var last = decision.last
         if let last { try verify(since: last, tracking) }
 
         let source = migrator.model.version(named: step.from ?? "")!
         let destination = migrator.model.version(named: step.to)!
         var rows = done.values.reduce(0) { $0 + $1.rows }
+        var validate: (Int, PlannedPass)?
         for (index, pass) in step.passes.enumerated() {
+            if catchUp != nil && pass.stage == .validate {
+                validate = (index + 1, pass)
+                continue
+            }
             var event = progress(.passStarted, pass: index + 1, of: pass)
             if let earlier = done[index + 1] {
                 event.kind = .passFinished
@@ -96,17 +104,29 @@ struct HeavyweightRun {
             onProgress(event)
         }
 
+        if let catchUp {
+            last = try self.catchUp(catchUp, after: last, tracking) { _, pending in
+                var event = progress(.rows, pass: passCount, of: nil)
+                event.rowsDone = pending
+                onProgress(event)
+            }
+            guardSession = try takeWriteGuard()
+        }
+        if let validate { onProgress(progress(.passStarted, pass: validate.0, of: validate.1)) }
         var swapEvent = ProgressEvent(
             kind: .passStarted, step: number, stepCount: count, stepKind: step.kind.rawValue, from: step.from, to: step.to,
-            pass: passCount, passCount: passCount, stage: "swap"
+            pass: passCount, passCount: passCount, stage: .swap
         )
         onProgress(swapEvent)
         let swapStarted = Date()
         let (old, role) = step.backupSchema.map { ($0, StoreSchemas.Role.backup) } ?? (HeavyweightMigration.retiredSchema(for: migrator.store), .retired)
         try options.executionPolicy.transaction(on: connection) {
             if let last { try verifyStagingRows(against: last, tracking) }
+            if let catchUp { try finishOnline(catchUp, validate: validate) }
+            let rowLog = try hasRowLog(step.onlineCatchUp)
             try StoreSchemas.requireOwnable(old, role: role, store: migrator.store, on: connection)
             for statement in step.swap { _ = try connection.execute(statement.sql) }
+            if rowLog { for sql in OnlineCatchUp.afterSwap(store: migrator.store, old: old) { _ = try connection.execute(sql) } }
             try StoreSchemas.unregister(staging, on: connection)
             try StoreSchemas.register(old, role: role, store: migrator.store, version: step.from, chainFinished: false, on: connection)
             try migrator.record(step, plan: plan, rows: rows, started: started)
@@ -116,10 +136,16 @@ struct HeavyweightRun {
         // (`StoreSchemas.removeLeftovers`), so a failure here must not report the step failed.
         try? connection.transaction {
             _ = try connection.execute(ChangeTracking.remove(from: old).sql)
+            _ = try connection.execute(OnlineCatchUp.remove(from: old))
             if role == .retired {
                 _ = try connection.execute("DROP SCHEMA IF EXISTS \(ident: old) CASCADE")
                 try StoreSchemas.unregister(old, on: connection)
             }
+        }
+        if let validate {
+            var event = progress(.passFinished, pass: validate.0, of: validate.1)
+            event.elapsedSeconds = Date().timeIntervalSince(swapStarted)
+            onProgress(event)
         }
         swapEvent.kind = .passFinished
         swapEvent.elapsedSeconds = Date().timeIntervalSince(swapStarted)
@@ -127,41 +153,25 @@ struct HeavyweightRun {
         return rows
     }
 
-    /// What a checkpoint recorded.
-    struct Checkpoint {
-        var pass: Int
-        var rows: Int
-        /// The last write to the old store logged when the pass committed.
-        var changesSeen: Int
-        /// Rows of every staging table after the pass.
-        var tableRows: [String: Int]
-    }
-
-    /// Passes done by an earlier run of this step.
-    func checkpoints() throws -> [Int: Checkpoint] {
-        guard try schemaExists(staging) else { return [:] }
+    /// The checkpoints an earlier run left in the staging schema, for `ResumeDecision`.
+    func earlierRun() throws -> EarlierRun {
         let tableExists = try connection.execute("SELECT to_regclass(\(quoteIdentifier(staging) + "." + quoteIdentifier(HeavyweightMigration.checkpointTable))) IS NOT NULL AS present")
-        guard tableExists.bool(0, "present") == true else {
-            throw StagingMismatch(staging: staging, reason: "exists but holds no checkpoints of an orchestrator migration")
-        }
+        guard tableExists.bool(0, "present") == true else { return EarlierRun(hasCheckpointTable: false, fingerprints: [], checkpoints: []) }
         // Fingerprints first: another plan's checkpoint table may have other columns.
-        let fingerprints = try connection.execute("SELECT fingerprint FROM \(ident: staging, HeavyweightMigration.checkpointTable)")
-        guard fingerprints.rows.allSatisfy({ $0[0] == fingerprint }) else {
-            throw StagingMismatch(staging: staging, reason: "holds passes of another migration plan of this store (the model, mapping model or options changed since)")
+        let fingerprints = try connection.execute("SELECT fingerprint FROM \(ident: staging, HeavyweightMigration.checkpointTable)").rows.map { $0[0] ?? "" }
+        guard fingerprints.allSatisfy({ $0 == fingerprint }), !fingerprints.isEmpty else {
+            return EarlierRun(hasCheckpointTable: true, fingerprints: fingerprints, checkpoints: [])
         }
-        guard !fingerprints.isEmpty else { return [:] }
         let result = try connection.execute("""
             SELECT pass, rows, changes_seen, table_rows::text AS table_rows FROM \(ident: staging, HeavyweightMigration.checkpointTable) ORDER BY pass
             """)
-        var done: [Int: Checkpoint] = [:]
-        for row in result.rows.indices {
-            let pass = Int(result.int(row, "pass") ?? 0)
-            done[pass] = Checkpoint(
-                pass: pass, rows: Int(result.int(row, "rows") ?? 0), changesSeen: Int(result.int(row, "changes_seen") ?? 0),
+        let checkpoints = result.rows.indices.map { row in
+            Checkpoint(
+                pass: Int(result.int(row, "pass") ?? 0), rows: Int(result.int(row, "rows") ?? 0), changesSeen: Int(result.int(row, "changes_seen") ?? 0),
                 tableRows: StoreCatalog.decodeJSON(result.value(row, "table_rows")) ?? [:]
             )
         }
-        return done
+        return EarlierRun(hasCheckpointTable: true, fingerprints: fingerprints, checkpoints: checkpoints)
     }
 
     /// A second session holding SHARE locks on the old store's tables: reads go on, writes
@@ -249,11 +259,12 @@ struct HeavyweightRun {
         )
     }
 
-    func progress(_ kind: ProgressEvent.Kind, pass number: Int, of pass: PlannedPass) -> ProgressEvent {
+    /// An event of `pass`, or of the catch-up rounds when nil.
+    func progress(_ kind: ProgressEvent.Kind, pass number: Int, of pass: PlannedPass?) -> ProgressEvent {
         ProgressEvent(
             kind: kind, step: self.number, stepCount: count, stepKind: step.kind.rawValue, from: step.from, to: step.to,
-            pass: number, passCount: passCount, stage: pass.stage.rawValue, part: pass.part?.rawValue, entityMapping: pass.entityMapping,
-            execution: pass.execution.rawValue, rowsTotal: pass.sourceTable == nil ? nil : pass.rowEstimate
+            pass: number, passCount: passCount, stage: pass.map { .pass($0.stage) } ?? .catchUp, part: pass?.part, entityMapping: pass?.entityMapping,
+            execution: pass?.execution, rowsTotal: pass.map { $0.sourceTable == nil ? nil : $0.rowEstimate } ?? nil
         )
     }
 }

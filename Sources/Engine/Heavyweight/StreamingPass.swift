@@ -31,7 +31,8 @@ struct StreamingPass {
             for row in result.rows {
                 let values = try reader.values(of: row)
                 let source = SourceInstance(
-                    entity: row[2] ?? "", primaryKey: Int64(row[1] ?? "") ?? 0, values: values, destinationKey: Int64(row[0] ?? "") ?? 0
+                    entity: reader.key(.sourceEntity, of: row) ?? "", primaryKey: Int64(reader.key(.sourceKey, of: row) ?? "") ?? 0,
+                    values: values, destinationKey: Int64(reader.key(.destinationKey, of: row) ?? "") ?? 0
                 )
                 calls.source = source
                 if let policy {
@@ -67,7 +68,7 @@ struct StreamingPass {
             lines.reserveCapacity(result.rows.count)
             for row in result.rows {
                 let values = try reader.values(of: row)
-                var line: [String?] = [row[0], stream.destinationEntity]
+                var line: [String?] = [reader.key(.destinationKey, of: row), stream.destinationEntity]
                 line.reserveCapacity(columns.count)
                 for (attribute, expression) in zip(entity.attributes, expressions) {
                     if let expression {
@@ -136,16 +137,24 @@ struct StreamingPass {
     }
 }
 
-/// Reads the source values of a batch's rows by their keys (`StreamedMapping.sourceValues`).
+/// Reads the key columns and the source values of a batch's rows by name
+/// (`StreamedMapping.KeyColumn`, `StreamedMapping.sourceValues`).
 private struct SourceRowReader {
     let positions: [String: Int]
+    let keys: [StreamedMapping.KeyColumn: Int]
     let values: [(key: String, type: AttributeType, index: Int)]
 
     init(_ stream: StreamedMapping, _ batch: QueryResult) {
         let positions = Dictionary(uniqueKeysWithValues: batch.columns.enumerated().map { ($1, $0) })
         self.positions = positions
+        keys = Dictionary(uniqueKeysWithValues: StreamedMapping.KeyColumn.allCases.map { column in
+            guard let index = positions[column.rawValue] else { preconditionFailure("sourceRows selects \(column.rawValue)") }
+            return (column, index)
+        })
         values = stream.sourceValues.map { ($0.key, $0.type, positions[$0.key]!) }
     }
+
+    func key(_ column: StreamedMapping.KeyColumn, of row: [String?]) -> String? { row[keys[column]!] }
 
     func values(of row: [String?]) throws -> [String: Value] {
         var decoded: [String: Value] = [:]

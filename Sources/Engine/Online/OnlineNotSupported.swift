@@ -20,7 +20,8 @@ public struct OnlineNotSupported: Error, CustomStringConvertible {
             guard let online = step.online else { return "the step was planned without an online form" }
             return online.isSupported ? nil : online.refusals.joined(separator: "; ")
         case .heavyweight:
-            return "heavyweight steps do not run online yet"
+            // Catch-up rounds replay the rows written meanwhile (`OnlineCatchUp`).
+            return step.onlineCatchUp == nil ? step.onlineRefusal ?? "the step was planned without an online catch-up" : nil
         }
     }
 

@@ -17,7 +17,6 @@ struct OnlineRun {
     var step: PlannedStep
     var plan: MigrationPlan
     var options: ApplyOptions
-    var onProgress: (ProgressEvent) -> Void
 
     var connection: PostgresConnection { migrator.connection }
     var policy: ExecutionPolicy { options.executionPolicy }
@@ -34,7 +33,8 @@ struct OnlineRun {
         let checkpoint = OnlineCheckpoint(store: migrator.store, step: step, digest: online.digest)
         try OnlineCheckpoint.prepare(on: connection)
         let start = try checkpoint.read(on: connection)
-        let reinstalled = online.phases[..<start.phase].flatMap { phase in phase.installs.isEmpty ? [] : phase.statements }
+        let live = Set(online.liveTriggers(after: start.phase))
+        let reinstalled = online.phases[..<start.phase].flatMap { phase in phase.installs.contains(where: live.contains) ? phase.statements : [] }
         if !reinstalled.isEmpty {
             try policy.transaction(on: connection) {
                 for statement in reinstalled {

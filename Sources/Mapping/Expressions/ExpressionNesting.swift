@@ -7,7 +7,12 @@ public enum ExpressionNesting {
     public static let maximumDepth = 200
 }
 
-extension ValueExpression {
+/// A parsed tree, whose levels `requireDepth` bounds.
+protocol NestedTree {
+    var depth: Int { get }
+}
+
+extension ValueExpression: NestedTree {
     /// Levels of the tree: 1 for a constant, variable or key path.
     var depth: Int {
         switch self {
@@ -20,7 +25,7 @@ extension ValueExpression {
     }
 }
 
-extension FilterPredicate {
+extension FilterPredicate: NestedTree {
     var depth: Int {
         switch self {
         case .constant: 1
@@ -49,5 +54,26 @@ extension Parser {
         guard depth <= ExpressionNesting.maximumDepth else {
             throw error("nested more than \(ExpressionNesting.maximumDepth) levels deep (each operator, parenthesis, function call and list is a level)", at: current)
         }
+    }
+
+    /// `operand (operator operand)*`, folded to the left (`a - b - c` is `(a - b) - c`): the
+    /// loop of every binary rule. `join` reads the operator at a token and gives the node it
+    /// makes of the two sides, nil where the chain ends. A chain deepens the tree without
+    /// recursing, so the depth is checked as it grows.
+    mutating func chain<Tree: NestedTree>(
+        of operand: (inout Parser) throws(ExpressionError) -> Tree,
+        joinedBy join: (Token) -> ((Tree, Tree) -> Tree)?
+    ) throws(ExpressionError) -> Tree {
+        var result = try operand(&self)
+        var depth = result.depth
+        try requireDepth(depth)
+        while let combine = join(current) {
+            _ = advance()
+            let right = try operand(&self)
+            depth = 1 + max(depth, right.depth)
+            try requireDepth(depth)
+            result = combine(result, right)
+        }
+        return result
     }
 }

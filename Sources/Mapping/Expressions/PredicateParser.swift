@@ -9,31 +9,24 @@ extension Parser {
     mutating func predicate() throws(ExpressionError) -> FilterPredicate {
         try enterLevel()
         defer { leaveLevel() }
-        var result = try conjunction()
-        var depth = result.depth
-        try requireDepth(depth)
-        while current.isKeyword("OR") || current.isSymbol("||") {
-            _ = advance()
-            let right = try conjunction()
-            depth = 1 + max(depth, right.depth)
-            try requireDepth(depth)
-            result = .or(result, right)
-        }
-        return result
+        return try chain(
+            of: { (parser: inout Parser) throws(ExpressionError) in try parser.conjunction() },
+            joinedBy: Self.logical("OR", "||", FilterPredicate.or)
+        )
     }
 
     private mutating func conjunction() throws(ExpressionError) -> FilterPredicate {
-        var result = try negation()
-        var depth = result.depth
-        try requireDepth(depth)
-        while current.isKeyword("AND") || current.isSymbol("&&") {
-            _ = advance()
-            let right = try negation()
-            depth = 1 + max(depth, right.depth)
-            try requireDepth(depth)
-            result = .and(result, right)
-        }
-        return result
+        try chain(
+            of: { (parser: inout Parser) throws(ExpressionError) in try parser.negation() },
+            joinedBy: Self.logical("AND", "&&", FilterPredicate.and)
+        )
+    }
+
+    /// `make` where the token is `keyword` or `symbol`.
+    private static func logical(
+        _ keyword: String, _ symbol: String, _ make: @escaping (FilterPredicate, FilterPredicate) -> FilterPredicate
+    ) -> (Token) -> ((FilterPredicate, FilterPredicate) -> FilterPredicate)? {
+        { token in token.isKeyword(keyword) || token.isSymbol(symbol) ? make : nil }
     }
 
     private mutating func negation() throws(ExpressionError) -> FilterPredicate {

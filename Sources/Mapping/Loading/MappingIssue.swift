@@ -5,22 +5,25 @@ import ObjectModel
 public struct MappingIssue: Error, Sendable, Hashable, CustomStringConvertible {
     public var file: String
     public var line: Int?
+    /// The column on `line`, for native (YAML, JSON) mapping models.
+    public var column: Int?
     public var entityMapping: String?
     public var property: String?
     public var message: String
 
-    public init(file: String, line: Int? = nil, entityMapping: String? = nil, property: String? = nil, message: String) {
+    public init(file: String, line: Int? = nil, column: Int? = nil, entityMapping: String? = nil, property: String? = nil, message: String) {
         self.file = file
         self.line = line
+        self.column = column
         self.entityMapping = entityMapping
         self.property = property
         self.message = message
     }
 
-    /// One line: `file:line: entity mapping RecipeToRecipe, property author: message`.
+    /// One line: `file:line:column: entity mapping RecipeToRecipe, property author: message`.
     public var description: String {
         locatedMessage(
-            file: file, line: line,
+            file: file, line: line, column: column,
             location: [entityMapping.map { "entity mapping \($0)" }, property.map { "property \($0)" }], message: message
         )
     }

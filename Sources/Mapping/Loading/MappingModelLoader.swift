@@ -18,7 +18,7 @@ public enum MappingModelLoader {
             throw MappingLoadError([MappingIssue(file: path, message: "not a mapping model: expected a .yaml, .yml, .json or .xcmappingmodel file")])
         }
         do {
-            return try NativeMappingLoader.parse(try readText(path), file: path)
+            return try NativeMappingLoader.parse(try MappingYAMLReader.readText(path), file: path)
         } catch let issue as MappingIssue {
             throw MappingLoadError([issue])
         }
@@ -90,19 +90,9 @@ public enum MappingModelLoader {
         guard nativeExtensions.contains((name as NSString).pathExtension.lowercased()), !manifestNames.contains(name.lowercased()) else { return nil }
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else { return nil }
-        let text = try readText(path)
+        let text = try MappingYAMLReader.readText(path)
         if text.allSatisfy(\.isWhitespace) { return nil }
         let root = try MappingYAMLReader.compose(text, file: path)
         return root.mapping?.keys.contains { $0.scalar?.string == "entityMappings" } == true ? text : nil
-    }
-
-    static func readText(_ path: String) throws -> String {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw MappingIssue(file: path, message: "cannot read the file")
-        }
-        guard let text = String(data: data, encoding: .utf8) else {
-            throw MappingIssue(file: path, message: "the file is not UTF-8 text")
-        }
-        return text
     }
 }

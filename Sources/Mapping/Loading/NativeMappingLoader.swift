@@ -30,8 +30,8 @@ enum NativeMappingLoader {
         var entityMappings: [EntityMappingDefinition]?
         for pair in try reader.mapping(root, what: "the mapping model", allowed: modelKeys) {
             switch pair.key {
-            case "source": source = try reader.name(pair.value, what: "source")
-            case "destination": destination = try reader.name(pair.value, what: "destination")
+            case "source": source = try reader.nonEmptyString(pair.value, what: "'source'")
+            case "destination": destination = try reader.nonEmptyString(pair.value, what: "'destination'")
             default: entityMappings = try parseEntityMappings(pair.value, reader: reader)
             }
         }
@@ -71,7 +71,7 @@ enum NativeMappingLoader {
         guard let nameNode = fields.first(where: { $0.key.scalar?.string == "name" })?.value else {
             throw unnamed.issue("needs a 'name'", at: node)
         }
-        let name = try unnamed.name(nameNode, what: "name")
+        let name = try unnamed.nonEmptyString(nameNode, what: "'name'")
         let reader = reader.at(entityMapping: name)
 
         // 2. Every key, in file order.
@@ -84,15 +84,15 @@ enum NativeMappingLoader {
             switch pair.key {
             case "name": break
             case "type":
-                let spelling = try reader.name(value, what: "type")
+                let spelling = try reader.nonEmptyString(value, what: "'type'")
                 guard let parsed = EntityMappingType(rawValue: spelling) else {
                     throw reader.issue("unknown type '\(spelling)' (expected \(typeList))", at: value)
                 }
                 type = parsed
-            case "source": mapping.sourceEntity = try reader.name(value, what: "source")
-            case "destination": mapping.destinationEntity = try reader.name(value, what: "destination")
-            case "filter": mapping.filter = try reader.name(value, what: "filter")
-            case "policy": mapping.policy = try reader.name(value, what: "policy")
+            case "source": mapping.sourceEntity = try reader.nonEmptyString(value, what: "'source'")
+            case "destination": mapping.destinationEntity = try reader.nonEmptyString(value, what: "'destination'")
+            case "filter": mapping.filter = try reader.nonEmptyString(value, what: "'filter'")
+            case "policy": mapping.policy = try reader.nonEmptyString(value, what: "'policy'")
             case "attributes": mapping.attributeMappings = try parsePropertyMappings(value, what: "attributes", reader: reader)
             default: mapping.relationshipMappings = try parsePropertyMappings(value, what: "relationships", reader: reader)
             }

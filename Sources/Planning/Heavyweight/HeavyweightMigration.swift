@@ -58,30 +58,24 @@ public enum HeavyweightMigration {
         }
         if !reasons.isEmpty { throw HeavyweightRefusal(reasons: reasons.map { "'\(source.name)' -> '\(destination.name)': \($0)" }) }
 
-        resolved = keepingSourceKeys(withoutMirroredLinks(resolved, source: source))
+        resolved = linkingInStageOne(keepingSourceKeys(withoutMirroredLinks(resolved, source: source)), source: source)
 
         let staging = stagingSchema(for: schema)
         let sourceLayout = StoreLayout(version: source, schema: schema)
         let layout = StoreLayout(version: destination, schema: staging)
-        let builder = StatementBuilder(store: schema, staging: staging, source: source, destination: layout, destinationVersion: destination)
-        var passes = [PlannedPass(stage: .prepare, statements: builder.createStaging(resolved))]
-        for (index, entityMapping) in resolved.enumerated() {
+        let schemas = HeavyweightSchemas(store: schema, staging: staging, source: source, destination: layout, destinationVersion: destination)
+        let stageOne = StageOneStatements(schemas: schemas)
+        let stageTwo = StageTwoStatements(schemas: schemas)
+        var passes = [PlannedPass(stage: .prepare, statements: StagingStatements(schemas: schemas).statements(resolved))]
+        for entityMapping in resolved {
             let streams = options.forceStreaming || entityMapping.needsSwift
-            var statements = entityMapping.keepsSourceKeys ? [] : builder.associate(entityMapping)
+            var statements = entityMapping.keepsSourceKeys ? [] : stageOne.associate(entityMapping)
             var stream: StreamedMapping?
-            // To-one links whose association is there already (a view, or made by an earlier
-            // pass or this one) are set in stage 1, not by a stage 2 UPDATE.
-            let ready = Set(resolved.prefix(index + 1).map(\.name) + resolved.filter(\.keepsSourceKeys).map(\.name))
-            resolved[index].linkedInStageOne = Set(entityMapping.toOneLinks.filter { ready.contains($0.mappingName) }.map(\.column))
-            resolved[index].linkedByKey = Set(entityMapping.toOneLinks.filter { link in
-                linksByKey(link, from: entityMapping, among: resolved, source: source)
-            }.map(\.column))
             if streams {
-                stream = builder.stream(resolved[index])
+                stream = stageOne.stream(entityMapping)
             } else {
-                statements.append(builder.insertInstances(resolved[index]))
+                statements.append(stageOne.insertInstances(entityMapping))
             }
-            let entityMapping = resolved[index]
             passes.append(PlannedPass(
                 stage: .createInstances, entityMapping: entityMapping.name, execution: streams ? .streaming : .setBased,
                 statements: statements, stream: stream, sourceTable: entityMapping.sourceTable
@@ -92,7 +86,7 @@ public enum HeavyweightMigration {
         var analyzed = false
         for part in [PlannedPass.Part.toOne, .toMany] {
             for entityMapping in resolved {
-                var statements = part == .toOne ? builder.stageTwo(entityMapping) : builder.stageTwoToMany(entityMapping)
+                var statements = part == .toOne ? stageTwo.toOne(entityMapping) : stageTwo.toMany(entityMapping)
                 let runsPolicy = part == .toMany && entityMapping.policy != nil
                 if statements.isEmpty && !runsPolicy { continue }
                 if !analyzed && !statements.isEmpty {
@@ -107,9 +101,9 @@ public enum HeavyweightMigration {
                 ))
             }
         }
-        passes.append(PlannedPass(stage: .validate, statements: builder.stageThree()))
+        passes.append(PlannedPass(stage: .validate, statements: StageThreeStatements(schemas: schemas).statements()))
         for index in passes.indices { passes[index].tablesWritten = ChangeTracking.tablesWritten(by: passes[index], mappings: resolved) }
-        let swap = builder.swap(keepsBackup: keepsBackup)
+        let swap = SwapStatements(store: schema, staging: staging).statements(keepsBackup: keepsBackup)
         let tracking = ChangeTracking(store: schema, staging: staging, sourceTables: sourceLayout.tables.map(\.name), stagingTables: layout.tables.map(\.name))
 
         let sourceTables = Set(resolved.map(\.sourceTable)).sorted().joined(separator: ", ")
@@ -135,6 +129,14 @@ public enum HeavyweightMigration {
         step.swap = swap
         step.stagingSchema = staging
         step.changeTracking = tracking
+        step.onlineRefusal = CatchUpRound.refusal(resolved, source: sourceLayout, destination: layout)
+        if step.onlineRefusal == nil {
+            let round = CatchUpRound(schemas: schemas, forceStreaming: options.forceStreaming).steps(resolved)
+            step.onlineCatchUp = OnlineCatchUp(
+                store: schema, staging: staging, sourceTables: sourceLayout.tables.map(\.name), round: round,
+                keySequences: StagingStatements(schemas: schemas).keySequences(resolved)
+            )
+        }
         step.backupSchema = keepsBackup ? backupSchema(for: schema) : nil
         step.writeGuard = PlannedStatement(
             "LOCK TABLE \(SQL.joined(sourceLayout.tables.map { "\(ident: schema, $0.name)" }, separator: ", ")) IN SHARE MODE",
@@ -158,6 +160,20 @@ public enum HeavyweightMigration {
                       let other = mappings.first(where: { $0.name == link.mappingName }) else { return false }
                 return other.toOneLinks.contains { $0.column == column && $0.mappingName == mapping.name && $0.sourcePath == [inverse.name] }
             }
+            return mapping
+        }
+    }
+
+    /// To-one links whose association is there already when an entity mapping's stage 1 runs
+    /// (a view, or made by an earlier pass or this one) are set in stage 1, not by a stage 2
+    /// UPDATE; those through an entity mapping keeping its source keys, by the key itself.
+    static func linkingInStageOne(_ mappings: [ResolvedEntityMapping], source: ModelVersion) -> [ResolvedEntityMapping] {
+        let kept = mappings.filter(\.keepsSourceKeys).map(\.name)
+        return mappings.enumerated().map { index, mapping in
+            var mapping = mapping
+            let ready = Set(mappings.prefix(index + 1).map(\.name) + kept)
+            mapping.linkedInStageOne = Set(mapping.toOneLinks.filter { ready.contains($0.mappingName) }.map(\.column))
+            mapping.linkedByKey = Set(mapping.toOneLinks.filter { linksByKey($0, from: mapping, among: mappings, source: source) }.map(\.column))
             return mapping
         }
     }

@@ -79,6 +79,12 @@ public struct StreamedMapping: Sendable, Hashable {
     /// entity mapping (in destination key order; straight from the source table when the rows
     /// keep their keys). Dates come as epoch seconds, binary as hex.
     public var sourceRows: SQL
+    /// The columns `sourceRows` starts with, read by name.
+    public enum KeyColumn: String, Sendable, CaseIterable {
+        case destinationKey = "destination_pk"
+        case sourceKey = "source_pk"
+        case sourceEntity = "source_entity"
+    }
     public var sourceValues: [SourceValue]
     /// The destination attributes computed per row; those without an expression keep their
     /// column default.

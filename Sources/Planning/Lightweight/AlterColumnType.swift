@@ -12,6 +12,10 @@ struct AlterColumnType: SchemaChange {
     var using: SQL?
     /// The old default cannot be cast to the new type: dropped first.
     var dropsDefault = false
+    /// What `apply --online` needs to build the column beside the old one (`describing`).
+    var isNotNull = false
+    var defaultExpression: SQL?
+    var constrainedBy: [String] = []
 
     func statements(in schema: String) -> [PlannedStatement] {
         var statements: [PlannedStatement] = []

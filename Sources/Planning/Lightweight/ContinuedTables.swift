@@ -59,6 +59,7 @@ extension LightweightDiff {
     private mutating func changeType(_ column: ColumnLayout, of table: TableLayout, from sourceColumn: ColumnLayout, of sourceTable: TableLayout) -> AlterColumnType {
         guard let conversion = NumberColumnConversion(from: sourceColumn.type, to: column.type) else {
             let alter = AlterColumnType(table: table.name, column: column.name, from: sourceColumn.type, to: column.type)
+                .describing(column, from: sourceColumn, of: table)
             add(.add, alter)
             return alter
         }
@@ -75,7 +76,7 @@ extension LightweightDiff {
         let alter = AlterColumnType(
             table: table.name, column: column.name, from: sourceColumn.type, to: column.type,
             using: conversion.using(column.name), dropsDefault: conversion.dropsDefault && sourceColumn.defaultExpression != nil
-        )
+        ).describing(column, from: sourceColumn, of: table)
         add(.add, alter)
         return alter
     }

@@ -15,9 +15,12 @@ public struct OnlinePlan: Sendable, Hashable {
 
     public var isSupported: Bool { refusals.isEmpty }
 
-    /// Triggers the phases install, so that a run can remove any an interrupted one left.
-    public var triggers: [OnlineTrigger] {
-        phases.flatMap(\.installs)
+    /// Triggers installed by the first `count` phases and not yet removed by them: those a
+    /// resumed run reinstalls, and those the switch-over drops (all phases before it).
+    public func liveTriggers(after count: Int) -> [OnlineTrigger] {
+        let done = phases.prefix(count)
+        let removed = Set(done.flatMap(\.removes))
+        return done.flatMap(\.installs).filter { !removed.contains($0) }
     }
 }
 
@@ -51,8 +54,10 @@ public struct OnlinePhase: Sendable, Hashable {
     public var index: String?
     public var lock: LockLevel
     public var hold: Hold
-    /// Triggers this phase installs; `OnlinePlan` drops them all in its switch-over.
+    /// Triggers this phase installs; the switch-over drops those no phase removed before.
     public var installs: [OnlineTrigger] = []
+    /// Triggers this phase drops (a column swapped in before the end).
+    public var removes: [OnlineTrigger] = []
 
     public init(summary: String, execution: Execution = .transaction, statements: [PlannedStatement], lock: LockLevel, hold: Hold) {
         self.summary = summary

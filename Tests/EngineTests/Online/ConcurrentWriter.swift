@@ -15,13 +15,16 @@ final class ConcurrentWriter: @unchecked Sendable {
     private let lock = NSLock()
     private var stopped = false
     private(set) var committed = 0
+    /// The version the migration brings the live store to.
+    let targetVersion: String
     /// The first failed transaction, and whether the switch-over had committed by then.
     private(set) var failure: (error: Error, afterSwitchOver: Bool)?
     private let done = DispatchSemaphore(value: 0)
     private var generator = SystemRandomNumberGenerator()
 
-    init(url: String, live: String, shadow: String) {
+    init(url: String, live: String, shadow: String, targetVersion: String = "v2") {
         self.url = url
+        self.targetVersion = targetVersion
         self.live = live
         self.shadow = shadow
     }
@@ -29,14 +32,21 @@ final class ConcurrentWriter: @unchecked Sendable {
     func start() {
         DispatchQueue.global().async { [self] in
             defer { done.signal() }
-            guard let connection = try? PostgresConnection(url: url) else { return }
+            let connection: PostgresConnection
+            do {
+                connection = try PostgresConnection(url: url)
+            } catch {
+                lock.withLock { failure = (error, false) }
+                return
+            }
             defer { connection.close() }
             while !isStopped {
                 do {
                     try connection.transaction { try writeOnce(on: connection) }
                     lock.withLock { committed += 1 }
                 } catch {
-                    let switched = (try? connection.execute("SELECT count(*) FROM orchestrator.online_progress WHERE store = \(live)").rows.first?.first) == "0"
+                    let version = try? connection.execute("SELECT version_name FROM orchestrator.stores WHERE store = \(live)").rows.first?.first
+                    let switched = version == targetVersion
                     lock.withLock { failure = (error, switched) }
                     return
                 }
@@ -79,7 +89,7 @@ final class ConcurrentWriter: @unchecked Sendable {
                 try mirror("ingredient", key: key, columns: "_entity, name, amount, recipe_pk", values: "'Ingredient', 'salt', '1 g', \(key.rows[0][1] ?? "NULL")", on: connection)
             }
         case 5:
-            for store in [live, shadow] { try connection.execute("UPDATE \(ident: store, "ingredient") SET amount = amount || '+' WHERE _pk = \(ingredient)") }
+            for store in [live, shadow] { try connection.execute("UPDATE \(ident: store, "ingredient") SET amount = amount || '+', grams = \(recipe % 300) WHERE _pk = \(ingredient)") }
         case 6:
             for store in [live, shadow] { try connection.execute("DELETE FROM \(ident: store, "ingredient") WHERE _pk = \(ingredient)") }
         case 7:

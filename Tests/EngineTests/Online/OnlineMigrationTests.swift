@@ -13,22 +13,23 @@ import TestSupport
     static let shadow = "shadow"
 
     /// Every online technique in one step: NULLs backfilled (a root entity and a sub-entity)
-    /// and NOT NULL through a validated check, a renamed sub-entity's `_entity` rewritten, a
+    /// and NOT NULL through a validated check, two columns widened (one NOT NULL) beside the
+    /// old ones and swapped in, a renamed sub-entity's `_entity` rewritten, a
     /// to-one made to-many (links moved into a join table, kept in sync by a trigger), foreign
     /// keys and checks added NOT VALID and validated, indexes built concurrently.
     static func model() throws -> VersionedModel {
         try S.model([
             ("v1", S.version("""
                 Cuisine: {attributes: {name: {type: string, optional: false}}, relationships: {recipes: {destination: Recipe, inverse: cuisine, toMany: true}}}
-                Recipe: {attributes: {name: {type: string, optional: false}, rating: int16}, relationships: {cuisine: {destination: Cuisine, inverse: recipes}, ingredients: {destination: Ingredient, inverse: recipe, toMany: true, deleteRule: cascade}}}
-                Ingredient: {attributes: {name: {type: string, optional: false}, amount: string}, relationships: {recipe: {destination: Recipe, inverse: ingredients}}}
+                Recipe: {attributes: {name: {type: string, optional: false}, rating: int16, servings: {type: int16, optional: false, default: 1}}, relationships: {cuisine: {destination: Cuisine, inverse: recipes}, ingredients: {destination: Ingredient, inverse: recipe, toMany: true, deleteRule: cascade}}}
+                Ingredient: {attributes: {name: {type: string, optional: false}, amount: string, grams: int16}, relationships: {recipe: {destination: Recipe, inverse: ingredients}}}
                 Dessert: {attributes: {name: string}}
                 Cake: {parent: Dessert, attributes: {layers: int16}}
                 """)),
             ("v2", S.version("""
                 Cuisine: {attributes: {name: {type: string, optional: false}}, relationships: {recipes: {destination: Recipe, inverse: cuisines, toMany: true}}}
-                Recipe: {attributes: {name: {type: string, optional: false}, rating: {type: int16, optional: false, default: 0}, summary: string}, relationships: {cuisines: {destination: Cuisine, inverse: recipes, toMany: true, renamingIdentifier: cuisine}, ingredients: {destination: Ingredient, inverse: recipe, toMany: true, deleteRule: cascade}}, indexes: {byName: [name]}}
-                Ingredient: {attributes: {name: {type: string, optional: false}, amount: string}, relationships: {recipe: {destination: Recipe, inverse: ingredients}}, indexes: {byAmount: [amount]}}
+                Recipe: {attributes: {name: {type: string, optional: false}, rating: {type: int16, optional: false, default: 0}, servings: {type: int32, optional: false, default: 1}, summary: string}, relationships: {cuisines: {destination: Cuisine, inverse: recipes, toMany: true, renamingIdentifier: cuisine}, ingredients: {destination: Ingredient, inverse: recipe, toMany: true, deleteRule: cascade}}, indexes: {byName: [name]}}
+                Ingredient: {attributes: {name: {type: string, optional: false}, amount: string, grams: int32}, relationships: {recipe: {destination: Recipe, inverse: ingredients}}, indexes: {byAmount: [amount]}}
                 Dessert: {attributes: {name: string}}
                 Gateau: {parent: Dessert, renamingIdentifier: Cake, attributes: {layers: {type: int16, optional: false, default: 1}}}
                 """)),
@@ -53,7 +54,7 @@ import TestSupport
                 .apply(options: ApplyOptions(batchSize: 7, online: true))
             let during = writer.commits - before
             writer.stop()
-            print("online migration: \(during) writer transactions committed while apply --online ran, \(writer.commits) in all")
+            print("online migration: \(during) writer transactions committed while apply --online ran, \(writer.commits) in all; first failure: \(writer.failure.map { "\($0.error)" } ?? "none")")
             #expect(report.appliedSteps.count == 1)
             #expect(during >= 20, "the writer barely wrote during the migration: the test proves little")
             if let failure = writer.failure {
@@ -86,7 +87,7 @@ import TestSupport
             #expect(failure.map { String(describing: $0) }?.contains("run apply again to continue") == true)
             #expect(try S.version(on: connection) == "v1")
             let left = try connection.execute("SELECT tgname FROM pg_trigger WHERE tgname LIKE 'orchestrator_online_%' ORDER BY 1").rows
-            #expect(left.count == 4, "the interrupted run's triggers (two backfills, an entity rename, the links): \(left)")
+            #expect(left.count == 4, "the interrupted run's triggers (two backfills, an entity rename, the links; the widenings were swapped in): \(left)")
             Thread.sleep(forTimeInterval: 0.3)
 
             let before = writer.commits
@@ -101,11 +102,11 @@ import TestSupport
         }
     }
 
-    /// A type widening rewrites the table: no online form yet, so the step is refused whole.
+    /// A conversion that reads floats as text has no online form yet: the step is refused whole.
     @Test func aStepWithAChangeThatHasNoOnlineFormIsRefusedWithNothingChanged() throws {
         let model = try S.model([
-            ("v1", S.version("Recipe: {attributes: {name: string, rating: int16}}")),
-            ("v2", S.version("Recipe: {attributes: {name: string, rating: int32}}")),
+            ("v1", S.version("Recipe: {attributes: {name: string, rating: double}}")),
+            ("v2", S.version("Recipe: {attributes: {name: string, rating: decimal}}")),
         ])
         try S.withStore(model) { connection in
             let catalog = try S.catalog(of: S.store, on: connection)
@@ -113,10 +114,28 @@ import TestSupport
             let refusal = #expect(throws: OnlineNotSupported.self) {
                 try StoreMigrator(connection: connection, model: model, store: S.store).apply(options: ApplyOptions(online: true))
             }
-            #expect(refusal?.refusals == ["step 1 of 1 (lightweight 'v1' -> 'v2'): change recipe.rating from smallint to integer: no online form yet (docs/online-migrations.md, Limits)"])
+            #expect(refusal?.refusals == ["step 1 of 1 (lightweight 'v1' -> 'v2'): a conversion that reads floating-point numbers as text (to or from decimal, double to float): no online form yet (docs/online-migrations.md, Limits)"])
             #expect(try S.catalog(of: S.store, on: connection) == catalog)
             #expect(try S.rows("recipe", ["name", "rating"], on: connection) == rows)
             #expect(try S.version(on: connection) == "v1")
+        }
+    }
+
+    /// A uniqueness constraint (root entity: `UNIQUE USING INDEX` on an index built
+    /// concurrently; sub-entity: a partial unique index) and a fetch index, with an attribute
+    /// added (constraints alone change no version hash), on tables with rows:
+    /// the catalog is the one a fresh store of the version has.
+    @Test func uniquenessConstraintsAndIndexesAddedOnlineGiveTheContractCatalog() throws {
+        let model = try S.model([
+            ("v1", S.version("Recipe: {attributes: {name: string, code: string}}\nDessert: {attributes: {name: string}}\nCake: {parent: Dessert, attributes: {sku: string}}")),
+            ("v2", S.version("Recipe: {attributes: {name: string, code: string, notes: string}, uniquenessConstraints: [[code]], indexes: {byName: [name]}}\nDessert: {attributes: {name: string}}\nCake: {parent: Dessert, attributes: {sku: string}, uniquenessConstraints: [[sku]]}")),
+        ])
+        try S.withStore(model) { connection in
+            let before = try S.rows("recipe", ["name", "code"], on: connection)
+            let report = try StoreMigrator(connection: connection, model: model, store: S.store).apply(options: ApplyOptions(online: true))
+            #expect(report.appliedSteps.count == 1)
+            #expect(try S.rows("recipe", ["name", "code"], on: connection) == before)
+            try S.expectFollowsContract(model, on: connection)
         }
     }
 

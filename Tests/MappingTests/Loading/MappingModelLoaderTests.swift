@@ -36,8 +36,8 @@ import TestSupport
                 try MappingModelLoader.loadAll(directories: [directory, directory + "/missing"])
             }
             #expect(error?.issues.map(\.description) == [
-                "\(directory)/a.yaml:4: entity mapping RecipeToRecipe: unknown type 'cp' (expected add, remove, copy, transform or custom)",
-                "\(directory)/b.yaml:1: unknown key 'sorce'",
+                "\(directory)/a.yaml:4:34: entity mapping RecipeToRecipe: unknown type 'cp' (expected add, remove, copy, transform or custom)",
+                "\(directory)/b.yaml:1:1: unknown key 'sorce' in the mapping model (expected one of: destination, entityMappings, source)",
                 "\(directory)/missing: cannot read the mapping models directory",
             ])
         }

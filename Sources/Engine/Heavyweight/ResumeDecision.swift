@@ -1,0 +1,106 @@
+/// The staging schema holds passes of a different plan, or no checkpoints: nothing was run.
+public struct StagingMismatch: Error, CustomStringConvertible, Equatable {
+    public var staging: String
+    public var reason: String
+    public var description: String {
+        "schema \(staging) \(reason); nothing was changed (run apply with --restart to discard it and start over)"
+    }
+}
+
+/// What a checkpoint recorded.
+struct Checkpoint: Equatable {
+    var pass: Int
+    var rows: Int
+    /// The last write to the old store logged when the pass committed.
+    var changesSeen: Int
+    /// Rows of every staging table after the pass.
+    var tableRows: [String: Int]
+}
+
+/// What `apply` found of an earlier run of a heavyweight step, as read from the database.
+struct EarlierRun: Equatable {
+    /// The checkpoint table is there (a staging schema without it is not ours).
+    var hasCheckpointTable: Bool
+    /// The fingerprint of every checkpoint row.
+    var fingerprints: [String]
+    var checkpoints: [Checkpoint]
+}
+
+/// Writes to the old store the change log holds after a checkpoint, per table and operation.
+struct LoggedWrites: Equatable {
+    var table: String
+    /// `INSERT`, `UPDATE`, `DELETE` or `TRUNCATE`.
+    var operation: String
+    var rows: Int
+    var truncated: Bool
+}
+
+/// The resume decisions of a heavyweight step, from what the database showed: whether to start
+/// afresh (install the staging schema and the change triggers), which passes an earlier run
+/// did, and whether what it left can be trusted. Pure, so tests need no database.
+struct ResumeDecision: Equatable {
+    /// Start afresh: create the staging schema and the change tracking (dropping what is there).
+    var startsAfresh: Bool
+    /// Passes an earlier run committed, by 1-based number: skipped.
+    var done: [Int: Checkpoint]
+
+    /// The last checkpoint, which the passes after it continue from.
+    var last: Checkpoint? { done.values.max { $0.pass < $1.pass } }
+
+    /// 1. Without a staging schema, or with `--restart`: start afresh.
+    /// 2. A staging schema without the checkpoint table, or with another plan's checkpoints,
+    ///    stops (nothing changed).
+    /// 3. Otherwise skip the passes its checkpoints record.
+    static func decide(
+        staging: String, fingerprint: String, stagingExists: Bool, restart: Bool, earlier: EarlierRun?
+    ) throws(StagingMismatch) -> ResumeDecision {
+        guard stagingExists && !restart else { return ResumeDecision(startsAfresh: true, done: [:]) }
+        guard let earlier, earlier.hasCheckpointTable else {
+            throw StagingMismatch(staging: staging, reason: "exists but holds no checkpoints of an orchestrator migration")
+        }
+        guard earlier.fingerprints.allSatisfy({ $0 == fingerprint }) else {
+            throw StagingMismatch(staging: staging, reason: "holds passes of another migration plan of this store (the model, mapping model or options changed since)")
+        }
+        return ResumeDecision(startsAfresh: false, done: Dictionary(earlier.checkpoints.map { ($0.pass, $0) }) { $1 })
+    }
+
+    /// Continuing after `checkpoint` is safe only when every table of the old store kept its
+    /// triggers, none was written since (unless `replaysWrites`: an online step maps them
+    /// again), and the staging tables hold what was counted.
+    static func verify(
+        since checkpoint: Checkpoint, store: String, staging: String, untracked: [String], writes: [LoggedWrites],
+        replaysWrites: Bool = false, stagingTables: [String], stagingRows: [String: Int]
+    ) throws(StagingMismatch) {
+        if !untracked.isEmpty {
+            throw StagingMismatch(staging: staging, reason: """
+                holds passes whose view of \(store) can no longer be trusted: the change triggers on \
+                \(untracked.map { "\(store).\($0)" }.joined(separator: ", ")) were removed, so writes since pass \(checkpoint.pass) cannot be seen
+                """)
+        }
+        if !writes.isEmpty && !replaysWrites {
+            var byTable: [(String, [String])] = []
+            for write in writes {
+                let table = "\(store).\(write.table)"
+                let what = write.truncated
+                    ? "truncated"
+                    : "\(write.rows) row(s) \(write.operation == "INSERT" ? "inserted" : write.operation == "UPDATE" ? "updated" : "deleted")"
+                if let index = byTable.firstIndex(where: { $0.0 == table }) { byTable[index].1.append(what) } else { byTable.append((table, [what])) }
+            }
+            throw StagingMismatch(staging: staging, reason: """
+                holds passes of \(store) as it was at pass \(checkpoint.pass), and it was written since: \
+                \(byTable.map { "\($0.0) \($0.1.joined(separator: ", "))" }.joined(separator: "; "))
+                """)
+        }
+        try verifyRows(against: checkpoint, staging: staging, stagingTables: stagingTables, stagingRows: stagingRows)
+    }
+
+    /// Every staging table holds the rows `checkpoint` counted (none were changed by hand).
+    static func verifyRows(against checkpoint: Checkpoint, staging: String, stagingTables: [String], stagingRows now: [String: Int]) throws(StagingMismatch) {
+        let differing = stagingTables.filter { now[$0] != checkpoint.tableRows[$0] }
+        guard !differing.isEmpty else { return }
+        let described = differing.map { table in
+            "\(staging).\(table) holds \(now[table] ?? 0) row(s), \(checkpoint.tableRows[table].map(String.init) ?? "none") when pass \(checkpoint.pass) was checkpointed"
+        }
+        throw StagingMismatch(staging: staging, reason: "was changed outside orchestrator: \(described.joined(separator: "; "))")
+    }
+}

@@ -1,0 +1,42 @@
+/// A phase of an online heavyweight step as `plan --online` shows it.
+public struct HeavyweightOnlinePhase: Sendable, Hashable {
+    public var summary: String
+    /// The strongest lock it takes on a table of the old store.
+    public var lock: LockLevel
+    /// How long it holds that lock, in `OnlinePhase`'s terms.
+    public var hold: OnlinePhase.Hold
+    /// The same, said for `plan --online`.
+    public var holdText: String
+    /// Writes to the old store wait while it runs.
+    public var blocksWrites: Bool
+}
+
+extension OnlineCatchUp {
+    /// The phases of `step` run online, in order (docs/online-migrations.md, heavyweight steps).
+    public static func phases(of step: PlannedStep, store: String) -> [HeavyweightOnlinePhase] {
+        let tables = step.changeTracking?.sourceTables ?? []
+        let named = tables.map { "\(store).\($0)" }.joined(separator: ", ")
+        var phases = [HeavyweightOnlinePhase(
+            summary: "install the change logs and the row triggers on \(named)", lock: .shareRowExclusive, hold: .instant,
+            holdText: "a catalog change per table (milliseconds; waits at most --lock-timeout, then retried)", blocksWrites: false
+        )]
+        for pass in step.passes where pass.stage != .validate {
+            let reads = pass.sourceTable.map { "reads \(store).\($0)" } ?? "builds in the staging schema"
+            phases.append(HeavyweightOnlinePhase(
+                summary: pass.name + " (\(pass.execution.rawValue))", lock: .accessShare, hold: .scan,
+                holdText: "\(reads) in its own transaction; reads and writes go on", blocksWrites: false
+            ))
+        }
+        phases.append(HeavyweightOnlinePhase(
+            summary: "catch-up rounds: the rows written meanwhile mapped again, until at most 1000 writes are left (at most 8 rounds)",
+            lock: .accessShare, hold: .scan, holdText: "one transaction per round, as long as its rows take; reads and writes go on", blocksWrites: false
+        ))
+        phases.append(HeavyweightOnlinePhase(
+            summary: "write guard on \(named), then the last catch-up round, stage 3 (constraints and indexes of the new tables) and the swap, in one transaction",
+            lock: .share, hold: .scan,
+            holdText: "the last round (at most about 1000 rows), then a scan of each new table for its constraints and indexes; writes wait, reads go on",
+            blocksWrites: true
+        ))
+        return phases
+    }
+}

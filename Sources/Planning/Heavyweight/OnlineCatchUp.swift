@@ -1,0 +1,132 @@
+import SQLBuilding
+
+/// The source keys a catch-up round maps again, per source table: the rows of
+/// `<staging>._catch_up_keys` the engine fills from the row change log before each round.
+struct CatchUpKeys {
+    var staging: String
+
+    /// `(SELECT pk FROM <staging>._catch_up_keys WHERE table_name = '<table>')`.
+    func of(_ table: String) -> SQL {
+        "(SELECT pk FROM \(ident: staging, OnlineCatchUp.keysTable) WHERE table_name = \(literal: table))"
+    }
+}
+
+/// What `apply --online` adds to a heavyweight step (docs/online-migrations.md): the old store
+/// stays writable through the bulk passes, row-level triggers log the key of every row written
+/// meanwhile, and catch-up rounds map those rows again until few are left; the last round,
+/// stage 3 and the swap then run under the write guard.
+///
+/// A round: the destination rows made from the logged source rows are deleted (their
+/// association rows kept while the source row is there and passes the filter, so every
+/// destination key stays what other rows link to), then stage 1 and stage 2 run again
+/// restricted to those keys, in the step's order. Stage 3 has not run yet, so no foreign key
+/// or unique constraint is in the way.
+public struct OnlineCatchUp: Sendable, Hashable {
+    public static let changesTable = "_row_changes"
+    public static let keysTable = "_catch_up_keys"
+    public static let positionTable = "_catch_up_position"
+    public static let function = "_record_row_change"
+    public static let trigger = "_orchestrator_row"
+
+    public var staging: String
+    /// With `ChangeTracking.install`, in its transaction: the log, the keys and position
+    /// tables, the function and a row trigger on every table of the old store.
+    public var install: [PlannedStatement]
+    /// One catch-up round, in order: set-based statements and streamed entity mappings, each
+    /// restricted to the round's keys.
+    public var round: [CatchUpStep]
+    /// Under the write guard, before the swap: the key sequences of tables keeping their source
+    /// keys, after the rows written meanwhile.
+    public var keySequences: [PlannedStatement]
+
+    /// A statement of the round, or a streamed entity mapping restricted to the round's keys.
+    public enum CatchUpStep: Sendable, Hashable {
+        case statement(PlannedStatement)
+        case stream(StreamedMapping)
+    }
+
+    init(store: String, staging: String, sourceTables: [String], round: [CatchUpStep], keySequences: [PlannedStatement]) {
+        self.staging = staging
+        self.round = round
+        self.keySequences = keySequences
+        var install = [
+            PlannedStatement("""
+                CREATE TABLE \(ident: staging, Self.changesTable) (
+                    id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+                    table_name text NOT NULL,
+                    pk bigint NOT NULL,
+                    operation text NOT NULL
+                )
+                """, lock: .accessExclusive, summary: "create the row change log of \(store)"),
+            PlannedStatement("""
+                CREATE TABLE \(ident: staging, Self.keysTable) (table_name text NOT NULL, pk bigint NOT NULL, PRIMARY KEY (table_name, pk))
+                """, lock: .accessExclusive, summary: "create the table of the keys a catch-up round maps again"),
+            PlannedStatement("""
+                CREATE TABLE \(ident: staging, Self.positionTable) (mapped_through bigint NOT NULL)
+                """, lock: .accessExclusive, summary: "create the position in the row change log the catch-up rounds reached"),
+            PlannedStatement("INSERT INTO \(ident: staging, Self.positionTable) VALUES (0)", lock: .rowExclusive, summary: "no change mapped again yet"),
+            // As `ChangeTracking`'s function: SECURITY DEFINER, names resolved in the staging schema.
+            PlannedStatement("""
+                CREATE FUNCTION \(ident: staging, Self.function)() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER
+                SET search_path TO \(ident: staging), pg_catalog, pg_temp AS $body$
+                BEGIN
+                    IF TG_OP <> 'INSERT' THEN
+                        INSERT INTO _row_changes (table_name, pk, operation) VALUES (TG_TABLE_NAME, OLD._pk, TG_OP);
+                    END IF;
+                    IF TG_OP <> 'DELETE' AND (TG_OP = 'INSERT' OR NEW._pk <> OLD._pk) THEN
+                        INSERT INTO _row_changes (table_name, pk, operation) VALUES (TG_TABLE_NAME, NEW._pk, TG_OP);
+                    END IF;
+                    RETURN NULL;
+                END
+                $body$
+                """, lock: .none, summary: "create the function logging the key of each row written to \(store)"),
+        ]
+        for table in sourceTables {
+            install.append(PlannedStatement("""
+                CREATE TRIGGER \(ident: Self.trigger) AFTER INSERT OR UPDATE OR DELETE ON \(ident: store, table) FOR EACH ROW EXECUTE FUNCTION \(ident: staging, Self.function)()
+                """, lock: .shareRowExclusive, summary: "log the keys of rows written to \(store).\(table) until the swap"))
+        }
+        self.install = install
+    }
+
+    /// Whether the row change log is there (an earlier run was online too).
+    public var isInstalled: SQL {
+        "SELECT to_regclass(\(quoteIdentifier(staging) + "." + quoteIdentifier(Self.changesTable))) IS NOT NULL AS present"
+    }
+
+    /// Logged writes after the position the rounds reached: `pending`, and the last id `upto`.
+    public var pending: SQL {
+        """
+        SELECT count(*) AS pending, coalesce(max(c.id), p.mapped_through) AS upto
+        FROM \(ident: staging, Self.positionTable) AS p LEFT JOIN \(ident: staging, Self.changesTable) AS c ON c.id > p.mapped_through
+        GROUP BY p.mapped_through
+        """
+    }
+
+    /// Before a round: the distinct keys logged after the position, up to change `upto`.
+    public func collectKeys(upTo upto: Int) -> [SQL] {
+        [
+            "TRUNCATE \(ident: staging, Self.keysTable)",
+            """
+            INSERT INTO \(ident: staging, Self.keysTable) (table_name, pk)
+            SELECT DISTINCT c.table_name, c.pk FROM \(ident: staging, Self.changesTable) AS c, \(ident: staging, Self.positionTable) AS p
+            WHERE c.id > p.mapped_through AND c.id <= \(upto)
+            """,
+            "UPDATE \(ident: staging, Self.positionTable) SET mapped_through = \(upto)",
+        ]
+    }
+
+    /// After the swap, in its transaction (the staging schema is `store` now): the function
+    /// goes to the old store with its triggers, the tables go.
+    public static func afterSwap(store: String, old: String) -> [SQL] {
+        [
+            "ALTER FUNCTION \(ident: store, function)() SET SCHEMA \(ident: old)",
+            "DROP TABLE \(ident: store, changesTable), \(ident: store, keysTable), \(ident: store, positionTable)",
+        ]
+    }
+
+    /// Drops the row triggers with their function from the old store (or a leftover schema).
+    public static func remove(from old: String) -> SQL {
+        "DROP FUNCTION IF EXISTS \(ident: old, function)() CASCADE"
+    }
+}

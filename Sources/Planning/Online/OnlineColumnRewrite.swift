@@ -1,0 +1,79 @@
+import SQLBuilding
+
+// A column whose type widens, under `apply --online`: instead of `ALTER COLUMN … TYPE`, which
+// rewrites the table under ACCESS EXCLUSIVE, the new column is built beside the old one:
+// 1. add the new column (nullable, with the destination's default) under a temporary name;
+// 2. a `BEFORE INSERT OR UPDATE` trigger sets it from the old column in every row written;
+// 3. batches set it in the rows already there;
+// 4. a NOT NULL column gets a `CHECK … NOT VALID`, validated while writes go on;
+// 5. one short transaction swaps it in: the trigger goes, `SET NOT NULL` (no scan given the
+//    valid check), the old column is dropped and the new one takes its name.
+
+extension AlterColumnType: OnlineChange {
+    /// NOT NULL kept (a column made NOT NULL or nullable by the step is so by its own change),
+    /// the destination's default, and the indexes and constraints over the column (which
+    /// PostgreSQL rebuilds along with an `ALTER COLUMN … TYPE`, and which a column built beside
+    /// the old one does not have yet).
+    func describing(_ column: ColumnLayout, from sourceColumn: ColumnLayout, of table: TableLayout) -> AlterColumnType {
+        var described = self
+        described.isNotNull = !sourceColumn.isNullable && !column.isNullable
+        described.defaultExpression = column.defaultExpression
+        described.constrainedBy = table.indexes.filter { $0.columns.contains(column.name) }.map(\.name)
+            + table.uniqueConstraints.filter { $0.columns.contains(column.name) }.map(\.name)
+            + table.checks.filter { $0.expression.text.contains(column.name) }.map(\.name)
+        return described
+    }
+
+    func onlineForm(in schema: String) -> OnlineForm {
+        guard constrainedBy.isEmpty else {
+            return .refused("change \(table).\(column) from \(from) to \(to): an index or constraint over the column (\(constrainedBy.joined(separator: ", "))) has no online rebuild yet (docs/online-migrations.md, Limits)")
+        }
+        let digest = OnlineTrigger.digest(table + "." + column)
+        let shadow = OnlineTrigger.prefix + "new_" + digest
+        let trigger = OnlineTrigger(table: table, name: OnlineTrigger.prefix + "rewrite_" + digest)
+        let converted: SQL = using ?? "\(ident: column)::\(unsafeRaw: to)"
+
+        // The offline statements begin with the default's drop when it cannot be cast.
+        var add = dropsDefault ? [statements(in: schema)[0]] : []
+        var addColumn: SQL = "ALTER TABLE \(ident: schema, table) ADD COLUMN \(ident: shadow) \(unsafeRaw: to)"
+        if let defaultExpression { addColumn.append(" DEFAULT \(defaultExpression)") }
+        add.append(PlannedStatement(addColumn, lock: .accessExclusive, summary: "add \(table).\(column) as \(to) beside the old column"))
+
+        // The conversion reads the column by name: the trigger gives it the row's value so.
+        let body: SQL = "BEGIN NEW.\(ident: shadow) := (SELECT \(converted) FROM (SELECT NEW.\(ident: column) AS \(ident: column)) AS r); RETURN NEW; END"
+        var install = OnlinePhase.instant(
+            trigger.installStatements(in: schema, timing: "BEFORE INSERT OR UPDATE", body: body, summary: "rows written get \(column) as \(to)"),
+            summary: "trigger on \(table): rows written meanwhile get \(column) as \(to) too"
+        )
+        install.installs = [trigger]
+        var phases: [OnlinePhase] = [
+            .instant(add, summary: "add \(table).\(column) as \(to) beside the old column"),
+            install,
+            .batched(
+                BatchedStatement(schema: schema, table: table, prefix: "UPDATE \(ident: schema, table) SET \(ident: shadow) = \(converted) WHERE TRUE"),
+                summary: "convert \(table).\(column) to \(to) into the new column, in batches"
+            ),
+        ]
+        var swap = trigger.dropStatements(in: schema)
+        if isNotNull {
+            let check = OnlineTrigger.prefix + "not_null_" + digest
+            phases.append(.instant([PlannedStatement(
+                "ALTER TABLE \(ident: schema, table) ADD CONSTRAINT \(ident: check) CHECK (\(ident: shadow) IS NOT NULL) NOT VALID",
+                lock: .accessExclusive, summary: "check the new \(table).\(column) IS NOT NULL, for new writes"
+            )]))
+            phases.append(validate(check, on: table, in: schema))
+            swap += [
+                PlannedStatement("ALTER TABLE \(ident: schema, table) ALTER COLUMN \(ident: shadow) SET NOT NULL", lock: .accessExclusive, summary: "make the new \(table).\(column) NOT NULL (the valid check spares the scan)"),
+                PlannedStatement("ALTER TABLE \(ident: schema, table) DROP CONSTRAINT \(ident: check)", lock: .accessExclusive, summary: "drop the helper check"),
+            ]
+        }
+        swap += [
+            PlannedStatement("ALTER TABLE \(ident: schema, table) DROP COLUMN \(ident: column)", lock: .accessExclusive, summary: "drop the old \(table).\(column)"),
+            PlannedStatement("ALTER TABLE \(ident: schema, table) RENAME COLUMN \(ident: shadow) TO \(ident: column)", lock: .accessExclusive, summary: "the new column takes the name \(column)"),
+        ]
+        var switchOver = OnlinePhase.instant(swap, summary: "switch \(table).\(column) over to \(to): drop the trigger and the old column, rename the new one")
+        switchOver.removes = [trigger]
+        phases.append(switchOver)
+        return .phases(phases)
+    }
+}
