@@ -3,7 +3,7 @@ import SQLBuilding
 
 /// One row of a store's history (`orchestrator.migrations`): a migration step, a restore or an
 /// adoption.
-public struct HistoryEntry: Sendable, Hashable {
+public struct MigrationRecord: Sendable, Hashable {
     public var id: Int
     /// `create`, `lightweight`, `heavyweight`, `restore` or `adopt`.
     public var kind: String
@@ -25,7 +25,7 @@ public struct HistoryEntry: Sendable, Hashable {
 
 /// Reads a store's history from the metadata, oldest first.
 public enum StoreHistory {
-    public static func records(store: String, on connection: PostgresConnection) throws -> [HistoryEntry] {
+    public static func records(store: String, on connection: PostgresConnection) throws -> [MigrationRecord] {
         guard try MetadataSchema.exists(on: connection) else { return [] }
         let utc = "YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\""
         let result = try connection.execute("""
@@ -36,7 +36,7 @@ public enum StoreHistory {
             FROM \(ident: MetadataSchema.schema, "migrations") WHERE store = \(store) ORDER BY id
             """)
         return result.rows.indices.map { row in
-            HistoryEntry(
+            MigrationRecord(
                 id: Int(result.int(row, "id") ?? 0), kind: result.value(row, "kind") ?? "",
                 fromVersion: result.value(row, "from_version"), toVersion: result.value(row, "to_version") ?? "",
                 fromHash: result.value(row, "from_hash"), toHash: result.value(row, "to_hash") ?? "",

@@ -38,7 +38,7 @@ struct HistoryCommand: ParsableCommand {
     }
 }
 
-extension HistoryEntry {
+extension MigrationRecord {
     /// `#3 2026-11-23T22:30:01.123Z heavyweight 'A' -> 'B': succeeded, 120 rows, 85 ms, by …`
     var textLine: String {
         let from = fromVersion.map { "'\($0)' -> " } ?? ""
