@@ -73,8 +73,8 @@ public struct ExecutionPolicy: Sendable {
     /// Lock-not-available and deadlock: another session was in the way, not our SQL.
     static func isRetryable(_ error: Error) -> Bool {
         let failure = (error as? PassFailure)?.underlying ?? error
-        guard let state = (failure as? PostgresError)?.sqlState else { return false }
-        return state == PostgresError.lockNotAvailable || state == PostgresError.deadlockDetected
+        let state = (failure as? PostgresError)?.sqlState
+        return state == .lockNotAvailable || state == .deadlockDetected
     }
 }
 
