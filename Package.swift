@@ -15,6 +15,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
         // libpq, from the system (libpq-dev); imported by PostgresClient only.
@@ -41,7 +42,7 @@ let package = Package(
         // Pure: store layout, plans. Never talks to a database.
         .target(name: "Planning", dependencies: ["ObjectModel", "SQLBuilding", "Mapping"]),
         // The only module that talks to libpq.
-        .target(name: "PostgresClient", dependencies: ["CLibPQ", "SQLBuilding"]),
+        .target(name: "PostgresClient", dependencies: ["CLibPQ", "SQLBuilding", .product(name: "Logging", package: "swift-log")]),
         // Executes plans against PostgreSQL: metadata, locks, transactions.
         .target(name: "Engine", dependencies: ["Planning", "Mapping", "ObjectModel", "SQLBuilding", "JSONRendering", "PostgresClient"]),
         .target(
@@ -57,6 +58,7 @@ let package = Package(
                 "JSONRendering",
                 "PostgresClient",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .executableTarget(name: "orchestrator", dependencies: ["OrchestratorCLI"]),
@@ -68,7 +70,7 @@ let package = Package(
         .testTarget(name: "JSONRenderingTests", dependencies: ["JSONRendering"]),
         .testTarget(name: "ObjectModelTests", dependencies: ["ObjectModel", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "MappingTests", dependencies: ["Mapping", "ObjectModel", "SQLBuilding", "PostgresClient", "TestSupport"]),
-        .testTarget(name: "PlanningTests", dependencies: ["Planning", "Mapping", "ObjectModel", "TestSupport"], exclude: ["Expectations"]),
+        .testTarget(name: "PlanningTests", dependencies: ["Planning", "Mapping", "ObjectModel", "SQLBuilding", "TestSupport"], exclude: ["Expectations"]),
         .testTarget(name: "PostgresClientTests", dependencies: ["PostgresClient", "SQLBuilding", "TestSupport"]),
         .testTarget(
             name: "EngineTests",

@@ -135,5 +135,19 @@ header "psql: people and their addresses at People 2; the old store kept as peop
 psql_demo -c "SELECT p.name, a.street, a.city, a._pk AS address_pk FROM people.person p JOIN people.address a ON a._pk = p.address_pk ORDER BY p.name"
 psql_demo -c "SELECT count(*) AS people_in_backup FROM \"people~\".person"
 
+# The pipeline (docs/workflow.md) on a second Recipes store: save the plan on the pull request,
+# review it as SQL, rehearse it, and on deploy apply exactly the saved plan.
+pipeline_store="${schema}_pipeline"
+plan_file="$(mktemp "${TMPDIR:-/tmp}/orchestrator-plan.XXXXXX")"
+trap 'rm -f "$plan_file"' EXIT
+header "pipeline: store $pipeline_store at Recipes 1, with a recipe"
+"$ORCHESTRATOR" apply --model "$model" --store "$pipeline_store" --to "Recipes 1" >/dev/null
+psql_demo -q -c "INSERT INTO \"$pipeline_store\".recipe (_entity, name, instructions) VALUES ('Recipe', 'Pistou', 'Pound the basil.')"
+step plan --model "$model" --store "$pipeline_store" --out "$plan_file"
+header "orchestrator plan --model $model --store $pipeline_store --format sql (first lines)"
+"$ORCHESTRATOR" plan --model "$model" --store "$pipeline_store" --format sql | sed -n '1,12p'
+step apply --model "$model" --store "$pipeline_store" --plan "$plan_file" --dry-run
+step apply --model "$model" --store "$pipeline_store" --plan "$plan_file"
+
 echo
 echo "==> demo done"

@@ -21,17 +21,28 @@ public struct ApplyOptions: Sendable {
     /// session ends and its locks go after this long. Streaming passes run policy code between
     /// statements, so it leaves room for a slow batch.
     public var idleInTransactionTimeoutMilliseconds: Int
+    /// Run each step so that the application keeps reading and writing the store throughout
+    /// (docs/online-migrations.md): a step kind that cannot run so is refused before anything
+    /// changes, never run offline instead.
+    public var online: Bool
+
+    /// `apply --plan`: the plan must be this one, planned again under the store's lock.
+    public var expectedPlan: ExpectedPlan?
+    /// Counts the transactions retried for a lock or a deadlock (`apply --dry-run`).
+    public var lockWaits: LockWaitLog?
 
     public static let defaultLockTimeoutMilliseconds = 500
     public static let defaultLockRetries = 10
     public static let defaultLockWaitSeconds = 60.0
+    public static let defaultBatchSize = 5000
     public static let defaultIdleInTransactionTimeoutMilliseconds = 30_000
 
     public init(
         lockTimeoutMilliseconds: Int = Self.defaultLockTimeoutMilliseconds, lockRetries: Int = Self.defaultLockRetries,
-        allowDataLoss: Bool = false, restart: Bool = false, batchSize: Int = 5000,
+        allowDataLoss: Bool = false, restart: Bool = false, batchSize: Int = Self.defaultBatchSize,
         lockWaitSeconds: Double = Self.defaultLockWaitSeconds,
-        idleInTransactionTimeoutMilliseconds: Int = Self.defaultIdleInTransactionTimeoutMilliseconds
+        idleInTransactionTimeoutMilliseconds: Int = Self.defaultIdleInTransactionTimeoutMilliseconds,
+        online: Bool = false
     ) {
         self.lockTimeoutMilliseconds = lockTimeoutMilliseconds
         self.lockRetries = lockRetries
@@ -40,6 +51,7 @@ public struct ApplyOptions: Sendable {
         self.batchSize = batchSize
         self.lockWaitSeconds = lockWaitSeconds
         self.idleInTransactionTimeoutMilliseconds = idleInTransactionTimeoutMilliseconds
+        self.online = online
     }
 
     /// How every transaction of the run is executed.
@@ -47,7 +59,7 @@ public struct ApplyOptions: Sendable {
         ExecutionPolicy(
             lockTimeoutMilliseconds: lockTimeoutMilliseconds,
             idleInTransactionTimeoutMilliseconds: idleInTransactionTimeoutMilliseconds,
-            retries: RetrySchedule(attempts: max(1, lockRetries))
+            retries: RetrySchedule(attempts: max(1, lockRetries)), lockWaits: lockWaits
         )
     }
 }

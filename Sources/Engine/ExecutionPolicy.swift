@@ -15,10 +15,13 @@ public struct ExecutionPolicy: Sendable {
     public var lockTimeoutMilliseconds: Int
     public var idleInTransactionTimeoutMilliseconds: Int
     public var retries: RetrySchedule
+    /// Where attempts that gave up for a lock or a deadlock are counted, when anywhere.
+    public var lockWaits: LockWaitLog?
     /// How the policy waits between attempts; tests replace it.
     var sleep: @Sendable (TimeInterval) -> Void = { Thread.sleep(forTimeInterval: $0) }
 
-    public init(lockTimeoutMilliseconds: Int, idleInTransactionTimeoutMilliseconds: Int, retries: RetrySchedule) {
+    public init(lockTimeoutMilliseconds: Int, idleInTransactionTimeoutMilliseconds: Int, retries: RetrySchedule, lockWaits: LockWaitLog? = nil) {
+        self.lockWaits = lockWaits
         self.lockTimeoutMilliseconds = lockTimeoutMilliseconds
         self.idleInTransactionTimeoutMilliseconds = idleInTransactionTimeoutMilliseconds
         self.retries = retries
@@ -51,8 +54,13 @@ public struct ExecutionPolicy: Sendable {
         }
     }
 
+    /// `SET LOCAL lock_timeout`: the one spelling, also written into `plan --format sql` scripts.
+    static func setLockTimeout(milliseconds: Int) -> SQL {
+        "SET LOCAL lock_timeout = \(unsafeRaw: String(milliseconds))"
+    }
+
     private func setTimeouts(on connection: PostgresConnection, idle: Bool) throws {
-        try connection.execute("SET LOCAL lock_timeout = \(unsafeRaw: String(lockTimeoutMilliseconds))")
+        try connection.execute(Self.setLockTimeout(milliseconds: lockTimeoutMilliseconds))
         if idle {
             try connection.execute("SET LOCAL idle_in_transaction_session_timeout = \(unsafeRaw: String(idleInTransactionTimeoutMilliseconds))")
         }
@@ -61,10 +69,12 @@ public struct ExecutionPolicy: Sendable {
     func retrying<T>(_ body: () throws -> T) throws -> T {
         var attempt = 1
         while true {
+            let started = Date()
             do {
                 return try body()
             } catch where Self.isRetryable(error) && attempt < retries.attempts {
                 sleep(retries.delay(after: attempt, jitter: Double.random(in: 0...1)))
+                lockWaits?.record(seconds: Date().timeIntervalSince(started))
                 attempt += 1
             }
         }

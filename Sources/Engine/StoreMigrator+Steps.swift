@@ -32,6 +32,9 @@ extension StoreMigrator {
                 throw failure
             }
         }
+        if let done = try runOnline(step, number: number, of: count, plan: plan, options: options, started: started, onProgress: onProgress) {
+            return done
+        }
         var failedStatement: PlannedStatement?
         do {
             let rows = try options.executionPolicy.transaction(on: connection) {

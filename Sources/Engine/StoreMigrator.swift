@@ -34,6 +34,7 @@ public struct StoreMigrator {
     /// The plan for the store as it is now, read without taking any lock or writing anything.
     public func plan() throws -> MigrationPlan {
         let snapshot = try StoreCatalog.snapshot(store: store, on: connection)
+        try DriftCheck.requireNoBlockingDrift(snapshot, model: model, on: connection)
         let recorded = try StoreCatalog.recordedVersions(model: model.name, on: connection)
         var plan = try Planner.plan(
             model: model, targetVersion: targetVersion, snapshot: snapshot, recordedVersions: recorded,
@@ -58,6 +59,9 @@ public struct StoreMigrator {
     ///    who holds it), then re-read the metadata and re-plan under it (another process may
     ///    have migrated the store meanwhile).
     /// 4. Run each step in one transaction with its metadata and history.
+    ///
+    /// With `options.expectedPlan` (`apply --plan`), the plans of steps 1 and 3 must be the
+    /// saved one, or nothing is changed.
     public func apply(
         options: ApplyOptions = ApplyOptions(), onStep: (Int, Int, PlannedStep) -> Void = { _, _, _ in },
         onProgress: (ProgressEvent) -> Void = { _ in }, onLockWait: ([AdvisoryLockHolder]) -> Void = { _ in }
@@ -66,17 +70,21 @@ public struct StoreMigrator {
             store: store, on: connection, lockWaitSeconds: options.lockWaitSeconds, policy: options.executionPolicy, onLockWait: onLockWait
         )
         let preliminary = try plan()
+        try options.expectedPlan?.requireSame(as: preliminary, migrator: self)
         if preliminary.isUpToDate { return ApplyReport(plan: preliminary, appliedSteps: []) }
         guard preliminary.isExecutable else { throw NotExecutable(blockerDetails: preliminary.blockerDetails) }
         try DataLossNotAllowed.check(preliminary, options: options)
+        try OnlineNotSupported.check(preliminary, options: options)
         try MetadataSchema.bootstrap(on: connection)
         let lock = StoreLock(store: store, connection: connection)
         try lock.acquire(waitingAtMost: options.lockWaitSeconds, onWait: onLockWait)
         defer { lock.release() }
 
         let plan = try self.plan()
+        try options.expectedPlan?.requireSame(as: plan, migrator: self)
         guard plan.isExecutable else { throw NotExecutable(blockerDetails: plan.blockerDetails) }
         try DataLossNotAllowed.check(plan, options: options)
+        try OnlineNotSupported.check(plan, options: options)
         var applied: [AppliedStep] = []
         for (index, step) in plan.steps.enumerated() {
             onStep(index + 1, plan.steps.count, step)

@@ -69,16 +69,26 @@ public enum StoreSchemas {
 
     /// Records `schema` as the `role` schema of `store`, holding (or being built to) `version`.
     static func register(_ schema: String, role: Role, store: String, version: String?, chainFinished: Bool = true, on connection: PostgresConnection) throws {
-        _ = try connection.execute("""
-            INSERT INTO \(ident: MetadataSchema.schema, table) (schema, store, role, version_name, chain_finished)
-            VALUES (\(schema), \(store), \(role.rawValue), \(version), \(chainFinished))
-            ON CONFLICT (schema) DO UPDATE SET store = EXCLUDED.store, role = EXCLUDED.role, version_name = EXCLUDED.version_name,
-                chain_finished = EXCLUDED.chain_finished, created_at = now()
-            """)
+        _ = try connection.execute(registration(schema, role: role, store: store, version: version, chainFinished: chainFinished))
+    }
+
+    /// The statement of `register`.
+    static func registration(_ schema: String, role: Role, store: String, version: String?, chainFinished: Bool = true) -> SQL {
+        """
+        INSERT INTO \(ident: MetadataSchema.schema, table) (schema, store, role, version_name, chain_finished)
+        VALUES (\(schema), \(store), \(role.rawValue), \(version), \(chainFinished))
+        ON CONFLICT (schema) DO UPDATE SET store = EXCLUDED.store, role = EXCLUDED.role, version_name = EXCLUDED.version_name,
+            chain_finished = EXCLUDED.chain_finished, created_at = now()
+        """
     }
 
     static func unregister(_ schema: String, on connection: PostgresConnection) throws {
-        _ = try connection.execute("DELETE FROM \(ident: MetadataSchema.schema, table) WHERE schema = \(schema)")
+        _ = try connection.execute(unregistration(schema))
+    }
+
+    /// The statement of `unregister`.
+    static func unregistration(_ schema: String) -> SQL {
+        "DELETE FROM \(ident: MetadataSchema.schema, table) WHERE schema = \(schema)"
     }
 
     /// The backup an `apply` made in the first heavyweight step of a chain it did not finish:
@@ -93,7 +103,12 @@ public enum StoreSchemas {
 
     /// The run reached its target: a backup of the store is no longer one of an unfinished chain.
     static func finishChain(store: String, on connection: PostgresConnection) throws {
-        _ = try connection.execute("UPDATE \(ident: MetadataSchema.schema, table) SET chain_finished = true WHERE store = \(store) AND role = 'backup'")
+        _ = try connection.execute(finishingChain(store: store))
+    }
+
+    /// The statement of `finishChain`.
+    static func finishingChain(store: String) -> SQL {
+        "UPDATE \(ident: MetadataSchema.schema, table) SET chain_finished = true WHERE store = \(store) AND role = 'backup'"
     }
 
     /// Upgrading layout 1: a store's `<store>~staging` holding a checkpoint table, and the

@@ -4,7 +4,6 @@ import Foundation
 import JSONRendering
 import ObjectModel
 import Planning
-import SQLBuilding
 
 struct ApplyCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -33,13 +32,31 @@ struct ApplyCommand: ParsableCommand {
     @Flag(name: .long, help: "Discard what an interrupted heavyweight step left in <store>~staging and start it over (default: continue after its last checkpoint).")
     var restart = false
 
+    @Option(name: .long, help: ArgumentHelp("Run only the plan saved by `plan --out FILE`: plan again under the store's lock and stop, changing nothing, unless the result is identical (the differences are named).", valueName: "file"))
+    var plan: String?
+
+    @Flag(name: .long, help: "Rehearse: run every step, pre-checks and heavyweight passes included, in one transaction that is rolled back; report each step's time, rows and lock waits, and whether it would succeed (exit 1 if not).")
+    var dryRun = false
+
+    @Flag(name: .long, help: "Keep the application able to read and write the store through the whole migration (docs/online-migrations.md); a step that cannot run so is refused, with nothing changed.")
+    var online = false
+
+    @Option(name: .long, help: "Rows per batch: of a backfill under --online, of the streaming path of a heavyweight step.")
+    var batchSize: Int = ApplyOptions.defaultBatchSize
+
     func validate() throws {
         guard lockTimeout > 0 else { throw ValidationError("--lock-timeout must be a positive number of milliseconds") }
+        guard batchSize > 0 else { throw ValidationError("--batch-size must be a positive number of rows") }
         guard lockWait >= 0, lockWait.isFinite else { throw ValidationError("--lock-wait must be a number of seconds, 0 or more") }
+        if dryRun && online {
+            throw ValidationError("--dry-run rehearses every step in one transaction, and --online commits in phases (CREATE INDEX CONCURRENTLY cannot run in a transaction): rehearse without --online")
+        }
     }
 
     func run() throws {
         try reportingFailures {
+            // A saved plan that cannot be used stops the command before anything else.
+            let expectedPlan = try plan.map { ExpectedPlan(saved: try SavedPlan.read(from: $0), file: $0) }
             let model = try modelOptions.loadEachVersion()
             try modelOptions.checkVersion(to, in: model)
             try model.requireUsable([to ?? model.currentVersionName])
@@ -55,51 +72,28 @@ struct ApplyCommand: ParsableCommand {
             let progress = ProgressReporter(mode: ProgressReporter.Mode(format: formatOptions.format))
             // A failure mid-pass leaves a bar open: end its line before the error is printed.
             defer { progress.finish() }
-            let options = ApplyOptions(lockTimeoutMilliseconds: lockTimeout, allowDataLoss: allowDataLoss, restart: restart, lockWaitSeconds: lockWait)
-            let report = try migrator.apply(options: options, onStep: { number, count, step in
+            var options = ApplyOptions(lockTimeoutMilliseconds: lockTimeout, allowDataLoss: allowDataLoss, restart: restart, lockWaitSeconds: lockWait, online: online)
+            options.batchSize = batchSize
+            options.expectedPlan = expectedPlan
+            let onStep = { (number: Int, count: Int, step: PlannedStep) in
                 if isText {
                     let title = ProgressRendering.stepTitle(kind: step.kind.rawValue, from: step.from, to: step.to)
                     printLine("step \(number) of \(count): \(title) (\(step.statements.count) statements)")
                 }
-            }, onProgress: progress.report, onLockWait: { holders in
+            }
+            let onLockWait: LockWaitHandler = { holders in
                 printNotice("waiting up to \(String(format: "%g", lockWait)) s (--lock-wait) for store \(store), which is being migrated by \(holders.map(\.description).joined(separator: "; "))")
-            })
-            // A heavyweight step swaps the migrated store in and keeps the old one beside it.
-            // The backup is the first heavyweight step's (later ones of a chain keep none); nil
-            // with --no-backup. After a chain an earlier run did not finish, the backup that
-            // run made is kept.
-            let backupSchema = report.appliedSteps.lazy.compactMap(\.step.backupSchema).first
-                ?? report.plan.keptBackup.flatMap { kept in report.appliedSteps.contains { $0.step.kind == .heavyweight } ? kept : nil }
+            }
+            if dryRun {
+                let rehearsal = try migrator.rehearse(options: options, onStep: onStep, onProgress: progress.report, onLockWait: onLockWait)
+                progress.finish()
+                try RehearsalRendering.print(rehearsal, store: store, format: formatOptions.format)
+                return
+            }
+            let report = try migrator.apply(options: options, onStep: onStep, onProgress: progress.report, onLockWait: onLockWait)
             switch formatOptions.format {
-            case .json:
-                printLine(JSONValue.object([
-                    ("store", .string(store)),
-                    ("version", .string(report.plan.targetVersion)),
-                    ("modelHash", .string(report.plan.targetModelHash)),
-                    ("wasUpToDate", .bool(report.plan.isUpToDate)),
-                    ("steps", .array(report.appliedSteps.map { applied in
-                        .object([
-                            ("kind", .string(applied.step.kind.rawValue)),
-                            ("from", applied.step.from.map(JSONValue.string) ?? .null),
-                            ("to", .string(applied.step.to)),
-                            ("rows", .number(applied.rows)),
-                            ("durationMs", .number(applied.durationMilliseconds)),
-                        ])
-                    })),
-                    ("backupSchema", backupSchema.map(JSONValue.string) ?? .null),
-                ]).rendered)
-            case .text:
-                if report.plan.isUpToDate {
-                    printLine("store \(store): already up to date at '\(report.plan.targetVersion)'; nothing to do")
-                } else {
-                    let total = report.appliedSteps.reduce(0) { $0 + $1.durationMilliseconds }
-                    printLine("store \(store): now at '\(report.plan.targetVersion)' (\(report.appliedSteps.count) step(s), \(total) ms)")
-                }
-                if let backupSchema {
-                    printLine("store \(store): the old store is kept as schema \(quoteIdentifier(backupSchema)) (drop it when you no longer need it)")
-                } else if report.appliedSteps.contains(where: { $0.step.kind == .heavyweight }) {
-                    printLine("store \(store): the old store was dropped (--no-backup)")
-                }
+            case .json: printLine(ApplyRendering.json(report, store: store).rendered)
+            case .text: ApplyRendering.text(report, store: store).forEach { printLine($0) }
             }
         }
     }

@@ -1,4 +1,5 @@
 import Engine
+import Foundation
 import PostgresClient
 
 /// Connection failed; says where to, without the password.
@@ -17,11 +18,23 @@ struct ConnectionFailure: Error, CustomStringConvertible {
     }
 }
 
+/// Opens the command's connection; with `--verbose` it logs every statement. An empty `url`
+/// (no `--database-url`, no `DATABASE_URL`) leaves everything to libpq's environment.
 func connect(_ url: String) throws -> PostgresConnection {
     do {
-        return try PostgresConnection(url: url)
+        let connection = try PostgresConnection(url: url)
+        connection.statementLogger = CommandOutput.statementLogger
+        return connection
     } catch let error as PostgresError {
         // redactedConnectionString says "not shown" for a string it cannot read safely.
-        throw ConnectionFailure(target: redactedConnectionString(url), underlying: error)
+        throw ConnectionFailure(target: url.isEmpty ? libpqEnvironmentTarget() : redactedConnectionString(url), underlying: error)
     }
+}
+
+/// Where libpq went without a connection string: the PG* variables set (never PGPASSWORD).
+func libpqEnvironmentTarget(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+    let names = ["PGSERVICE", "PGHOST", "PGHOSTADDR", "PGPORT", "PGDATABASE", "PGUSER", "PGSSLMODE"]
+    let set = names.compactMap { name in environment[name].flatMap { $0.isEmpty ? nil : "\(name)=\($0)" } }
+    let given = set.isEmpty ? "no PG* variables set" : set.joined(separator: " ")
+    return "libpq's defaults (no --database-url or DATABASE_URL; \(given))"
 }

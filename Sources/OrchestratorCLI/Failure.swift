@@ -25,14 +25,14 @@ func printError(_ message: String) {
 
 /// A line on stderr that is not an error: the command goes on.
 func printNotice(_ message: String) {
-    FileHandle.standardError.write(Data("note: \(message)\n".utf8))
+    CommandOutput.writeStandardError("note: \(message)\n")
 }
 
 /// A problem that does not stop the command, on stderr so that JSON on stdout stays one document.
 func printWarning(_ message: String) {
-    FileHandle.standardError.write(Data("warning: \(message)\n".utf8))
+    CommandOutput.writeStandardError("warning: \(message)\n")
 }
 
 func printLine(_ text: String = "") {
-    FileHandle.standardOutput.write(Data((TerminalText.escaped(text) + "\n").utf8))
+    CommandOutput.writeStandardOutput(TerminalText.escaped(text) + "\n")
 }

@@ -15,10 +15,20 @@ public struct Orchestrator: ParsableCommand {
               1   failure: bad model, unreachable or silent database, a connection
                   string that cannot be read safely (it is not shown), store of an
                   unknown version, a store another apply holds past --lock-wait, a
-                  plan that cannot run, a failed step
-              64  bad usage: unknown option or version, no database URL
+                  plan that cannot run, a failed step, a store that lacks or changed
+                  objects of its version's contract (`plan`, `apply`), a restore
+                  without a backup, a schema `adopt` finds different
+              2   `status --check` only: a migration is needed or the store does
+                  not exist (1 when it differs from its version's contract)
+              64  bad usage: unknown option or version
             """,
-        subcommands: [StatusCommand.self, PlanCommand.self, ApplyCommand.self, InferCommand.self, HashCommand.self, ValidateCommand.self]
+        subcommands: [
+            StatusCommand.self, PlanCommand.self, ApplyCommand.self, InferCommand.self, HashCommand.self, ValidateCommand.self,
+            HistoryCommand.self,
+            RestoreCommand.self,
+            AdoptCommand.self,
+            DiagramCommand.self,
+        ]
     )
 
     public init() {}

@@ -3,6 +3,11 @@ import Engine
 import ObjectModel
 import Planning
 
+/// `plan --format`: the formats of the other commands, and the plan as a psql script.
+enum PlanFormat: String, ExpressibleByArgument, CaseIterable {
+    case text, json, sql
+}
+
 struct PlanCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "plan",
@@ -11,12 +16,26 @@ struct PlanCommand: ParsableCommand {
 
     @OptionGroup var modelOptions: ModelOptions
     @OptionGroup var storeOptions: StoreOptions
-    @OptionGroup var formatOptions: FormatOptions
     @OptionGroup var mappingOptions: MappingOptions
     @OptionGroup var heavyweightOptions: HeavyweightOptions
 
+    @Option(name: .long, help: "Output format: text, json, or sql (a script to review and run with psql -1 -v ON_ERROR_STOP=1 -f; exit 1 for a step that needs Swift).")
+    var format: PlanFormat = .text
+
     @Option(name: .long, help: "Plan to this version instead of the current one.")
     var to: String?
+
+    @Option(name: .long, help: ArgumentHelp("Also save the plan as JSON, with fingerprints of the store, models, mapping models and options, for `apply --plan FILE`.", valueName: "file"))
+    var out: String?
+
+    @Flag(name: .long, help: "Show how `apply --online` would run each step: its phases, the lock each takes and how long it holds it.")
+    var online = false
+
+    func validate() throws {
+        if format == .sql && online {
+            throw ValidationError("--format sql writes the plan as one transaction, and --online runs it in phases that commit separately: choose one")
+        }
+    }
 
     func run() throws {
         try reportingFailures {
@@ -31,10 +50,17 @@ struct PlanCommand: ParsableCommand {
                 connection: connection, model: model, store: storeOptions.storeName(for: model), targetVersion: to, explicitMappings: explicitMappings
             )
             let plan = try migrator.plan()
-            switch formatOptions.format {
-            case .json: printLine(PlanRendering.json(plan).rendered)
-            case .text: PlanRendering.text(plan).forEach { printLine($0) }
+            // The script first: a plan it refuses is neither printed nor saved.
+            let script = format == .sql ? try PlanRendering.sql(plan, model: model) : []
+            if let out { try SavedPlan(plan: plan, migrator: migrator).write(to: out) }
+            switch format {
+            case .json: printLine((online ? OnlinePlanRendering.json(plan) : PlanRendering.json(plan)).rendered)
+            case .text:
+                PlanRendering.text(plan).forEach { printLine($0) }
+                if online { OnlinePlanRendering.text(plan).forEach { printLine($0) } }
+            case .sql: script.forEach { printLine($0) }
             }
+            if let out, format == .text { printLine("plan saved to \(out): apply it with apply --plan \(out)") }
         }
     }
 }

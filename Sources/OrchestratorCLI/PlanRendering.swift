@@ -1,3 +1,4 @@
+import Engine
 import JSONRendering
 import ObjectModel
 import Planning
@@ -140,4 +141,18 @@ enum PlanRendering {
         }
         return lines
     }
+}
+
+extension PlanRendering {
+    /// The plan as a psql script; a plan that cannot run is refused, naming its blockers.
+    static func sql(_ plan: MigrationPlan, model: VersionedModel) throws -> [String] {
+        guard plan.isExecutable else { throw ScriptOfBlockedPlan(blockers: plan.blockers) }
+        return try SQLScript(plan: plan, model: model).lines()
+    }
+}
+
+/// `plan --format sql` of a plan that cannot run: no script is written.
+struct ScriptOfBlockedPlan: Error, CustomStringConvertible {
+    var blockers: [String]
+    var description: String { "plan --format sql: the plan cannot run, so no script is written: \(blockers.joined(separator: "; "))" }
 }

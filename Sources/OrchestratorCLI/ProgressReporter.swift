@@ -59,8 +59,8 @@ final class ProgressReporter {
     /// The clock and both streams are parameters so tests can replay events into strings.
     init(
         mode: Mode, clock: @escaping () -> Double = { ProcessInfo.processInfo.systemUptime },
-        standardOutput: @escaping (String) -> Void = { FileHandle.standardOutput.write(Data($0.utf8)) },
-        standardError: @escaping (String) -> Void = { FileHandle.standardError.write(Data($0.utf8)) }
+        standardOutput: @escaping (String) -> Void = CommandOutput.writeStandardOutput,
+        standardError: @escaping (String) -> Void = CommandOutput.writeStandardError
     ) {
         self.mode = mode
         // A redrawn bar may move often; printed lines at most once a second per pass.

@@ -7,12 +7,22 @@ import Planning
 struct StatusCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "status",
-        abstract: "Tell whether the store matches the model's current version, by version hashes."
+        abstract: "Tell whether the store matches the model's current version, by version hashes, and how its tables differ from its version's contract.",
+        discussion: """
+            With --check the exit code is the answer: 0 the store is at the current version
+            and lacks or changed nothing of its contract (extra objects do not count), 2 a
+            migration is needed or the store does not exist, 1 an error (also a store that
+            differs from its contract, a schema that is not a store, or a store of an unknown
+            version: `plan` and `apply` refuse them).
+            """
     )
 
     @OptionGroup var modelOptions: ModelOptions
     @OptionGroup var storeOptions: StoreOptions
     @OptionGroup var formatOptions: FormatOptions
+
+    @Flag(name: .long, help: "Exit 0 when the store is up to date without drift, 2 when a migration is needed or the store does not exist, 1 on error.")
+    var check = false
 
     func run() throws {
         try reportingFailures {
@@ -24,11 +34,13 @@ struct StatusCommand: ParsableCommand {
             defer { connection.close() }
             let snapshot = try StoreCatalog.snapshot(store: store, on: connection)
             let recorded = try StoreCatalog.recordedVersions(model: model.name, on: connection)
-            let status = StoreStatus(model: model, snapshot: snapshot, recordedVersions: recorded)
+            var status = StoreStatus(model: model, snapshot: snapshot, recordedVersions: recorded)
+            status.drift = try DriftCheck.drift(of: snapshot, model: model, on: connection)
             switch formatOptions.format {
             case .json: printLine(status.json.rendered)
             case .text: status.textLines.forEach { printLine($0) }
             }
+            if check, let code = status.checkExitCode, code != 0 { throw ExitCode(code) }
         }
     }
 }
@@ -45,6 +57,9 @@ struct StoreStatus {
     var modelHash: String
     var storeModelHash: String?
     var isForeignSchema: Bool
+    /// Compared with the contract of the store's version; nil when there is no store or its
+    /// version is unknown.
+    var drift: DriftReport?
 
     init(model: VersionedModel, snapshot: StoreSnapshot, recordedVersions: [RecordedVersion]) {
         let current = VersionHash.hashes(of: model.currentVersion).model
@@ -55,16 +70,18 @@ struct StoreStatus {
         currentVersion = model.currentVersionName
         modelHash = current
         storeModelHash = snapshot.metadata?.modelHash
-        isCompatible = storeModelHash == current
-        storeVersionIsRecordedOnly = false
-        if let hash = storeModelHash {
-            if let version = model.usableVersion(withModelHash: hash).version {
-                storeVersion = version.name
-            } else if let recorded = recordedVersions.first(where: { $0.modelHash == hash }) {
-                storeVersion = recorded.name
-                storeVersionIsRecordedOnly = true
-            }
-        }
+        let match = storeModelHash.map { StoreVersionMatch(storeModelHash: $0, targetModelHash: current, model: model, recordedVersions: recordedVersions) }
+        isCompatible = match?.isCompatible ?? false
+        storeVersion = match?.versionName
+        storeVersionIsRecordedOnly = match?.isRecordedOnly ?? false
+    }
+
+    /// `status --check`: 0 up to date without blocking drift, 2 a migration or a creation is
+    /// due, 1 what `plan` would refuse.
+    var checkExitCode: Int32? {
+        if isForeignSchema || (exists && storeVersion == nil) { return 1 }
+        if !(drift?.blocking.isEmpty ?? true) { return 1 }
+        return exists && isCompatible ? 0 : 2
     }
 
     var json: JSONValue {
@@ -77,6 +94,8 @@ struct StoreStatus {
             ("currentVersion", .string(currentVersion)),
             ("modelHash", .string(modelHash)),
             ("storeModelHash", storeModelHash.map(JSONValue.string) ?? .null),
+            ("driftCheckedAgainst", drift.map { .string($0.version) } ?? .null),
+            ("drift", .array((drift?.items ?? []).map(\.json))),
         ])
     }
 
@@ -94,6 +113,30 @@ struct StoreStatus {
             "current version: '\(currentVersion)', model hash \(modelHash)",
         ]
         lines.append(isCompatible ? "compatible: yes" : "compatible: no, migration required (see `orchestrator plan`)")
+        guard let drift else { return lines }
+        if drift.items.isEmpty {
+            lines.append("drift: none from the contract of '\(drift.version)'")
+        } else {
+            let blocking = drift.blocking.count
+            let verdict = blocking == 0 ? "none blocks plan and apply" : "\(blocking) block\(blocking == 1 ? "s" : "") plan and apply"
+            lines.append("drift: \(drift.items.count) difference\(drift.items.count == 1 ? "" : "s") from the contract of '\(drift.version)' (\(verdict))")
+            lines += drift.items.map { "  \($0)" }
+        }
         return lines
+    }
+}
+
+extension DriftItem {
+    /// One entry of `status`'s `drift` array; a public contract.
+    var json: JSONValue {
+        .object([
+            ("kind", .string(kind.rawValue)),
+            ("object", .string(object.rawValue)),
+            ("table", .string(table)),
+            ("column", column.map(JSONValue.string) ?? .null),
+            ("name", name.map(JSONValue.string) ?? .null),
+            ("expected", expected.map(JSONValue.string) ?? .null),
+            ("found", found.map(JSONValue.string) ?? .null),
+        ])
     }
 }

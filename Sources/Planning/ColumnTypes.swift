@@ -8,19 +8,25 @@ public enum ColumnTypes {
         type.columnType
     }
 
-    /// The DEFAULT expression for a parsed default, as SQL text made of a quoted literal.
-    public static func defaultExpression(_ value: DefaultValue, type: AttributeType) -> String {
+    /// The DEFAULT expression of a parsed default for an attribute of `type`.
+    public static func defaultExpression(_ value: DefaultValue, type: AttributeType) -> SQL {
+        defaultExpression(value, columnType: sqlType(for: type))
+    }
+
+    /// The DEFAULT expression of a parsed default in a column of `columnType` (one of
+    /// `sqlType(for:)`'s), made of one inline literal and a cast.
+    public static func defaultExpression(_ value: DefaultValue, columnType: String) -> SQL {
         switch value {
-        case .integer(let i): return String(i)
-        case .decimal(let text): return quoteLiteral(text) + "::numeric"
-        case .double(let d): return quoteLiteral(String(d)) + "::" + sqlType(for: type)
-        case .string(let s): return quoteLiteral(s)
+        case .integer(let i): return "\(literal: i)"
+        case .decimal(let text): return "\(literal: text)::numeric"
+        case .double(let d): return "\(literal: String(d))::\(unsafeRaw: columnType)"
+        case .string(let s): return "\(literal: s)"
         case .boolean(let b): return b ? "true" : "false"
         case .date(let date):
             let formatter = ISO8601DateFormatter()
             formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-            return quoteLiteral(formatter.string(from: date)) + "::timestamptz"
-        case .uuid(let uuid): return quoteLiteral(uuid.uuidString.lowercased()) + "::uuid"
+            return "\(literal: formatter.string(from: date))::timestamptz"
+        case .uuid(let uuid): return "\(literal: uuid.uuidString.lowercased())::uuid"
         }
     }
 

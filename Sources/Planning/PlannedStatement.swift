@@ -80,6 +80,8 @@ public struct PlannedStep: Sendable, Hashable {
     /// Where the old store is kept after the step; nil when it is not kept (`--no-backup`, or
     /// a later heavyweight step of a chain, whose old store is an intermediate version).
     public var backupSchema: String?
+    /// Lightweight steps: how `apply --online` runs the step (docs/online-migrations.md).
+    public var online: OnlinePlan?
 
     public init(kind: Kind, from: String?, to: String, statements: [PlannedStatement], hazards: [Hazard] = [], rowEstimate: Int = 0) {
         self.kind = kind

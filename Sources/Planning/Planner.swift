@@ -45,15 +45,12 @@ public enum Planner {
             plan.status = .upToDate
             return plan
         }
-        let match = model.usableVersion(withModelHash: metadata.modelHash)
-        if let source = match.version {
-            plan.storeVersion = source.name
-        } else if let recorded = recordedVersions.first(where: { $0.modelHash == metadata.modelHash }) {
-            plan.storeVersion = recorded.name
-            plan.storeVersionIsRecordedOnly = true
-        } else {
+        let match = StoreVersionMatch(storeModelHash: metadata.modelHash, targetModelHash: targetHashes.model, model: model, recordedVersions: recordedVersions)
+        guard let storeVersion = match.versionName else {
             throw PlanningError.unknownStoreVersion(store: snapshot.store, modelHash: metadata.modelHash, unusableVersions: match.notCompared)
         }
+        plan.storeVersion = storeVersion
+        plan.storeVersionIsRecordedOnly = match.isRecordedOnly
         plan.status = .migrationRequired
         guard let source = model.version(named: plan.storeVersion!), !plan.storeVersionIsRecordedOnly else {
             let name = plan.storeVersion!

@@ -1,4 +1,5 @@
 import ObjectModel
+import SQLBuilding
 
 /// How a model version is laid out in a PostgreSQL schema. A pure value: the contract in
 /// docs/store-format.md, computed from the model and nothing else.
@@ -54,16 +55,15 @@ public struct ColumnLayout: Sendable, Hashable {
     public var name: String
     public var type: String
     public var isNullable: Bool
-    /// SQL text of the DEFAULT expression, built from quoted literals only.
-    public var defaultExpression: String?
+    /// The column's default: an attribute's default value, or `_entity`'s only concrete entity.
+    public var defaultValue: DefaultValue?
     public var isIdentity: Bool
     public var role: Role
-}
 
-public struct CheckConstraint: Sendable, Hashable {
-    public var name: String
-    /// SQL text built from quoted identifiers and literals only.
-    public var expression: String
+    /// The DEFAULT expression, rendered for the column's type.
+    public var defaultExpression: SQL? {
+        defaultValue.map { ColumnTypes.defaultExpression($0, columnType: type) }
+    }
 }
 
 public struct ForeignKey: Sendable, Hashable {

@@ -34,7 +34,7 @@ extension StoreLayout {
                       tables[index].column(named: name) == nil else { continue }
                 tables[index].columns.append(ColumnLayout(
                     name: name, type: "integer",
-                    isNullable: true, defaultExpression: nil, isIdentity: false,
+                    isNullable: true, defaultValue: nil, isIdentity: false,
                     role: .order(entity: entity.name, relationship: relationship.name)
                 ))
             }
@@ -57,20 +57,17 @@ extension StoreLayout {
             name: tableName, kind: .hierarchy(root: root.name), entities: members.map(\.name),
             columns: [], primaryKey: ["_pk"], checks: [], foreignKeys: [], uniqueConstraints: [], indexes: []
         )
-        table.columns.append(ColumnLayout(name: "_pk", type: "bigint", isNullable: false, defaultExpression: nil, isIdentity: true, role: .primaryKey))
+        table.columns.append(ColumnLayout(name: "_pk", type: "bigint", isNullable: false, defaultValue: nil, isIdentity: true, role: .primaryKey))
         table.columns.append(ColumnLayout(
             name: "_entity", type: "text", isNullable: false,
-            defaultExpression: concrete.count == 1 ? quoteLiteral(concrete[0]) : nil,
+            defaultValue: concrete.count == 1 ? .string(concrete[0]) : nil,
             isIdentity: false, role: .entityName
         ))
-        table.checks.append(CheckConstraint(
-            name: StoreNaming.shortened(tableName + "_entity_check"),
-            expression: "\(quoteIdentifier("_entity")) IN (\(concrete.map(quoteLiteral).joined(separator: ", ")))"
-        ))
+        table.checks.append(.entityIn(concrete, table: tableName))
         // A column shared by siblings is required for the entities of every declaration that
         // requires it, in one check; its default is kept only when every declaration agrees.
         var requiredBy: [(column: String, entities: [String])] = []
-        var defaults: [String: [String?]] = [:]
+        var defaults: [String: [SQL?]] = [:]
         for entity in members {
             let isRoot = entity.name == root.name
             let scope = version.hierarchy(of: entity).map(\.name)
@@ -83,15 +80,13 @@ extension StoreLayout {
             }
             for attribute in entity.attributes where !attribute.isTransient {
                 let column = columns.column(ofProperty: attribute.name, declaredBy: entity.name)!
-                let defaultExpression = attribute.defaultValue
-                    .flatMap { DefaultValue.parse($0, as: attribute.type) }
-                    .map { ColumnTypes.defaultExpression($0, type: attribute.type) }
+                let defaultValue = attribute.defaultValue.flatMap { DefaultValue.parse($0, as: attribute.type) }
                 if !attribute.isOptional && !isRoot { require(column) }
-                defaults[column, default: []].append(defaultExpression)
+                defaults[column, default: []].append(defaultValue.map { ColumnTypes.defaultExpression($0, type: attribute.type) })
                 if table.column(named: column) != nil { continue }  // shared with a sibling
                 table.columns.append(ColumnLayout(
                     name: column, type: ColumnTypes.sqlType(for: attribute.type),
-                    isNullable: attribute.isOptional || !isRoot, defaultExpression: defaultExpression,
+                    isNullable: attribute.isOptional || !isRoot, defaultValue: defaultValue,
                     isIdentity: false, role: .attribute(entity: entity.name, name: attribute.name)
                 ))
             }
@@ -102,7 +97,7 @@ extension StoreLayout {
                 if table.column(named: column) != nil { continue }  // shared with a sibling
                 let destination = version.root(of: version.entity(named: relationship.destination)!)
                 table.columns.append(ColumnLayout(
-                    name: column, type: "bigint", isNullable: !(isRequired && isRoot), defaultExpression: nil,
+                    name: column, type: "bigint", isNullable: !(isRequired && isRoot), defaultValue: nil,
                     isIdentity: false, role: .toOne(entity: entity.name, relationship: relationship.name)
                 ))
                 table.foreignKeys.append(ForeignKey(
@@ -127,13 +122,10 @@ extension StoreLayout {
             }
         }
         for (column, values) in defaults where Set(values).count > 1 {
-            table.columns[table.columns.firstIndex { $0.name == column }!].defaultExpression = nil
+            table.columns[table.columns.firstIndex { $0.name == column }!].defaultValue = nil
         }
         for (column, entities) in requiredBy {
-            table.checks.append(CheckConstraint(
-                name: StoreNaming.shortened(tableName + "_" + column + "_required"),
-                expression: "\(quoteIdentifier("_entity")) NOT IN (\(entities.map(quoteLiteral).joined(separator: ", "))) OR \(quoteIdentifier(column)) IS NOT NULL"
-            ))
+            table.checks.append(.required(column, for: entities, table: tableName))
         }
         return table
     }
@@ -153,13 +145,13 @@ extension StoreLayout {
         let ownerTable = StoreNaming.tableName(entity: version.root(of: entity).name)
         let targetTable = StoreNaming.tableName(entity: version.root(of: version.entity(named: relationship.destination)!).name)
         var columns = [
-            ColumnLayout(name: ownerColumn, type: "bigint", isNullable: false, defaultExpression: nil, isIdentity: false, role: .joinOwner),
-            ColumnLayout(name: targetColumn, type: "bigint", isNullable: false, defaultExpression: nil, isIdentity: false, role: .joinTarget),
+            ColumnLayout(name: ownerColumn, type: "bigint", isNullable: false, defaultValue: nil, isIdentity: false, role: .joinOwner),
+            ColumnLayout(name: targetColumn, type: "bigint", isNullable: false, defaultValue: nil, isIdentity: false, role: .joinTarget),
         ]
         if relationship.isOrdered {
             columns.append(ColumnLayout(
                 name: StoreNaming.orderColumnName(relationship: relationship.name), type: "integer", isNullable: true,
-                defaultExpression: nil, isIdentity: false, role: .order(entity: entity.name, relationship: relationship.name)
+                defaultValue: nil, isIdentity: false, role: .order(entity: entity.name, relationship: relationship.name)
             ))
         }
         // A relationship that is its own inverse (`Person.friends`) keeps one order.
@@ -167,7 +159,7 @@ extension StoreLayout {
            inverse != relationship {
             columns.append(ColumnLayout(
                 name: StoreNaming.orderColumnName(relationship: inverse.name), type: "integer", isNullable: true,
-                defaultExpression: nil, isIdentity: false, role: .order(entity: relationship.destination, relationship: inverse.name)
+                defaultValue: nil, isIdentity: false, role: .order(entity: relationship.destination, relationship: inverse.name)
             ))
         }
         return TableLayout(

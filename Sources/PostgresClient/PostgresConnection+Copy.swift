@@ -13,6 +13,10 @@ extension PostgresConnection {
     /// and cannot take binds (COPY does not accept parameters).
     @discardableResult
     public func copyIn(_ sql: SQL, rows: some Sequence<[String?]>) throws -> Int {
+        try logging(sql.text, rowCount: { $0 }) { try copyInRows(sql, rows: rows) }
+    }
+
+    private func copyInRows(_ sql: SQL, rows: some Sequence<[String?]>) throws -> Int {
         precondition(sql.binds.isEmpty, "COPY cannot take bind parameters: \(sql.text)")
         let connection = openConnection()
 

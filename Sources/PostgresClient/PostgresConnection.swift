@@ -1,5 +1,6 @@
 import CLibPQ
 import Foundation
+import Logging
 import SQLBuilding
 
 /// One libpq connection to a PostgreSQL server.
@@ -14,6 +15,11 @@ public final class PostgresConnection: @unchecked Sendable, CustomStringConverti
     /// Kept only to open another session to the same server (`reconnect`); never printed.
     private let connectionString: ConnectionString
     private let defaults: ConnectionDefaults
+    /// Savepoints open inside `rehearsing(_:)`; nil outside a rehearsal.
+    var rehearsalSavepoints: Int?
+    /// Where each statement is logged with its duration and row count (`debug` level); nil
+    /// logs nothing. Sessions opened by `reconnect()` log to it too.
+    public var statementLogger: Logger?
 
     /// Opens a connection.
     ///
@@ -35,7 +41,8 @@ public final class PostgresConnection: @unchecked Sendable, CustomStringConverti
     }
 
     public init(_ connectionString: ConnectionString, defaults: ConnectionDefaults = ConnectionDefaults()) throws {
-        target = connectionString.redacted
+        // An empty string connects where libpq's environment (PGHOST, PGSERVICE, …) says.
+        target = connectionString.redacted.isEmpty ? "the server of libpq's defaults" : connectionString.redacted
         self.connectionString = connectionString
         self.defaults = defaults
         // Exactly the options libpq read from the string, after our defaults: the string wins.
@@ -76,7 +83,9 @@ public final class PostgresConnection: @unchecked Sendable, CustomStringConverti
     /// A new session to the same server as the same user: for work that must go on beside
     /// this session, such as holding a lock while this one commits.
     public func reconnect() throws -> PostgresConnection {
-        try PostgresConnection(connectionString, defaults: defaults)
+        let session = try PostgresConnection(connectionString, defaults: defaults)
+        session.statementLogger = statementLogger
+        return session
     }
 
     /// Closes the connection. Using it afterwards is a programming error.
@@ -98,21 +107,24 @@ public final class PostgresConnection: @unchecked Sendable, CustomStringConverti
     @discardableResult
     public func execute(_ sql: SQL) throws -> QueryResult {
         let connection = openConnection()
-        let result: OpaquePointer?
-        if sql.binds.isEmpty {
-            result = PQexec(connection, sql.text)
-        } else {
-            result = try withParameterValues(of: sql) { values in
-                PQexecParams(connection, sql.text, Int32(values.count), nil, values, nil, nil, 0)
+        return try logging(sql.text, rowCount: \.affectedRows) {
+            let result: OpaquePointer?
+            if sql.binds.isEmpty {
+                result = PQexec(connection, sql.text)
+            } else {
+                result = try withParameterValues(of: sql) { values in
+                    PQexecParams(connection, sql.text, Int32(values.count), nil, values, nil, nil, 0)
+                }
             }
+            return try consumeResult(result, statement: sql.text, kind: .query)
         }
-        return try consumeResult(result, statement: sql.text, kind: .query)
     }
 
     /// Runs `body` between BEGIN and COMMIT; on a thrown error, rolls back and rethrows it.
     ///
     /// Transactions do not nest: calling this inside another transaction is a programming error.
     public func transaction<T>(_ body: () throws -> T) throws -> T {
+        if rehearsalSavepoints != nil { return try savepoint(body) }
         let status = PQtransactionStatus(openConnection())
         precondition(
             status != PQTRANS_INTRANS && status != PQTRANS_INERROR,

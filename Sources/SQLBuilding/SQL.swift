@@ -73,6 +73,20 @@ public struct SQL: Sendable, Hashable, CustomStringConvertible, ExpressibleByStr
         return result
     }
 
+    /// A body between dollar quotes, `$check$…$check$` (the code of a `DO` block): `$check1$`,
+    /// `$check2$`, … when the body itself contains the tag. The body carries no binds: nothing
+    /// inside dollar quotes is a placeholder.
+    public static func dollarQuoted(_ body: SQL, tag: String) -> SQL {
+        precondition(body.binds.isEmpty, "a dollar-quoted body cannot carry bound values")
+        var quote = "$\(tag)$"
+        var n = 0
+        while body.text.contains(quote) {
+            n += 1
+            quote = "$\(tag)\(n)$"
+        }
+        return "\(unsafeRaw: quote)\(body)\(unsafeRaw: quote)"
+    }
+
     public struct Interpolation: StringInterpolationProtocol {
         var text = ""
         var binds: [SQLValue] = []
@@ -103,6 +117,23 @@ public struct SQL: Sendable, Hashable, CustomStringConvertible, ExpressibleByStr
         /// An inline string literal, for DDL where binds are not allowed (defaults, comments).
         public mutating func appendInterpolation(literal value: String) {
             text += quoteLiteral(value)
+        }
+
+        /// An inline integer literal, `-32768`, for DDL and predicates that must carry no binds.
+        public mutating func appendInterpolation<Integer: BinaryInteger>(literal value: Integer) {
+            text += String(value)
+        }
+
+        /// A qualified name as a string literal, `'"schema"."name"'`: the text form of a `regclass`
+        /// (`pg_get_serial_sequence`, `to_regclass`).
+        public mutating func appendInterpolation(nameLiteral schema: String, _ name: String) {
+            text += quoteLiteral(quoteIdentifier(schema) + "." + quoteIdentifier(name))
+        }
+
+        /// A comma-separated list of inline string literals, `'A', 'B'`: the entity names of
+        /// `"_entity" IN (…)` in DDL and predicates, where binds are not allowed or not wanted.
+        public mutating func appendInterpolation(literals values: [String]) {
+            text += values.map(quoteLiteral).joined(separator: ", ")
         }
 
         /// Text spliced in as is. The label is the warning.
@@ -146,6 +177,11 @@ public struct SQL: Sendable, Hashable, CustomStringConvertible, ExpressibleByStr
 
 /// Shifts `$n` placeholders outside of quotes by `offset`.
 private func renumberPlaceholders(_ text: String, by offset: Int) -> String {
+    replacingPlaceholders(in: text) { "$\($0 + offset)" }
+}
+
+/// `text` with each `$n` placeholder outside of quotes replaced by `replacement(n)`.
+func replacingPlaceholders(in text: String, with replacement: (Int) -> String) -> String {
     var result = ""
     var chars = Array(text)[...]
     var quote: Character? = nil
@@ -164,7 +200,7 @@ private func renumberPlaceholders(_ text: String, by offset: Int) -> String {
                 digits.append(d)
                 chars.removeFirst()
             }
-            result += "$\(Int(digits)! + offset)"
+            result += replacement(Int(digits)!)
         } else {
             result.append(c)
         }

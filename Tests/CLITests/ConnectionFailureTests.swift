@@ -8,11 +8,16 @@ import TestSupport
 /// ever printed.
 @Suite("Connection failures")
 struct ConnectionFailureTests {
-    @Test("no --database-url and no DATABASE_URL is a usage error that mentions DATABASE_URL")
+    @Test("no --database-url and no DATABASE_URL: libpq's PG* variables decide, and the error names them and DATABASE_URL")
     func noDatabaseURL() throws {
-        let result = try OrchestratorBinary.run(["status", "--model", "migrations"], databaseURL: nil)
-        #expect(result.exitCode == 64, "\(result)")
-        #expect(result.stderrLines.first?.contains("DATABASE_URL") == true, "\(result)")
+        let result = try OrchestratorBinary.run(
+            ["status", "--model", "migrations"], databaseURL: nil,
+            environment: ["PGHOST": "127.0.0.1", "PGPORT": "1", "PGPASSWORD": "pg-Secret-9"], clearingLibpqVariables: true
+        )
+        #expect(result.exitCode == 1, "\(result)")
+        #expect(result.stderrLines.count == 1, "\(result)")
+        #expect(result.stderr.hasPrefix("error: cannot connect to libpq's defaults (no --database-url or DATABASE_URL; PGHOST=127.0.0.1 PGPORT=1): "), "\(result)")
+        #expect(!result.stderr.contains("pg-Secret-9"), "\(result)")
         #expect(result.stdout.isEmpty, "\(result)")
     }
 

@@ -43,9 +43,15 @@ enum OrchestratorBinary {
     }
 
     /// Runs `orchestrator arguments…` to its end. `databaseURL` becomes `DATABASE_URL`; nil
-    /// removes it from the environment.
-    static func run(_ arguments: [String], databaseURL: String? = nil, executable: String = "orchestrator") throws -> CLIResult {
-        try RunningOrchestrator(arguments, databaseURL: databaseURL, executable: executable).finish()
+    /// removes it from the environment. `environment` is set over the inherited one, after
+    /// libpq's PG* variables are removed when `clearingLibpqVariables`.
+    static func run(
+        _ arguments: [String], databaseURL: String? = nil, executable: String = "orchestrator",
+        environment: [String: String] = [:], clearingLibpqVariables: Bool = false
+    ) throws -> CLIResult {
+        try RunningOrchestrator(
+            arguments, databaseURL: databaseURL, executable: executable, environment: environment, clearingLibpqVariables: clearingLibpqVariables
+        ).finish()
     }
 }
 
@@ -64,7 +70,10 @@ final class RunningOrchestrator {
     private let stdoutFile: URL
     private let stderrFile: URL
 
-    init(_ arguments: [String], databaseURL: String?, executable: String = "orchestrator") throws {
+    init(
+        _ arguments: [String], databaseURL: String?, executable: String = "orchestrator",
+        environment extraEnvironment: [String: String] = [:], clearingLibpqVariables: Bool = false
+    ) throws {
         outputFolder = FileManager.default.temporaryDirectory.appendingPathComponent("orchestrator-cli-" + UUID().uuidString)
         try FileManager.default.createDirectory(at: outputFolder, withIntermediateDirectories: true)
         stdoutFile = outputFolder.appendingPathComponent("stdout")
@@ -73,6 +82,8 @@ final class RunningOrchestrator {
         try Data().write(to: stderrFile)
 
         var environment = ProcessInfo.processInfo.environment
+        if clearingLibpqVariables { environment = environment.filter { !$0.key.hasPrefix("PG") } }
+        environment.merge(extraEnvironment) { $1 }
         environment["DATABASE_URL"] = databaseURL
         process.environment = environment
         process.executableURL = try OrchestratorBinary.location(of: executable)

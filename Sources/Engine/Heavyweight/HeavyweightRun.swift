@@ -168,6 +168,11 @@ struct HeavyweightRun {
     /// wait until the swap has committed. Dies with the process, so a crash never leaves it.
     func takeWriteGuard() throws -> PostgresConnection? {
         guard let statement = step.writeGuard else { return nil }
+        // A rehearsal (`apply --dry-run`) is one transaction of this session: its locks go there.
+        if connection.isRehearsing {
+            _ = try execute(statement)
+            return nil
+        }
         let session = try connection.reconnect()
         do {
             try options.executionPolicy.openTransaction(on: session) { _ = try session.execute(statement.sql) }

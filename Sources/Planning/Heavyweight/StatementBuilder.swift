@@ -340,7 +340,7 @@ struct StatementBuilder {
             }
             for check in deferredChecks(table) {
                 statements.append(PlannedStatement(
-                    "ALTER TABLE \(ident: staging, table.name) ADD CONSTRAINT \(ident: check.name) CHECK (\(unsafeRaw: check.expression))",
+                    "ALTER TABLE \(ident: staging, table.name) ADD CONSTRAINT \(ident: check.name) CHECK (\(check.expression))",
                     lock: .accessExclusive, summary: "stage 3: check \(check.name)"
                 ))
             }
@@ -359,30 +359,29 @@ struct StatementBuilder {
         var statements: [PlannedStatement] = []
         for entity in version.entities {
             let table = StoreNaming.tableName(entity: version.root(of: entity).name)
-            let owner = quoteIdentifier(staging) + "." + quoteIdentifier(table) + "." + quoteIdentifier("_pk")
+            let owner: SQL = "\(ident: staging, table).\(ident: "_pk")"
             for relationship in entity.relationships where relationship.isToMany && (relationship.minCount > 0 || relationship.maxCount > 0) {
-                let links: String
+                let links: SQL
                 switch StoreLayout.storage(of: relationship, in: entity, version: version) {
                 case .inverseColumn:
                     guard let inverse = version.inverse(of: relationship), let target = version.entity(named: relationship.destination),
                           let column = columns.column(ofProperty: inverse.name, of: target, in: version) else { continue }
-                    links = "SELECT count(*) FROM \(quoteIdentifier(staging)).\(quoteIdentifier(StoreNaming.tableName(entity: version.root(of: target).name))) AS l WHERE l.\(quoteIdentifier(column)) = \(owner)"
+                    links = "SELECT count(*) FROM \(ident: staging, StoreNaming.tableName(entity: version.root(of: target).name)) AS l WHERE l.\(ident: column) = \(owner)"
                 case .joinTable:
-                    links = "SELECT count(*) FROM \(quoteIdentifier(staging)).\(quoteIdentifier(StoreNaming.joinTableName(entity: entity.name, relationship: relationship.name))) AS l WHERE l.\(quoteIdentifier(StoreNaming.foreignKeyColumnName(relationship: entity.name))) = \(owner)"
+                    links = "SELECT count(*) FROM \(ident: staging, StoreNaming.joinTableName(entity: entity.name, relationship: relationship.name)) AS l WHERE l.\(ident: StoreNaming.foreignKeyColumnName(relationship: entity.name)) = \(owner)"
                 case .inverseJoinTable:
                     guard let inverse = version.inverse(of: relationship) else { continue }
-                    links = "SELECT count(*) FROM \(quoteIdentifier(staging)).\(quoteIdentifier(StoreNaming.joinTableName(entity: relationship.destination, relationship: inverse.name))) AS l WHERE l.\(quoteIdentifier(StoreNaming.foreignKeyColumnName(relationship: inverse.name))) = \(owner)"
+                    links = "SELECT count(*) FROM \(ident: staging, StoreNaming.joinTableName(entity: relationship.destination, relationship: inverse.name)) AS l WHERE l.\(ident: StoreNaming.foreignKeyColumnName(relationship: inverse.name)) = \(owner)"
                 case .column, .none:
                     continue
                 }
-                var bounds: [String] = []
-                if relationship.minCount > 0 { bounds.append("(\(links)) < \(relationship.minCount)") }
-                if relationship.maxCount > 0 { bounds.append("(\(links)) > \(relationship.maxCount)") }
-                let scope = version.hierarchy(of: entity).map { quoteLiteral($0.name) }.joined(separator: ", ")
+                var bounds: [SQL] = []
+                if relationship.minCount > 0 { bounds.append("(\(links)) < \(literal: relationship.minCount)") }
+                if relationship.maxCount > 0 { bounds.append("(\(links)) > \(literal: relationship.maxCount)") }
                 let range = relationship.maxCount > 0 ? "\(relationship.minCount) to \(relationship.maxCount)" : "at least \(relationship.minCount)"
                 let check = DataCheck(
                     table: table,
-                    offending: "\(quoteIdentifier("_entity")) IN (\(scope)) AND (\(bounds.joined(separator: " OR ")))",
+                    offending: "\(ident: "_entity") IN (\(literals: version.hierarchy(of: entity).map(\.name))) AND (\(SQL.joined(bounds, separator: " OR ")))",
                     problem: "rows of \(entity.name) whose \(relationship.name) does not hold \(range) objects",
                     hint: "the destination model's count for \(entity.name).\(relationship.name); the old store is unchanged"
                 )
@@ -437,10 +436,10 @@ struct StatementBuilder {
         }.map(\.name)
     }
 
-    /// The `<table>_<column>_required` checks of to-one columns.
+    /// The checks requiring a to-one column for some entities.
     private func deferredChecks(_ table: TableLayout) -> [CheckConstraint] {
-        let names = Set(toOneColumns(table).map { StoreNaming.shortened(table.name + "_" + $0 + "_required") })
-        return table.checks.filter { names.contains($0.name) }
+        let columns = Set(toOneColumns(table))
+        return table.checks.filter { $0.kind.requiredColumn.map(columns.contains) ?? false }
     }
 
     private func bare(_ table: TableLayout) -> TableLayout {
@@ -451,12 +450,5 @@ struct StatementBuilder {
             if case .toOne = bare.columns[index].role { bare.columns[index].isNullable = true }
         }
         return bare
-    }
-}
-
-extension SQL.Interpolation {
-    /// A comma-separated list of inline string literals.
-    mutating func appendInterpolation(literals values: [String]) {
-        appendInterpolation(unsafeRaw: values.map(quoteLiteral).joined(separator: ", "))
     }
 }

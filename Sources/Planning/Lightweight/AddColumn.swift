@@ -14,7 +14,7 @@ struct AddColumn: SchemaChange {
     func statements(in schema: String) -> [PlannedStatement] {
         var sql: SQL = "ALTER TABLE \(ident: schema, table) ADD COLUMN \(ident: column.name) \(unsafeRaw: column.type)"
         if isNotNullAtOnce { sql.append(" NOT NULL") }
-        if let expression = column.defaultExpression { sql.append(" DEFAULT \(unsafeRaw: expression)") }
+        if let expression = column.defaultExpression { sql.append(" DEFAULT \(expression)") }
         return [PlannedStatement(sql, lock: .accessExclusive, summary: "add column \(table).\(column.name)\(Self.describe(column.role))")]
     }
 

@@ -8,8 +8,8 @@ struct AlterColumnType: SchemaChange {
     var column: String
     var from: String
     var to: String
-    /// SQL text from the quoted column name only; nil: PostgreSQL's own cast.
-    var using: String?
+    /// The conversion of the column's value; nil: PostgreSQL's own cast.
+    var using: SQL?
     /// The old default cannot be cast to the new type: dropped first.
     var dropsDefault = false
 
@@ -22,7 +22,7 @@ struct AlterColumnType: SchemaChange {
             ))
         }
         var alter: SQL = "ALTER TABLE \(ident: schema, table) ALTER COLUMN \(ident: column) TYPE \(unsafeRaw: to)"
-        if let using { alter.append(" USING \(unsafeRaw: using)") }
+        if let using { alter.append(" USING \(using)") }
         statements.append(PlannedStatement(alter, lock: .accessExclusive, summary: "change \(table).\(column) from \(from) to \(to)"))
         return statements
     }
@@ -48,13 +48,13 @@ struct ShortestFloatText: SchemaChange {
 struct ChangeColumnDefault: SchemaChange {
     var table: String
     var column: String
-    /// SQL text built from quoted literals only; nil drops the default.
-    var expression: String?
+    /// Nil drops the default.
+    var expression: SQL?
 
     func statements(in schema: String) -> [PlannedStatement] {
         if let expression {
             return [PlannedStatement(
-                "ALTER TABLE \(ident: schema, table) ALTER COLUMN \(ident: column) SET DEFAULT \(unsafeRaw: expression)",
+                "ALTER TABLE \(ident: schema, table) ALTER COLUMN \(ident: column) SET DEFAULT \(expression)",
                 lock: .accessExclusive, summary: "set default of \(table).\(column)"
             )]
         }

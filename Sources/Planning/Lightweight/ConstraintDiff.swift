@@ -25,7 +25,7 @@ extension LightweightDiff {
                 kept.insert(match.name)
                 renameConstraint(.constraint, table: table.name, from: foreignKey.name, to: match.name)
             } else {
-                add(.dropConstraints, DropConstraint(table: sourceTable.name, name: foreignKey.name))
+                add(.dropConstraints, DropConstraint(table: sourceTable.name, name: foreignKey.name, goesWithItsColumn: renamed[foreignKey.column] == nil))
             }
         }
         for foreignKey in table.foreignKeys where !kept.contains(foreignKey.name) {
@@ -33,13 +33,13 @@ extension LightweightDiff {
         }
     }
 
-    /// Kept when the expression is the same once columns are renamed; a check naming a renamed
-    /// entity is recreated after `_entity` is updated.
+    /// Kept when the check is of the same kind once columns are renamed; a check naming a
+    /// renamed entity is recreated after `_entity` is updated.
     private mutating func checks(of table: TableLayout, from sourceTable: TableLayout, columns: [String: String], renamed: [String: String]) {
         var kept: Set<String> = []
         for check in sourceTable.checks {
-            if let expression = CheckExpression.renamingColumns(check.expression, renamed),
-               let match = table.checks.first(where: { $0.expression == expression && !kept.contains($0.name) }) {
+            if let kind = check.kind.renamingColumns(renamed),
+               let match = table.checks.first(where: { $0.kind == kind && !kept.contains($0.name) }) {
                 kept.insert(match.name)
                 renameConstraint(.constraint, table: table.name, from: check.name, to: match.name)
             } else {
@@ -52,11 +52,10 @@ extension LightweightDiff {
         }
     }
 
-    /// A new `<table>_<column>_required` check of a sub-entity: NULLs of the rows in its scope
-    /// are backfilled with the default, or, without one, counted before anything changes.
+    /// A new check requiring a column for some sub-entities: NULLs of the rows in its scope are
+    /// backfilled with the default, or, without one, counted before anything changes.
     private mutating func requiredCheck(_ check: CheckConstraint, of table: TableLayout, from sourceTable: TableLayout, columns: [String: String]) {
-        guard let column = table.columns.first(where: { StoreNaming.shortened(table.name + "_" + $0.name + "_required") == check.name }) else { return }
-        let scope = CheckExpression.literals(check.expression)
+        guard case .requiredFor(let name, let scope) = check.kind, let column = table.column(named: name) else { return }
         let sourceScope = scope.compactMap { pairing.sourceEntity(ofDestination: $0) }
             .filter { pairing.sourceTable(ofEntity: $0) == sourceTable.name && source.entity(named: $0)?.isAbstract == false }
         let sourceColumn = columns[column.name]
@@ -68,8 +67,8 @@ extension LightweightDiff {
             return
         }
         guard !sourceScope.isEmpty else { return }
-        var offending = "\(quoteIdentifier("_entity")) IN (\(entityList(sourceScope)))"
-        if let sourceColumn { offending += " AND \(quoteIdentifier(sourceColumn)) IS NULL" }
+        var offending: SQL = "\(ident: "_entity") IN (\(literals: sourceScope))"
+        if let sourceColumn { offending.append(" AND \(ident: sourceColumn) IS NULL") }
         add(.checkData, DataCheck(
             table: sourceTable.name, offending: offending,
             problem: "rows of \(sourceScope.joined(separator: ", ")) without \(sourceColumn ?? column.name) (\(Self.describe(column.role)) \(sourceColumn == nil ? "added as" : "made") required)",
@@ -80,9 +79,8 @@ extension LightweightDiff {
     /// Whether the source already required a value in the column for these entities' rows.
     private func isRequired(_ column: String, for entities: [String], in sourceTable: TableLayout) -> Bool {
         if sourceTable.column(named: column)?.isNullable == false { return true }
-        let name = StoreNaming.shortened(sourceTable.name + "_" + column + "_required")
-        guard let check = sourceTable.checks.first(where: { $0.name == name }) else { return false }
-        return Set(entities).isSubset(of: CheckExpression.literals(check.expression))
+        guard let check = sourceTable.checks.first(where: { $0.kind.requiredColumn == column }) else { return false }
+        return Set(entities).isSubset(of: check.kind.entities)
     }
 
     /// Kept when the columns continue and the entity scope is the same.
@@ -109,18 +107,17 @@ extension LightweightDiff {
 
     /// Rows sharing the values of a new uniqueness constraint are counted before anything changes.
     private mutating func duplicateCheck(_ unique: UniqueConstraint, sourceColumns: [String], from sourceTable: TableLayout) {
-        let tuple = sourceColumns.map(quoteIdentifier).joined(separator: ", ")
         let names = unique.entityScope.map { $0.compactMap { pairing.sourceEntity(ofDestination: $0) } }
         if names?.isEmpty == true { return }
         // The source already had these rows unique.
         if sourceTable.uniqueConstraints.contains(where: { existing in
             existing.columns == sourceColumns && (existing.entityScope.map { scope in names.map { Set($0).isSubset(of: scope) } ?? false } ?? true)
         }) { return }
-        var scope = ""
-        if let names { scope = "\(quoteIdentifier("_entity")) IN (\(entityList(names)))" }
-        let table = "\(quoteIdentifier(schema)).\(quoteIdentifier(sourceTable.name))"
-        let offending = "(\(tuple)) IN (SELECT \(tuple) FROM \(table)\(scope.isEmpty ? "" : " WHERE " + scope) GROUP BY \(tuple) HAVING count(*) > 1)"
-            + (scope.isEmpty ? "" : " AND " + scope)
+        let scope: SQL? = names.map { "\(ident: "_entity") IN (\(literals: $0))" }
+        var offending: SQL = "(\(idents: sourceColumns)) IN (SELECT \(idents: sourceColumns) FROM \(ident: schema, sourceTable.name)"
+        if let scope { offending.append(" WHERE \(scope)") }
+        offending.append(" GROUP BY \(idents: sourceColumns) HAVING count(*) > 1)")
+        if let scope { offending.append(" AND \(scope)") }
         add(.checkData, DataCheck(
             table: sourceTable.name, offending: offending,
             problem: "rows of \(sourceTable.name) sharing (\(sourceColumns.joined(separator: ", "))) (new uniqueness constraint \(unique.name))",

@@ -5,6 +5,9 @@ import SQLBuilding
 struct DropConstraint: SchemaChange {
     var table: String
     var name: String
+    /// A foreign key whose column the destination does not have: dropping the column (or its
+    /// table) drops it too, which `apply --online` leaves to that drop.
+    var goesWithItsColumn = false
 
     func statements(in schema: String) -> [PlannedStatement] {
         [PlannedStatement(
@@ -21,7 +24,7 @@ struct AddCheck: SchemaChange {
 
     func statements(in schema: String) -> [PlannedStatement] {
         [PlannedStatement(
-            "ALTER TABLE \(ident: schema, table) ADD CONSTRAINT \(ident: check.name) CHECK (\(unsafeRaw: check.expression))",
+            "ALTER TABLE \(ident: schema, table) ADD CONSTRAINT \(ident: check.name) CHECK (\(check.expression))",
             lock: .accessExclusive, summary: "check \(check.name) on \(table)"
         )]
     }
@@ -64,7 +67,7 @@ struct AddUnique: SchemaChange {
         if let scope = unique.entityScope {
             sql = """
                 CREATE UNIQUE INDEX \(ident: unique.name) ON \(ident: schema, table) (\(idents: unique.columns)) \
-                WHERE \(ident: "_entity") IN (\(unsafeRaw: entityList(scope)))
+                WHERE \(ident: "_entity") IN (\(literals: scope))
                 """
         } else {
             sql = "ALTER TABLE \(ident: schema, table) ADD CONSTRAINT \(ident: unique.name) UNIQUE (\(idents: unique.columns))"

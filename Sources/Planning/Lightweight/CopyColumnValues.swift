@@ -14,7 +14,7 @@ struct CopyColumnValues: SchemaChange {
 
     func statements(in schema: String) -> [PlannedStatement] {
         [PlannedStatement(
-            "UPDATE \(ident: schema, table) SET \(ident: column) = \(ident: from)::\(unsafeRaw: type) WHERE \(ident: "_entity") IN (\(unsafeRaw: entityList(entities)))",
+            "UPDATE \(ident: schema, table) SET \(ident: column) = \(ident: from)::\(unsafeRaw: type) WHERE \(ident: "_entity") IN (\(literals: entities))",
             lock: .rowExclusive, summary: "copy \(table).\(from) into \(table).\(column) for rows of \(entities.joined(separator: ", "))"
         )]
     }

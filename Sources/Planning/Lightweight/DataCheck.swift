@@ -10,8 +10,8 @@ import SQLBuilding
 struct DataCheck: SchemaChange {
     /// The source table.
     var table: String
-    /// `WHERE` condition on the source table's rows, from quoted identifiers and literals only.
-    var offending: String
+    /// `WHERE` condition on the source table's rows; inline literals only, no binds.
+    var offending: SQL
     /// What the rows lack: "rows of Recipe without chef (Recipe.chef made required)".
     var problem: String
     var hint: String
@@ -20,12 +20,16 @@ struct DataCheck: SchemaChange {
     var linkingTo: (column: String, table: String, entities: [String])?
 
     func statements(in schema: String) -> [PlannedStatement] {
-        var rows = "SELECT \(quoteIdentifier("_pk")) FROM \(quoteIdentifier(schema)).\(quoteIdentifier(table)) WHERE \(offending)"
+        var rows: SQL = "SELECT \(ident: "_pk") FROM \(ident: schema, table) WHERE \(offending)"
         if let link = linkingTo {
-            rows += " AND \(quoteIdentifier(link.column)) IN (SELECT \(quoteIdentifier("_pk")) FROM \(quoteIdentifier(schema)).\(quoteIdentifier(link.table))"
-                + " WHERE \(quoteIdentifier("_entity")) IN (\(entityList(link.entities))))"
+            rows.append("""
+                 AND \(ident: link.column) IN (SELECT \(ident: "_pk") FROM \(ident: schema, link.table) \
+                WHERE \(ident: "_entity") IN (\(literals: link.entities)))
+                """)
         }
-        let body = """
+        let message = "%s " + problem.replacingOccurrences(of: "%", with: "%%") + "; first _pk: %s"
+        let body: SQL = """
+
             DECLARE
                 offending bigint;
                 first_keys text;
@@ -34,26 +38,12 @@ struct DataCheck: SchemaChange {
                 IF offending > 0 THEN
                     SELECT string_agg(k._pk::text, ', ' ORDER BY k._pk) INTO first_keys FROM (\(rows) ORDER BY 1 LIMIT 5) AS k;
                     RAISE EXCEPTION USING ERRCODE = 'check_violation',
-                        MESSAGE = format(\(quoteLiteral("%s " + problem.replacingOccurrences(of: "%", with: "%%") + "; first _pk: %s")), offending, first_keys),
-                        HINT = \(quoteLiteral(hint));
+                        MESSAGE = format(\(literal: message), offending, first_keys),
+                        HINT = \(literal: hint);
                 END IF;
             END
-            """
-        let tag = Self.dollarTag(avoiding: body)
-        return [PlannedStatement(
-            SQL(unsafeRaw: "DO \(tag)\n\(body)\n\(tag)"),
-            lock: .accessShare, summary: "check: no \(problem)"
-        )]
-    }
 
-    /// `$check$`, or `$check1$`, … when the body happens to contain it.
-    static func dollarTag(avoiding body: String) -> String {
-        var tag = "$check$"
-        var n = 0
-        while body.contains(tag) {
-            n += 1
-            tag = "$check\(n)$"
-        }
-        return tag
+            """
+        return [PlannedStatement("DO \(SQL.dollarQuoted(body, tag: "check"))", lock: .accessShare, summary: "check: no \(problem)")]
     }
 }

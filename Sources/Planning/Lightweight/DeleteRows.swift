@@ -11,7 +11,7 @@ struct DeleteRows: SchemaChange {
     func statements(in schema: String) -> [PlannedStatement] {
         let why = isLossy ? "entities removed from the model" : "rows moved to their own table"
         return [PlannedStatement(
-            "DELETE FROM \(ident: schema, table) WHERE \(ident: "_entity") IN (\(unsafeRaw: entityList(entities)))",
+            "DELETE FROM \(ident: schema, table) WHERE \(ident: "_entity") IN (\(literals: entities))",
             lock: .rowExclusive, summary: "delete rows of \(entities.joined(separator: ", ")) from \(table) (\(why))"
         )]
     }
@@ -34,7 +34,7 @@ struct CopyRows: SchemaChange {
         }
         var sql: SQL = "INSERT INTO \(ident: schema, toTable) (\(idents: columns.map(\.destination) + ["_entity"])) SELECT \(idents: columns.map(\.source)), CASE \(ident: "_entity") "
         sql.append(SQL.joined(cases, separator: " "))
-        sql.append(" END FROM \(ident: schema, fromTable) WHERE \(ident: "_entity") IN (\(unsafeRaw: entityList(entities.map(\.from))))")
+        sql.append(" END FROM \(ident: schema, fromTable) WHERE \(ident: "_entity") IN (\(literals: entities.map(\.from)))")
         return [PlannedStatement(sql, lock: .rowExclusive, summary: "copy rows of \(entities.map(\.from).joined(separator: ", ")) from \(fromTable) to \(toTable)")]
     }
 
@@ -51,7 +51,7 @@ struct ResetIdentity: SchemaChange {
     func statements(in schema: String) -> [PlannedStatement] {
         [PlannedStatement(
             """
-            SELECT setval(pg_get_serial_sequence(\(literal: quoteIdentifier(schema) + "." + quoteIdentifier(table)), \(literal: "_pk")), \
+            SELECT setval(pg_get_serial_sequence(\(nameLiteral: schema, table), \(literal: "_pk")), \
             COALESCE((SELECT max(\(ident: "_pk")) FROM \(ident: schema, table)), 0) + 1, false)
             """,
             lock: .accessShare, summary: "continue the identity of \(table) after its largest _pk"

@@ -17,7 +17,7 @@ struct DetachReferences: SchemaChange {
         [PlannedStatement(
             """
             UPDATE \(ident: schema, table) SET \(ident: column) = NULL WHERE \(ident: column) IN \
-            (SELECT \(ident: "_pk") FROM \(ident: schema, referencedTable) WHERE \(ident: "_entity") IN (\(unsafeRaw: entityList(entities))))
+            (SELECT \(ident: "_pk") FROM \(ident: schema, referencedTable) WHERE \(ident: "_entity") IN (\(literals: entities)))
             """,
             lock: .rowExclusive, summary: "clear \(table).\(column) where it links to rows of \(entities.joined(separator: ", ")) (removed)"
         )]

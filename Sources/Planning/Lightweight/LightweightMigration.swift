@@ -16,10 +16,12 @@ public enum LightweightMigration {
         for hazard in Hazard.dataLosses(of: mapping) + changes.flatMap(\.hazards) where !hazards.contains(hazard) {
             hazards.append(hazard)
         }
-        return PlannedStep(
+        var step = PlannedStep(
             kind: .lightweight, from: source.name, to: destination.name,
             statements: changes.flatMap { $0.statements(in: schema) }, hazards: hazards
         )
+        step.online = OnlinePlanner.plan(changes, schema: schema)
+        return step
     }
 }
 

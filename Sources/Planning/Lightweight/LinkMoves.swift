@@ -70,7 +70,7 @@ struct FillJoinTable: SchemaChange {
         var conditions: [SQL] = []
         if let column = links.requiredNotNull { conditions.append("\(ident: column) IS NOT NULL") }
         if let filter = links.ownerFilter {
-            conditions.append("\(ident: links.a) IN (SELECT \(ident: "_pk") FROM \(ident: schema, filter.table) WHERE \(ident: "_entity") IN (\(unsafeRaw: entityList(filter.entities))))")
+            conditions.append("\(ident: links.a) IN (SELECT \(ident: "_pk") FROM \(ident: schema, filter.table) WHERE \(ident: "_entity") IN (\(literals: filter.entities)))")
         }
         if !conditions.isEmpty {
             sql.append(" WHERE ")

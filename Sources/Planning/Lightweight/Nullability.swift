@@ -39,13 +39,13 @@ struct SetNotNull: SchemaChange {
 struct BackfillNulls: SchemaChange {
     var table: String
     var column: String
-    /// SQL text of the default, built from quoted literals only.
-    var value: String
+    /// The column's default expression.
+    var value: SQL
     var entities: [String]?
 
     func statements(in schema: String) -> [PlannedStatement] {
-        var sql: SQL = "UPDATE \(ident: schema, table) SET \(ident: column) = \(unsafeRaw: value) WHERE \(ident: column) IS NULL"
-        if let entities { sql.append(" AND \(ident: "_entity") IN (\(unsafeRaw: entityList(entities)))") }
+        var sql: SQL = "UPDATE \(ident: schema, table) SET \(ident: column) = \(value) WHERE \(ident: column) IS NULL"
+        if let entities { sql.append(" AND \(ident: "_entity") IN (\(literals: entities))") }
         return [PlannedStatement(sql, lock: .rowExclusive, summary: "backfill NULLs of \(table).\(column) with its default")]
     }
 
@@ -63,7 +63,7 @@ struct ClearValues: SchemaChange {
 
     func statements(in schema: String) -> [PlannedStatement] {
         [PlannedStatement(
-            "UPDATE \(ident: schema, table) SET \(ident: column) = NULL WHERE \(ident: "_entity") IN (\(unsafeRaw: entityList(entities))) AND \(ident: column) IS NOT NULL",
+            "UPDATE \(ident: schema, table) SET \(ident: column) = NULL WHERE \(ident: "_entity") IN (\(literals: entities)) AND \(ident: column) IS NOT NULL",
             lock: .rowExclusive, summary: "clear \(table).\(column) in rows of \(entities.joined(separator: ", ")) (property no longer theirs)"
         )]
     }

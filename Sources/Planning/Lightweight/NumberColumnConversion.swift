@@ -21,10 +21,10 @@ struct NumberColumnConversion {
     /// fits. Booleans are 0 and 1 (PostgreSQL casts them to `integer` only); a Float or Double
     /// becomes the Decimal of its shortest text (0.1, not 0.1000000000000000055…), since
     /// PostgreSQL's cast to `numeric` keeps only 15 significant digits.
-    func using(_ name: String) -> String? {
-        let column = quoteIdentifier(name)
+    func using(_ name: String) -> SQL? {
+        let column: SQL = "\(ident: name)"
         if from == .boolean {
-            return to == .integer32 ? "\(column)::integer" : "\(column)::integer::\(ColumnTypes.sqlType(for: to))"
+            return to == .integer32 ? "\(column)::integer" : "\(column)::integer::\(unsafeRaw: ColumnTypes.sqlType(for: to))"
         }
         if to == .boolean { return "\(column) <> 0" }
         if to == .decimal && (from == .float || from == .double) { return "\(column)::text::numeric" }
@@ -44,9 +44,9 @@ struct NumberColumnConversion {
     /// `WHERE` condition on the rows whose value would not convert exactly (NULLs fit);
     /// nil for a lossless change. Written so that no value makes the condition itself fail
     /// (a cast out of range is guarded by the comparisons before it).
-    func misfit(_ name: String) -> String? {
+    func misfit(_ name: String) -> SQL? {
         guard isChecked else { return nil }
-        let c = quoteIdentifier(name)
+        let c: SQL = "\(ident: name)"
         switch (from, to) {
         case (_, .boolean):
             return "\(c) NOT IN (0, 1)"
@@ -54,7 +54,7 @@ struct NumberColumnConversion {
             // [-2^(n-1), 2^(n-1)): both bounds are exact in every number type, and NaN and
             // infinities fall outside.
             let (low, high) = NumberConversion.integerRange(to)
-            let bound = "\(low) AND \(c) < \(UInt64(high) + 1)"
+            let bound: SQL = "\(literal: low) AND \(c) < \(literal: UInt64(high) + 1)"
             return from.isInteger ? "NOT (\(c) >= \(bound))" : "NOT (\(c) >= \(bound)) OR \(c) <> trunc(\(c))"
         case (_, .double) where from.isInteger:
             return "NOT (\(c) BETWEEN -9007199254740992 AND 9007199254740992)"
@@ -81,10 +81,10 @@ struct NumberColumnConversion {
     /// Fits when the floating-point number, printed shortest, is the decimal again; beyond the
     /// largest and below the smallest (shortest texts of the extremes) nothing is read back,
     /// and PostgreSQL's cast would fail.
-    private func decimalToFloatingPoint(_ c: String, largest: String, smallest: String) -> String {
+    private func decimalToFloatingPoint(_ c: SQL, largest: SQL, smallest: SQL) -> SQL {
         """
             CASE WHEN \(c) IN ('NaN', 'Infinity', '-Infinity') OR abs(\(c)) > \(largest) OR (\(c) <> 0 AND abs(\(c)) < \(smallest)) THEN true \
-            ELSE \(c)::\(ColumnTypes.sqlType(for: to))::text::numeric <> \(c) END
+            ELSE \(c)::\(unsafeRaw: ColumnTypes.sqlType(for: to))::text::numeric <> \(c) END
             """
     }
 }

@@ -51,8 +51,3 @@ extension Hazard {
 
     public var isDataLoss: Bool { code == Code.dataLoss }
 }
-
-/// `'A', 'B'`: entity names as SQL literals, for `_entity IN (…)`.
-func entityList(_ names: [String]) -> String {
-    names.map(quoteLiteral).joined(separator: ", ")
-}

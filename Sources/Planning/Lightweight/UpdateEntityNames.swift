@@ -14,7 +14,7 @@ struct UpdateEntityNames: SchemaChange {
         }
         var sql: SQL = "UPDATE \(ident: schema, table) SET \(ident: "_entity") = CASE \(ident: "_entity") "
         sql.append(SQL.joined(cases, separator: " "))
-        sql.append(" END WHERE \(ident: "_entity") IN (\(unsafeRaw: entityList(renames.map(\.from))))")
+        sql.append(" END WHERE \(ident: "_entity") IN (\(literals: renames.map(\.from)))")
         let names = renames.map { "\($0.from) -> \($0.to)" }.joined(separator: ", ")
         return [PlannedStatement(sql, lock: .rowExclusive, summary: "rename entities in \(table)._entity: \(names)")]
     }

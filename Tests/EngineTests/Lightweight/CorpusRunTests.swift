@@ -163,7 +163,7 @@ import TestSupport
         let value = try #require(DefaultValue.parse(backfill.value, as: backfill.type), "backfill '\(backfill.value)' is not a \(backfill.type.rawValue)")
         let expression = ColumnTypes.defaultExpression(value, type: backfill.type)
         // Read as a column of that type is read (a boolean is `f`, not its ::text `false`).
-        return try connection.execute("SELECT (\(unsafeRaw: expression))::\(unsafeRaw: ColumnTypes.sqlType(for: backfill.type)) AS v").value(0, "v")
+        return try connection.execute("SELECT (\(expression))::\(unsafeRaw: ColumnTypes.sqlType(for: backfill.type)) AS v").value(0, "v")
     }
 }
 

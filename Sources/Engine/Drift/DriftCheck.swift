@@ -1,0 +1,96 @@
+import ObjectModel
+import Planning
+import PostgresClient
+import SQLBuilding
+
+/// How a store differs from the contract of the version its metadata records.
+public struct DriftReport: Sendable, Hashable {
+    /// The version whose contract the store was compared with.
+    public var version: String
+    public var items: [DriftItem]
+
+    public var blocking: [DriftItem] { items.filter(\.isBlocking) }
+}
+
+/// Compares a store's live catalog with its version's contract: the store `CreateStore` makes
+/// for that version, built as temporary tables inside a transaction that is rolled back, so that
+/// PostgreSQL normalises its types, defaults and CHECKs exactly as it did the store's.
+public enum DriftCheck {
+    /// The drift of `store` from `version`'s contract.
+    public static func drift(of store: String, from version: ModelVersion, on connection: PostgresConnection) throws -> DriftReport {
+        let live = try CatalogReader.read(schema: store, on: connection)
+        return DriftReport(version: version.name, items: StoreDrift.compare(expected: try contract(of: version, on: connection), found: live))
+    }
+
+    /// The drift of a store from the version its metadata records; nil when the store has no
+    /// metadata or its version is known neither in the files nor in the database's record.
+    public static func drift(of snapshot: StoreSnapshot, model: VersionedModel, on connection: PostgresConnection) throws -> DriftReport? {
+        guard let metadata = snapshot.metadata,
+              let version = try version(named: metadata.versionName, withModelHash: metadata.modelHash, modelName: metadata.modelName, model: model, on: connection)
+        else { return nil }
+        return try drift(of: snapshot.store, from: version, on: connection)
+    }
+
+    /// Throws `StoreDrifted` when the store lacks or changed objects of its version's contract.
+    public static func requireNoBlockingDrift(_ snapshot: StoreSnapshot, model: VersionedModel, on connection: PostgresConnection) throws {
+        guard let report = try drift(of: snapshot, model: model, on: connection), !report.blocking.isEmpty else { return }
+        throw StoreDrifted(store: snapshot.store, version: report.version, items: report.blocking)
+    }
+
+    /// The contract's catalog: `CreateStore` for `version` as temporary tables (so a role that
+    /// may only read the store, and create temporary tables as every role may by default, can
+    /// check it), read and rolled back. Temporary tables hold the same types, defaults,
+    /// constraints and indexes; only the schema differs, and no name in the catalog carries it.
+    public static func contract(of version: ModelVersion, on connection: PostgresConnection) throws -> SchemaCatalog {
+        let layout = StoreLayout(version: version, schema: "pg_temp")
+        do {
+            return try connection.transaction {
+                // The first statement creates the schema: pg_temp is there already.
+                for statement in CreateStore.statements(for: layout).dropFirst() {
+                    try connection.execute(statement.sql)
+                }
+                let schema = try connection.execute("SELECT nspname FROM pg_namespace WHERE oid = pg_my_temp_schema()").value(0, "nspname") ?? ""
+                throw RolledBack(catalog: try CatalogReader.read(schema: schema, on: connection))
+            }
+        } catch let rolledBack as RolledBack {
+            return rolledBack.catalog
+        }
+    }
+
+    /// The version with that model hash: the one of that name in the model's files, else another
+    /// there with that hash, else the definition the database recorded when it was applied.
+    /// The name first: versions that differ only in what the hashes leave out (a default value)
+    /// share a hash, and each has its own contract.
+    static func version(named name: String, withModelHash modelHash: String, modelName: String, model: VersionedModel, on connection: PostgresConnection) throws -> ModelVersion? {
+        if let named = model.version(named: name), model.problems(ofVersion: name).isEmpty, VersionHash.hashes(of: named).model == modelHash {
+            return named
+        }
+        if let version = model.usableVersion(withModelHash: modelHash).version { return version }
+        guard try MetadataSchema.exists(on: connection) else { return nil }
+        let result = try connection.execute("""
+            SELECT version_name, definition FROM \(ident: MetadataSchema.schema, "model_versions")
+            WHERE model_name = \(modelName) AND model_hash = \(modelHash)
+            """)
+        guard !result.isEmpty, let name = result.value(0, "version_name"), let definition = result.value(0, "definition") else { return nil }
+        return try? NativeModelLoader.parseVersion(definition, name: name, file: "the database's record of '\(name)'")
+    }
+
+    /// Carries the contract out of the transaction that made it, which rolls back.
+    struct RolledBack: Error {
+        var catalog: SchemaCatalog
+    }
+}
+
+/// `plan` and `apply` refuse a store that lacks or changed objects of its version's contract.
+public struct StoreDrifted: Error, CustomStringConvertible {
+    public var store: String
+    public var version: String
+    public var items: [DriftItem]
+
+    /// One line per object; the last says that nothing was changed.
+    public var description: String {
+        var lines = items.map { "store \(store) differs from the contract of its version '\(version)': \($0)" }
+        lines[lines.count - 1] += "; nothing was changed (put back what is missing or changed as the contract has it; `orchestrator status` lists every difference)"
+        return lines.joined(separator: "\n")
+    }
+}

@@ -1,0 +1,130 @@
+import Foundation
+import Planning
+import PostgresClient
+import SQLBuilding
+
+/// Runs one lightweight step's `OnlinePlan` (docs/online-migrations.md):
+/// 1. read the checkpoint: start at the beginning, or continue the interrupted run of this plan;
+///    when continuing, reinstall the triggers of the phases done, in one transaction, so that
+///    the rows written since keep being kept right by the same code;
+/// 2. run each phase as it says: one short transaction, batches of `_pk` ranges each in its
+///    own transaction, or a statement outside any transaction; every transaction under the
+///    execution policy (`lock_timeout`, retried), each saving the checkpoint with its work;
+/// 3. the last phase is the switch-over: it drops the triggers and records the new version, in
+///    one transaction.
+struct OnlineRun {
+    var migrator: StoreMigrator
+    var step: PlannedStep
+    var plan: MigrationPlan
+    var options: ApplyOptions
+    var onProgress: (ProgressEvent) -> Void
+
+    var connection: PostgresConnection { migrator.connection }
+    var policy: ExecutionPolicy { options.executionPolicy }
+
+    /// The statement that was running when a phase failed, for the step's error.
+    final class Failure {
+        var statement: PlannedStatement?
+    }
+
+    func run(started: Date, failure: Failure) throws -> Int {
+        guard let online = step.online, online.isSupported else {
+            preconditionFailure("step to '\(step.to)' has no online form; OnlineNotSupported.check refuses it first")
+        }
+        let checkpoint = OnlineCheckpoint(store: migrator.store, step: step, digest: online.digest)
+        try OnlineCheckpoint.prepare(on: connection)
+        let start = try checkpoint.read(on: connection)
+        let reinstalled = online.phases[..<start.phase].flatMap { phase in phase.installs.isEmpty ? [] : phase.statements }
+        if !reinstalled.isEmpty {
+            try policy.transaction(on: connection) {
+                for statement in reinstalled {
+                    failure.statement = statement
+                    _ = try connection.execute(statement.sql)
+                }
+            }
+        }
+        var rows = 0
+        for index in online.phases.indices where index >= start.phase {
+            let phase = online.phases[index]
+            let isLast = index == online.phases.count - 1
+            switch phase.execution {
+            case .transaction:
+                rows += try policy.transaction(on: connection) {
+                    var done = 0
+                    for statement in phase.statements {
+                        failure.statement = statement
+                        done += try connection.execute(statement.sql).affectedRows
+                    }
+                    failure.statement = nil
+                    if isLast {
+                        try checkpoint.clear(on: connection)
+                        try migrator.record(step, plan: plan, rows: rows + done, started: started)
+                    } else {
+                        try checkpoint.save(.init(phase: index + 1), on: connection)
+                    }
+                    return done
+                }
+            case .batches:
+                rows += try runBatches(phase, index: index, from: index == start.phase ? start.nextKey : nil, checkpoint: checkpoint, failure: failure)
+            case .outsideTransaction:
+                try buildConcurrently(phase, failure: failure)
+                try policy.transaction(on: connection) { try checkpoint.save(.init(phase: index + 1), on: connection) }
+            }
+        }
+        return rows
+    }
+
+    /// The batches cover the keys present when the phase starts; rows inserted later go
+    /// through the phase's trigger, installed before.
+    private func runBatches(_ phase: OnlinePhase, index: Int, from resumeKey: Int64?, checkpoint: OnlineCheckpoint, failure: Failure) throws -> Int {
+        guard let batches = phase.batches else { preconditionFailure("batched phase '\(phase.summary)' has no statement") }
+        let bounds = try connection.execute("SELECT min(\(ident: "_pk")), max(\(ident: "_pk")) FROM \(ident: batches.schema, batches.table)")
+        var rows = 0
+        if let low = bounds.rows.first?[0].flatMap({ Int64($0) }), let high = bounds.rows.first?[1].flatMap({ Int64($0) }) {
+            let size = Int64(max(1, options.batchSize))
+            var lower = resumeKey ?? low
+            while lower <= high {
+                let upper = lower + size
+                let statement = PlannedStatement(batches.sql(from: lower, below: upper), lock: phase.lock, summary: phase.summary)
+                rows += try policy.transaction(on: connection) {
+                    failure.statement = statement
+                    let done = try connection.execute(statement.sql).affectedRows
+                    try checkpoint.save(.init(phase: index, nextKey: upper), on: connection)
+                    return done
+                }
+                lower = upper
+            }
+        }
+        failure.statement = nil
+        try policy.transaction(on: connection) { try checkpoint.save(.init(phase: index + 1), on: connection) }
+        return rows
+    }
+
+    /// `CREATE … CONCURRENTLY` cannot run in a transaction; a failed or interrupted build
+    /// leaves an invalid index, dropped (concurrently) before the next attempt.
+    private func buildConcurrently(_ phase: OnlinePhase, failure: Failure) throws {
+        guard let index = phase.index, let statement = phase.statements.first else {
+            preconditionFailure("concurrent phase '\(phase.summary)' names no index")
+        }
+        let schema = migrator.store
+        failure.statement = statement
+        try connection.execute("SET lock_timeout = \(unsafeRaw: String(options.lockTimeoutMilliseconds))")
+        defer { _ = try? connection.execute("RESET lock_timeout") }
+        try policy.retrying {
+            let state = try connection.execute("""
+                SELECT i.indisvalid FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+                WHERE c.relname = \(index) AND c.relnamespace = to_regnamespace(\(quoteIdentifier(schema)))
+                """)
+            switch state.rows.first?.first {
+            case "t"?:
+                return
+            case "f"?:
+                _ = try connection.execute("DROP INDEX CONCURRENTLY IF EXISTS \(ident: schema, index)")
+            default:
+                break
+            }
+            _ = try connection.execute(statement.sql)
+        }
+        failure.statement = nil
+    }
+}

@@ -1,0 +1,45 @@
+import Planning
+import SQLBuilding
+
+extension SQLScript {
+    /// A heavyweight step whose passes are all set-based, as `HeavyweightRun` runs it, in the
+    /// script's one transaction: the staging schema and change triggers, the write guard's
+    /// lock, the passes, the swap, the schemas' records, then the triggers (and a retired old
+    /// store) dropped.
+    /// `body` runs before the step's metadata and history, `cleanup` after them.
+    func heavyweightLines(_ step: PlannedStep) -> (body: [String], cleanup: [String]) {
+        guard let staging = step.stagingSchema, let tracking = step.changeTracking else {
+            preconditionFailure("a heavyweight step has a staging schema and change tracking")
+        }
+        let (old, role) = step.backupSchema.map { ($0, StoreSchemas.Role.backup) } ?? (HeavyweightMigration.retiredSchema(for: store), .retired)
+        var lines = [ownershipGuard(staging, role: .staging), ownershipGuard(old, role: role)]
+        lines += statementLines(tracking.install, counted: false)
+        lines.append(StoreSchemas.registration(staging, role: .staging, store: store, version: step.to).inlined + ";")
+        if let guardStatement = step.writeGuard { lines += statementLines([guardStatement], counted: false) }
+        for (number, pass) in step.passes.enumerated() {
+            lines.append("-- pass \(number + 1) of \(step.passes.count + 1): \(pass.name)")
+            lines += statementLines(pass.statements, counted: false)
+            // Stage 1 counts the rows its INSERT (the pass's last statement) wrote, as apply does.
+            if pass.stage == .createInstances, !pass.statements.isEmpty { lines.append(countRows()) }
+        }
+        lines.append("-- pass \(step.passes.count + 1) of \(step.passes.count + 1): swap")
+        lines += statementLines(step.swap, counted: false)
+        lines.append(StoreSchemas.unregistration(staging).inlined + ";")
+        lines.append(StoreSchemas.registration(old, role: role, store: store, version: step.from, chainFinished: false).inlined + ";")
+        var cleanup = statementLines([ChangeTracking.remove(from: old)], counted: false)
+        if role == .retired {
+            cleanup += ["-- drop the old store \(old) (--no-backup)", "DROP SCHEMA \(quoteIdentifier(old)) CASCADE;", StoreSchemas.unregistration(old).inlined + ";"]
+        }
+        return (lines, cleanup)
+    }
+
+    /// A `DO` block stopping the script when `schema` exists and is not recorded as this
+    /// store's `role` schema: never dropped or replaced (`StoreSchemas.conflict`).
+    func ownershipGuard(_ schema: String, role: StoreSchemas.Role) -> String {
+        let table = quoteIdentifier(MetadataSchema.schema) + "." + quoteIdentifier(StoreSchemas.table)
+        return guardBlock(
+            condition: "EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = \(quoteLiteral(schema))) AND NOT EXISTS (SELECT 1 FROM \(table) WHERE schema = \(quoteLiteral(schema)) AND store = \(quoteLiteral(store)) AND role = \(quoteLiteral(role.rawValue)))",
+            message: "schema \(schema) exists and was not made by orchestrator as the \(role.description) of store \(store); it is never dropped or replaced"
+        )
+    }
+}

@@ -1,0 +1,82 @@
+import Engine
+import JSONRendering
+import ObjectModel
+import Planning
+
+/// `plan --online`: how `apply --online` runs each step, added to the plan's own output.
+enum OnlinePlanRendering {
+    static func text(_ plan: MigrationPlan) -> [String] {
+        guard !plan.steps.isEmpty else { return [] }
+        var lines = ["", "apply --online:"]
+        for (index, step) in plan.steps.enumerated() {
+            let from = step.from.map { "'\($0)' -> " } ?? ""
+            let title = "step \(index + 1) of \(plan.steps.count) (\(step.kind.rawValue) \(from)'\(step.to)')"
+            if let reason = OnlineNotSupported.refusal(of: step) {
+                lines.append("  \(title): refused: \(reason)")
+            } else if let online = step.online {
+                lines.append("  \(title): \(online.phases.count) phases")
+                for (number, phase) in online.phases.enumerated() {
+                    lines.append("    \(number + 1). \(phase.summary)")
+                    lines.append("       \(phase.lock.rawValue), \(holdText(phase))")
+                }
+            } else {
+                lines.append("  \(title): runs as planned (no application writes to it yet)")
+            }
+        }
+        return lines
+    }
+
+    /// How long the phase holds its lock, and what waits meanwhile.
+    static func holdText(_ phase: OnlinePhase) -> String {
+        switch phase.hold {
+        case .instant:
+            "held for a catalog change (milliseconds; waits at most --lock-timeout, then retried)"
+        case .batch:
+            "one short transaction per batch of --batch-size rows; only the batch's rows wait"
+        case .scan where phase.execution == .outsideTransaction:
+            "outside a transaction, for a scan of the table; reads and writes go on"
+        case .scan:
+            blocksWrites(phase.lock) ? "held for a scan of the table; writes wait" : "held for a scan of the table; reads and writes go on"
+        }
+    }
+
+    static func blocksWrites(_ lock: LockLevel) -> Bool {
+        [.share, .shareRowExclusive, .accessExclusive].contains(lock)
+    }
+
+    /// The plan's JSON with, on each step, `online`: whether it runs online, why not, and its
+    /// phases.
+    static func json(_ plan: MigrationPlan) -> JSONValue {
+        guard case .object(var fields) = PlanRendering.json(plan) else { return PlanRendering.json(plan) }
+        fields = fields.map { name, value in
+            guard name == "steps" else { return (name, value) }
+            return (name, .array(plan.steps.map { step in
+                guard case .object(var stepFields) = PlanRendering.stepJSON(step) else { return PlanRendering.stepJSON(step) }
+                stepFields.append(("online", stepJSON(step)))
+                return .object(stepFields)
+            }))
+        }
+        return .object(fields)
+    }
+
+    static func stepJSON(_ step: PlannedStep) -> JSONValue {
+        let reason = OnlineNotSupported.refusal(of: step)
+        let phases = reason == nil ? step.online?.phases ?? [] : []
+        return .object([
+            ("supported", .bool(reason == nil)),
+            ("refusal", reason.map(JSONValue.string) ?? .null),
+            ("phases", .array(phases.map { phase in
+                .object([
+                    ("summary", .string(phase.summary)),
+                    ("execution", .string(phase.execution.rawValue)),
+                    ("lock", .string(phase.lock.rawValue)),
+                    ("hold", .string(phase.hold.rawValue)),
+                    ("blocksWrites", .bool(phase.hold != .batch && blocksWrites(phase.lock))),
+                    ("statements", .array(phase.statements.map { .string($0.sql.text) })),
+                    ("batchStatement", phase.batches.map { .string($0.template.text) } ?? .null),
+                    ("index", phase.index.map(JSONValue.string) ?? .null),
+                ])
+            })),
+        ])
+    }
+}

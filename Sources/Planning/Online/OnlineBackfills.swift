@@ -1,0 +1,92 @@
+import SQLBuilding
+
+// Backfills under `apply --online`: a trigger first makes every row the application writes
+// meanwhile come out as the backfill would make it; then the backfill walks the table in
+// ranges of `_pk`, each its own short transaction. Rows the batches already passed and rows
+// they have not reached are both right at the end. The triggers go in the switch-over.
+
+extension BackfillNulls: OnlineChange {
+    func onlineForm(in schema: String) -> OnlineForm {
+        let trigger = OnlineTrigger.named("backfill", table: table, column: column)
+        var condition: SQL = "NEW.\(ident: column) IS NULL"
+        if let entities { condition.append(" AND NEW.\(ident: "_entity") IN (\(literals: entities))") }
+        let body: SQL = "BEGIN IF \(condition) THEN NEW.\(ident: column) := \(value); END IF; RETURN NEW; END"
+        var install = OnlinePhase.instant(
+            trigger.installStatements(in: schema, timing: "BEFORE INSERT OR UPDATE", body: body, summary: "rows written get the default of \(column) for NULL"),
+            summary: "trigger on \(table): rows written meanwhile get \(column)'s default for NULL"
+        )
+        install.installs = [trigger]
+        var prefix: SQL = "UPDATE \(ident: schema, table) SET \(ident: column) = \(value) WHERE \(ident: column) IS NULL"
+        if let entities { prefix.append(" AND \(ident: "_entity") IN (\(literals: entities))") }
+        return .phases([
+            install,
+            .batched(BatchedStatement(schema: schema, table: table, prefix: prefix), summary: "backfill NULLs of \(table).\(column) with its default, in batches"),
+        ])
+    }
+}
+
+extension UpdateEntityNames: OnlineChange {
+    func onlineForm(in schema: String) -> OnlineForm {
+        let trigger = OnlineTrigger.named("entity", table: table, column: "_entity")
+        var cases: SQL = ""
+        for rename in renames { cases.append(" WHEN \(literal: rename.from) THEN \(literal: rename.to)") }
+        let body: SQL = """
+            BEGIN IF NEW.\(ident: "_entity") IN (\(literals: renames.map(\.from))) \
+            THEN NEW.\(ident: "_entity") := CASE NEW.\(ident: "_entity")\(cases) END; END IF; RETURN NEW; END
+            """
+        var install = OnlinePhase.instant(
+            trigger.installStatements(in: schema, timing: "BEFORE INSERT OR UPDATE", body: body, summary: "rows written get the new entity names"),
+            summary: "trigger on \(table): rows written meanwhile get the new entity names"
+        )
+        install.installs = [trigger]
+        let offline = statements(in: schema)[0]
+        return .phases([
+            install,
+            .batched(BatchedStatement(schema: schema, table: table, prefix: offline.sql), summary: offline.summary + ", in batches"),
+        ])
+    }
+}
+
+extension FillJoinTable: OnlineChange {
+    /// A to-one column's links copied into a new join table. A trigger on the column's table
+    /// mirrors every insert, update and delete into the join table; the batches lock the rows
+    /// they read (`FOR SHARE`), so a row updated meanwhile is copied as it was committed.
+    func onlineForm(in schema: String) -> OnlineForm {
+        guard orderColumns.isEmpty, links.ownerFilter == nil, let column = links.requiredNotNull,
+              links.origins.allSatisfy({ if case .column = $0 { true } else { false } }) else {
+            return .refused("copy links from \(links.table) into \(table): only a to-one column's unordered links move online yet (docs/online-migrations.md, Limits)")
+        }
+        let trigger = OnlineTrigger.named("links", table: links.table, column: column)
+        let (a, b, set) = (links.a, links.b, column)
+        let body: SQL = """
+            BEGIN
+                IF TG_OP = 'UPDATE' AND OLD.\(ident: a) IS NOT DISTINCT FROM NEW.\(ident: a) AND OLD.\(ident: b) IS NOT DISTINCT FROM NEW.\(ident: b) THEN
+                    RETURN NULL;
+                END IF;
+                IF TG_OP <> 'INSERT' AND OLD.\(ident: set) IS NOT NULL THEN
+                    DELETE FROM \(ident: schema, table) WHERE \(ident: ownerColumn) = OLD.\(ident: a) AND \(ident: targetColumn) = OLD.\(ident: b);
+                END IF;
+                IF TG_OP <> 'DELETE' AND NEW.\(ident: set) IS NOT NULL THEN
+                    INSERT INTO \(ident: schema, table) (\(idents: [ownerColumn, targetColumn])) VALUES (NEW.\(ident: a), NEW.\(ident: b)) ON CONFLICT DO NOTHING;
+                END IF;
+                RETURN NULL;
+            END
+            """
+        var install = OnlinePhase.instant(
+            trigger.installStatements(in: schema, timing: "AFTER INSERT OR UPDATE OR DELETE", body: body, summary: "mirrors \(links.table).\(column) into \(table)"),
+            summary: "trigger on \(links.table): writes to \(column) are mirrored into \(table)"
+        )
+        install.installs = [trigger]
+        let prefix: SQL = """
+            INSERT INTO \(ident: schema, table) (\(idents: [ownerColumn, targetColumn])) \
+            SELECT \(ident: links.a), \(ident: links.b) FROM \(ident: schema, links.table) WHERE \(ident: column) IS NOT NULL
+            """
+        return .phases([
+            install,
+            .batched(
+                BatchedStatement(schema: schema, table: links.table, prefix: prefix, suffix: " FOR SHARE ON CONFLICT DO NOTHING"),
+                summary: "copy links from \(links.table) into \(table), in batches"
+            ),
+        ])
+    }
+}

@@ -1,0 +1,146 @@
+import SQLBuilding
+
+/// How `apply --online` runs one lightweight step: phases in order, each short enough that the
+/// application keeps reading and writing the store (docs/online-migrations.md). Pure: planned
+/// from the step's changes with the offline statements, printed by `plan --online`.
+public struct OnlinePlan: Sendable, Hashable {
+    public var phases: [OnlinePhase]
+    /// Why the step cannot run online (a change with no online form); empty when it can.
+    public var refusals: [String]
+
+    public init(phases: [OnlinePhase], refusals: [String]) {
+        self.phases = phases
+        self.refusals = refusals
+    }
+
+    public var isSupported: Bool { refusals.isEmpty }
+
+    /// Triggers the phases install, so that a run can remove any an interrupted one left.
+    public var triggers: [OnlineTrigger] {
+        phases.flatMap(\.installs)
+    }
+}
+
+/// One phase: its statements, how they run, the strongest lock they take and how long.
+public struct OnlinePhase: Sendable, Hashable {
+    public enum Execution: String, Sendable, Hashable {
+        /// The statements in one transaction under `lock_timeout`, retried on a lock failure.
+        case transaction
+        /// `batches` run again and again over ranges of `_pk`, each range its own transaction.
+        case batches
+        /// One statement outside any transaction (`CREATE INDEX CONCURRENTLY`).
+        case outsideTransaction
+    }
+
+    /// How long the phase holds its strongest lock.
+    public enum Hold: String, Sendable, Hashable {
+        /// A catalog change: milliseconds, once the lock is granted.
+        case instant
+        /// One batch of rows: the rows it writes are locked, other rows stay writable.
+        case batch
+        /// A read of the whole table under a lock that lets writes go on.
+        case scan
+    }
+
+    public var summary: String
+    public var execution: Execution
+    public var statements: [PlannedStatement]
+    public var batches: BatchedStatement?
+    /// `outsideTransaction`: the index it builds, dropped first when an interrupted run left it
+    /// invalid.
+    public var index: String?
+    public var lock: LockLevel
+    public var hold: Hold
+    /// Triggers this phase installs; `OnlinePlan` drops them all in its switch-over.
+    public var installs: [OnlineTrigger] = []
+
+    public init(summary: String, execution: Execution = .transaction, statements: [PlannedStatement], lock: LockLevel, hold: Hold) {
+        self.summary = summary
+        self.execution = execution
+        self.statements = statements
+        self.lock = lock
+        self.hold = hold
+    }
+
+    static func batched(_ batches: BatchedStatement, summary: String) -> OnlinePhase {
+        var phase = OnlinePhase(summary: summary, execution: .batches, statements: [], lock: .rowExclusive, hold: .batch)
+        phase.batches = batches
+        return phase
+    }
+
+    static func concurrently(_ statement: PlannedStatement, index: String, lock: LockLevel = .shareUpdateExclusive) -> OnlinePhase {
+        var phase = OnlinePhase(summary: statement.summary, execution: .outsideTransaction, statements: [statement], lock: lock, hold: .scan)
+        phase.index = index
+        return phase
+    }
+
+    /// One catalog change in its own short transaction.
+    static func instant(_ statements: [PlannedStatement], summary: String? = nil) -> OnlinePhase {
+        OnlinePhase(
+            summary: summary ?? statements.map(\.summary).joined(separator: "; "), statements: statements,
+            lock: statements.map(\.lock).max() ?? .none, hold: .instant
+        )
+    }
+}
+
+/// A statement run once per range of `_pk` of `table`: `prefix` `AND <range>` `suffix`.
+public struct BatchedStatement: Sendable, Hashable {
+    public var schema: String
+    /// The table whose `_pk`s are walked.
+    public var table: String
+    /// Ends in a `WHERE` condition that the range is ANDed to.
+    public var prefix: SQL
+    /// The `_pk` column as the statement names it (`"_pk"`, `r."_pk"`).
+    public var key: SQL
+    public var suffix: SQL
+
+    public init(schema: String, table: String, prefix: SQL, key: SQL = "\(ident: "_pk")", suffix: SQL = "") {
+        self.schema = schema
+        self.table = table
+        self.prefix = prefix
+        self.key = key
+        self.suffix = suffix
+    }
+
+    /// The statement for keys in `lower..<upper`.
+    public func sql(from lower: Int64, below upper: Int64) -> SQL {
+        "\(prefix) AND \(key) >= \(lower) AND \(key) < \(upper)\(suffix)"
+    }
+
+    /// As `plan` prints it.
+    public var template: SQL {
+        "\(prefix) AND \(key) >= :from AND \(key) < :to\(suffix)"
+    }
+}
+
+/// A trigger the online form of a change keeps on a live table while it backfills, with its
+/// function; removed in the switch-over, and by any later `apply` after a crash.
+public struct OnlineTrigger: Sendable, Hashable {
+    public var table: String
+    /// Also the function's name.
+    public var name: String
+
+    /// Every trigger and function `apply --online` makes starts so, and nothing else's does.
+    public static let prefix = "orchestrator_online_"
+}
+
+extension LockLevel: Comparable {
+    static let order: [LockLevel] = [.none, .accessShare, .rowExclusive, .shareUpdateExclusive, .share, .shareRowExclusive, .accessExclusive]
+
+    public static func < (lhs: LockLevel, rhs: LockLevel) -> Bool {
+        order.firstIndex(of: lhs)! < order.firstIndex(of: rhs)!
+    }
+}
+
+extension OnlinePlan {
+    /// Names the phases' SQL: a resumed run continues only the very plan that was interrupted.
+    public var digest: String {
+        var text = ""
+        for phase in phases {
+            text += phase.execution.rawValue + "\n" + phase.statements.map(\.sql.text).joined(separator: "\n")
+            if let batches = phase.batches { text += batches.template.text }
+            text += "\n;\n"
+        }
+        return OnlineTrigger.digest(text) + OnlineTrigger.digest(String(text.reversed()))
+    }
+}

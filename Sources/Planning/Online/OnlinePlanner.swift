@@ -1,0 +1,144 @@
+import SQLBuilding
+
+/// Turns a lightweight step's changes, in the order the offline step runs them, into the
+/// phases of `apply --online`:
+/// 1. each change becomes its online form (`OnlineChange`): catalog changes one short
+///    transaction each, backfills batches with a trigger keeping rows written meanwhile right,
+///    constraints `NOT VALID` then validated, indexes `CONCURRENTLY`;
+/// 2. what the old layout still needs while the backfills run (a column whose values moved, a
+///    join table whose links moved) is dropped at the end, in the switch-over;
+/// 3. the switch-over, one short transaction: the triggers go, those drops run, and the engine
+///    records the new version in it.
+/// A change with no online form refuses the step, with its reason.
+enum OnlinePlanner {
+    static func plan(_ changes: [any SchemaChange], schema: String) -> OnlinePlan {
+        var phases: [OnlinePhase] = []
+        var refusals: [String] = []
+        var deferred: [PlannedStatement] = []
+        for change in changes {
+            guard let online = change as? any OnlineChange else {
+                let what = change.statements(in: schema).first?.summary ?? String(describing: type(of: change))
+                refusals.append("\(what): no online form yet (docs/online-migrations.md, Limits)")
+                continue
+            }
+            switch online.onlineForm(in: schema) {
+            case .phases(let own): phases += own
+            case .atSwitchOver(let statements): deferred += statements
+            case .refused(let reason): refusals.append(reason)
+            }
+        }
+        let triggers = phases.flatMap(\.installs)
+        let switchOver = triggers.flatMap { $0.dropStatements(in: schema) } + deferred
+        phases.append(OnlinePhase(
+            summary: "switch over: " + (switchOver.isEmpty ? "record the new version" : switchOver.map(\.summary).joined(separator: "; ") + "; record the new version"),
+            statements: switchOver, lock: switchOver.map(\.lock).max() ?? .rowExclusive, hold: .instant
+        ))
+        return OnlinePlan(phases: phases, refusals: refusals)
+    }
+}
+
+/// What a change becomes under `apply --online`.
+enum OnlineForm {
+    case phases([OnlinePhase])
+    /// Statements that must wait for the switch-over (the old layout is read until then).
+    case atSwitchOver([PlannedStatement])
+    case refused(String)
+}
+
+/// A change that has an online form.
+protocol OnlineChange: SchemaChange {
+    func onlineForm(in schema: String) -> OnlineForm
+}
+
+/// Catalog changes: milliseconds under their lock, each in its own short transaction.
+protocol InstantChange: OnlineChange {}
+
+extension InstantChange {
+    func onlineForm(in schema: String) -> OnlineForm {
+        .phases([.instant(statements(in: schema))])
+    }
+}
+
+extension RenameTable: InstantChange {}
+extension RenameColumn: InstantChange {}
+extension RenameConstraint: InstantChange {}
+extension DropIndex: InstantChange {}
+extension DropUnique: InstantChange {}
+extension DropNotNull: InstantChange {}
+extension ChangeColumnDefault: InstantChange {}
+extension AddColumn: InstantChange {}
+extension AddTable: InstantChange {}
+
+extension DropConstraint: OnlineChange {
+    /// A foreign key of a column on its way out keeps its delete rule working for the rows
+    /// written meanwhile; the column's drop takes it along.
+    func onlineForm(in schema: String) -> OnlineForm {
+        goesWithItsColumn ? .phases([]) : .phases([.instant(statements(in: schema))])
+    }
+}
+
+extension DropColumn: OnlineChange {
+    /// A column whose values moved is read by the backfill's trigger until the switch-over.
+    func onlineForm(in schema: String) -> OnlineForm {
+        reason == .moved ? .atSwitchOver(statements(in: schema)) : .phases([.instant(statements(in: schema))])
+    }
+}
+
+extension DropTables: OnlineChange {
+    func onlineForm(in schema: String) -> OnlineForm {
+        isLossy ? .phases([.instant(statements(in: schema))]) : .atSwitchOver(statements(in: schema))
+    }
+}
+
+extension DataCheck: OnlineChange {
+    /// A read of the rows: writes go on.
+    func onlineForm(in schema: String) -> OnlineForm {
+        .phases(statements(in: schema).map { OnlinePhase(summary: $0.summary, statements: [$0], lock: .accessShare, hold: .scan) })
+    }
+}
+
+extension ShortestFloatText: OnlineChange {
+    /// Only the number conversions read floats as text, and they have no online form yet.
+    func onlineForm(in schema: String) -> OnlineForm { .phases([]) }
+}
+
+extension OnlineTrigger {
+    /// `orchestrator_online_<purpose>_<digest of table and column>`: short, and the same in
+    /// every plan of the step, so a resumed run finds what an interrupted one made.
+    static func named(_ purpose: String, table: String, column: String) -> OnlineTrigger {
+        OnlineTrigger(table: table, name: prefix + purpose + "_" + digest(table + "." + column))
+    }
+
+    /// FNV-1a, 32 bits, in hex: for names only.
+    static func digest(_ text: String) -> String {
+        var hash: UInt32 = 2_166_136_261
+        for byte in text.utf8 {
+            hash = (hash ^ UInt32(byte)) &* 16_777_619
+        }
+        let hex = String(hash, radix: 16)
+        return String(repeating: "0", count: 8 - hex.count) + hex
+    }
+
+    func dropStatements(in schema: String) -> [PlannedStatement] {
+        [
+            PlannedStatement("DROP TRIGGER IF EXISTS \(ident: name) ON \(ident: schema, table)", lock: .accessExclusive, summary: "drop trigger \(name) on \(table)"),
+            PlannedStatement("DROP FUNCTION IF EXISTS \(ident: schema, name)()", lock: .none, summary: "drop function \(name)"),
+        ]
+    }
+
+    /// The function (PL/pgSQL `body`) and the row trigger calling it, replacing any an
+    /// interrupted run left.
+    func installStatements(in schema: String, timing: String, body: SQL, summary: String) -> [PlannedStatement] {
+        [
+            PlannedStatement(
+                "CREATE OR REPLACE FUNCTION \(ident: schema, name)() RETURNS trigger LANGUAGE plpgsql AS \(SQL.dollarQuoted(body, tag: "online"))",
+                lock: .none, summary: "function \(name): \(summary)"
+            ),
+            PlannedStatement("DROP TRIGGER IF EXISTS \(ident: name) ON \(ident: schema, table)", lock: .accessExclusive, summary: "drop trigger \(name) on \(table) if left"),
+            PlannedStatement(
+                "CREATE TRIGGER \(ident: name) \(unsafeRaw: timing) ON \(ident: schema, table) FOR EACH ROW EXECUTE FUNCTION \(ident: schema, name)()",
+                lock: .shareRowExclusive, summary: "trigger \(name) on \(table): \(summary)"
+            ),
+        ]
+    }
+}

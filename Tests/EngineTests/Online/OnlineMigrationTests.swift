@@ -1,0 +1,155 @@
+import Foundation
+import Testing
+import ObjectModel
+import Planning
+import PostgresClient
+import SQLBuilding
+import TestSupport
+@testable import Engine
+
+/// Issue 12: `apply --online` of lightweight steps while the application writes.
+@Suite(integration) struct OnlineMigrationTests {
+    typealias S = MigratedStore
+    static let shadow = "shadow"
+
+    /// Every online technique in one step: NULLs backfilled (a root entity and a sub-entity)
+    /// and NOT NULL through a validated check, a renamed sub-entity's `_entity` rewritten, a
+    /// to-one made to-many (links moved into a join table, kept in sync by a trigger), foreign
+    /// keys and checks added NOT VALID and validated, indexes built concurrently.
+    static func model() throws -> VersionedModel {
+        try S.model([
+            ("v1", S.version("""
+                Cuisine: {attributes: {name: {type: string, optional: false}}, relationships: {recipes: {destination: Recipe, inverse: cuisine, toMany: true}}}
+                Recipe: {attributes: {name: {type: string, optional: false}, rating: int16}, relationships: {cuisine: {destination: Cuisine, inverse: recipes}, ingredients: {destination: Ingredient, inverse: recipe, toMany: true, deleteRule: cascade}}}
+                Ingredient: {attributes: {name: {type: string, optional: false}, amount: string}, relationships: {recipe: {destination: Recipe, inverse: ingredients}}}
+                Dessert: {attributes: {name: string}}
+                Cake: {parent: Dessert, attributes: {layers: int16}}
+                """)),
+            ("v2", S.version("""
+                Cuisine: {attributes: {name: {type: string, optional: false}}, relationships: {recipes: {destination: Recipe, inverse: cuisines, toMany: true}}}
+                Recipe: {attributes: {name: {type: string, optional: false}, rating: {type: int16, optional: false, default: 0}, summary: string}, relationships: {cuisines: {destination: Cuisine, inverse: recipes, toMany: true, renamingIdentifier: cuisine}, ingredients: {destination: Ingredient, inverse: recipe, toMany: true, deleteRule: cascade}}, indexes: {byName: [name]}}
+                Ingredient: {attributes: {name: {type: string, optional: false}, amount: string}, relationships: {recipe: {destination: Recipe, inverse: ingredients}}, indexes: {byAmount: [amount]}}
+                Dessert: {attributes: {name: string}}
+                Gateau: {parent: Dessert, renamingIdentifier: Cake, attributes: {layers: {type: int16, optional: false, default: 1}}}
+                """)),
+        ])
+    }
+
+    @Test func everyWriteCommittedDuringAnOnlineMigrationIsInTheMigratedStore() throws {
+        let model = try Self.model()
+        try TestDatabase.withFreshDatabase { url in
+            let connection = try PostgresConnection(url: url)
+            defer { connection.close() }
+            try Self.fillWithShadow(model, on: connection)
+            let step = try #require(StoreMigrator(connection: connection, model: model, store: S.store).plan().steps.first)
+            let online = try #require(step.online)
+            #expect(online.isSupported, "\(online.refusals)")
+
+            let writer = ConcurrentWriter(url: url, live: S.store, shadow: Self.shadow)
+            writer.start()
+            Thread.sleep(forTimeInterval: 0.2)
+            let before = writer.commits
+            let report = try StoreMigrator(connection: connection, model: model, store: S.store)
+                .apply(options: ApplyOptions(batchSize: 7, online: true))
+            let during = writer.commits - before
+            writer.stop()
+            print("online migration: \(during) writer transactions committed while apply --online ran, \(writer.commits) in all")
+            #expect(report.appliedSteps.count == 1)
+            #expect(during >= 20, "the writer barely wrote during the migration: the test proves little")
+            if let failure = writer.failure {
+                #expect(failure.afterSwitchOver, "a write failed before the switch-over: \(failure.error)")
+            }
+            try Self.expectSameAsOfflineMigrationOfShadow(model, on: connection)
+        }
+    }
+
+    /// A phase that cannot get its lock stops the run after the backfills: the triggers stay
+    /// (they keep the rows written meanwhile right), the metadata names the source version, and
+    /// a plain `apply` continues from the checkpoint and removes them in the switch-over.
+    @Test func anInterruptedOnlineMigrationContinuesWithPlainApplyAndLeavesNoTrigger() throws {
+        let model = try Self.model()
+        try TestDatabase.withFreshDatabase { url in
+            let connection = try PostgresConnection(url: url)
+            defer { connection.close() }
+            try Self.fillWithShadow(model, on: connection)
+            let writer = ConcurrentWriter(url: url, live: S.store, shadow: Self.shadow)
+            writer.start()
+            let blocker = try PostgresConnection(url: url)
+            defer { blocker.close() }
+            try blocker.execute("BEGIN; LOCK TABLE shop.cuisine IN ROW EXCLUSIVE MODE")
+            let failure = #expect(throws: StepFailure.self) {
+                try StoreMigrator(connection: connection, model: model, store: S.store)
+                    .apply(options: ApplyOptions(lockTimeoutMilliseconds: 2000, lockRetries: 1, batchSize: 7, online: true))
+            }
+            try blocker.execute("ROLLBACK")
+            #expect(failure?.statement?.summary == "foreign key cuisine__recipes.cuisine_pk -> cuisine, for new writes")
+            #expect(failure.map { String(describing: $0) }?.contains("run apply again to continue") == true)
+            #expect(try S.version(on: connection) == "v1")
+            let left = try connection.execute("SELECT tgname FROM pg_trigger WHERE tgname LIKE 'orchestrator_online_%' ORDER BY 1").rows
+            #expect(left.count == 4, "the interrupted run's triggers (two backfills, an entity rename, the links): \(left)")
+            Thread.sleep(forTimeInterval: 0.3)
+
+            let before = writer.commits
+            let report = try StoreMigrator(connection: connection, model: model, store: S.store).apply(options: ApplyOptions(batchSize: 7))
+            #expect(report.appliedSteps.count == 1)
+            writer.stop()
+            #expect(writer.commits - before >= 10, "the writer barely wrote while the migration continued")
+            if let failure = writer.failure {
+                #expect(failure.afterSwitchOver, "a write failed before the switch-over: \(failure.error)")
+            }
+            try Self.expectSameAsOfflineMigrationOfShadow(model, on: connection)
+        }
+    }
+
+    /// A type widening rewrites the table: no online form yet, so the step is refused whole.
+    @Test func aStepWithAChangeThatHasNoOnlineFormIsRefusedWithNothingChanged() throws {
+        let model = try S.model([
+            ("v1", S.version("Recipe: {attributes: {name: string, rating: int16}}")),
+            ("v2", S.version("Recipe: {attributes: {name: string, rating: int32}}")),
+        ])
+        try S.withStore(model) { connection in
+            let catalog = try S.catalog(of: S.store, on: connection)
+            let rows = try S.rows("recipe", ["name", "rating"], on: connection)
+            let refusal = #expect(throws: OnlineNotSupported.self) {
+                try StoreMigrator(connection: connection, model: model, store: S.store).apply(options: ApplyOptions(online: true))
+            }
+            #expect(refusal?.refusals == ["step 1 of 1 (lightweight 'v1' -> 'v2'): change recipe.rating from smallint to integer: no online form yet (docs/online-migrations.md, Limits)"])
+            #expect(try S.catalog(of: S.store, on: connection) == catalog)
+            #expect(try S.rows("recipe", ["name", "rating"], on: connection) == rows)
+            #expect(try S.version(on: connection) == "v1")
+        }
+    }
+
+    /// The live store equals the shadow store (the same writes, never migrated online) once the
+    /// shadow is migrated offline: catalog and every row; no trigger or checkpoint is left.
+    static func expectSameAsOfflineMigrationOfShadow(_ model: VersionedModel, on connection: PostgresConnection, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        _ = try StoreMigrator(connection: connection, model: model, store: shadow).apply()
+        #expect(try S.catalog(of: S.store, on: connection) == S.catalog(of: shadow, on: connection), sourceLocation: sourceLocation)
+        for table in try connection.execute("SELECT table_name FROM information_schema.tables WHERE table_schema = \(shadow) ORDER BY 1").rows.compactMap({ $0[0] }) {
+            let names = try columns(in: shadow, table: table, on: connection).map(\.name).sorted()
+            let order = SQL.joined((1...names.count).map { "\(unsafeRaw: String($0))" }, separator: ", ")
+            let live = try connection.execute("SELECT \(idents: names) FROM \(ident: S.store, table) ORDER BY \(order)").rows
+            let expected = try connection.execute("SELECT \(idents: names) FROM \(ident: shadow, table) ORDER BY \(order)").rows
+            #expect(!expected.isEmpty, "\(table) is empty: the comparison proves nothing", sourceLocation: sourceLocation)
+            #expect(live == expected, "rows of \(table) differ", sourceLocation: sourceLocation)
+        }
+        #expect(try S.version(on: connection) == "v2", sourceLocation: sourceLocation)
+        let triggers = try connection.execute("SELECT count(*) FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid WHERE c.relnamespace = to_regnamespace(\(S.store)) AND NOT t.tgisinternal")
+        #expect(triggers.rows.first?.first == "0", "a trigger was left on the store", sourceLocation: sourceLocation)
+        let functions = try connection.execute("SELECT count(*) FROM pg_proc WHERE proname LIKE 'orchestrator_online_%'")
+        #expect(functions.rows.first?.first == "0", sourceLocation: sourceLocation)
+        #expect(try connection.execute("SELECT count(*) FROM orchestrator.online_progress").rows.first?.first == "0", sourceLocation: sourceLocation)
+    }
+
+    /// The store at v1 with sample rows, and a shadow copy holding the same rows.
+    static func fillWithShadow(_ model: VersionedModel, on connection: PostgresConnection) throws {
+        try SampleDataTests.createAndFill(model, version: "v1", store: S.store, rows: 300, on: connection)
+        _ = try StoreMigrator(connection: connection, model: model, store: shadow, targetVersion: "v1").apply()
+        try connection.transaction {
+            try connection.execute("SET LOCAL session_replication_role = replica")
+            for table in ["cuisine", "recipe", "ingredient", "dessert"] {
+                try connection.execute("INSERT INTO \(ident: shadow, table) OVERRIDING SYSTEM VALUE SELECT * FROM \(ident: S.store, table)")
+            }
+        }
+    }
+}

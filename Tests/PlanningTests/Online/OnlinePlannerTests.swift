@@ -1,0 +1,56 @@
+import Testing
+@testable import Planning
+
+/// The phases `apply --online` runs for a lightweight step, as `plan --online` prints them.
+@Suite struct OnlinePlannerTests {
+    static func phases(_ source: String, _ destination: String) throws -> [OnlinePhase] {
+        let online = try #require(try LightweightFixtures.step(source, destination).online)
+        #expect(online.refusals == [])
+        return online.phases
+    }
+
+    @Test func aPropertyMadeRequiredIsBackfilledInBatchesThenMadeNotNullThroughAValidatedCheck() throws {
+        let phases = try Self.phases(
+            "Recipe: {attributes: {name: string, rating: int16}}",
+            "Recipe: {attributes: {name: string, rating: {type: int16, optional: false, default: 0}}}"
+        )
+        #expect(phases.map(\.execution) == [.transaction, .transaction, .batches, .transaction, .transaction, .transaction, .transaction])
+        #expect(phases[1].installs.map(\.name) == ["orchestrator_online_backfill_\(OnlineTrigger.digest("recipe.rating"))"])
+        #expect(phases[2].batches?.template.text == #"UPDATE "s"."recipe" SET "rating" = 0 WHERE "rating" IS NULL AND "_pk" >= :from AND "_pk" < :to"#)
+        #expect(phases[2].lock == .rowExclusive && phases[2].hold == .batch)
+        let check = "orchestrator_online_not_null_\(OnlineTrigger.digest("recipe.rating"))"
+        #expect(phases[3].statements.map(\.sql.text) == [#"ALTER TABLE "s"."recipe" ADD CONSTRAINT "\#(check)" CHECK ("rating" IS NOT NULL) NOT VALID"#])
+        #expect(phases[4].statements.map(\.sql.text) == [#"ALTER TABLE "s"."recipe" VALIDATE CONSTRAINT "\#(check)""#])
+        #expect(phases[4].lock == .shareUpdateExclusive && phases[4].hold == .scan)
+        #expect(phases[5].statements.map(\.sql.text) == [
+            #"ALTER TABLE "s"."recipe" ALTER COLUMN "rating" SET NOT NULL"#,
+            #"ALTER TABLE "s"."recipe" DROP CONSTRAINT "\#(check)""#,
+        ])
+        let trigger = phases[1].installs[0].name
+        #expect(phases[6].statements.map(\.sql.text) == [
+            #"DROP TRIGGER IF EXISTS "\#(trigger)" ON "s"."recipe""#,
+            #"DROP FUNCTION IF EXISTS "s"."\#(trigger)"()"#,
+        ])
+    }
+
+    @Test func aToOneMadeToManyMovesItsLinksUnderAMirroringTriggerAndDropsTheColumnAtTheSwitchOver() throws {
+        let phases = try Self.phases(
+            "Cuisine: {relationships: {recipes: {destination: Recipe, inverse: cuisine, toMany: true}}}\nRecipe: {attributes: {name: string}, relationships: {cuisine: {destination: Cuisine, inverse: recipes}}}",
+            "Cuisine: {relationships: {recipes: {destination: Recipe, inverse: cuisines, toMany: true}}}\nRecipe: {attributes: {name: string}, relationships: {cuisines: {destination: Cuisine, inverse: recipes, toMany: true, renamingIdentifier: cuisine}}}"
+        )
+        let sql = phases.flatMap { $0.statements.map(\.sql.text) + ($0.batches.map { [$0.template.text] } ?? []) }
+        #expect(sql.contains { $0.hasPrefix(#"INSERT INTO "s"."cuisine__recipes""#) && $0.hasSuffix(#"AND "_pk" >= :from AND "_pk" < :to FOR SHARE ON CONFLICT DO NOTHING"#) })
+        #expect(sql.filter { $0.contains("FOREIGN KEY") }.allSatisfy { $0.hasSuffix("NOT VALID") })
+        #expect(sql.filter { $0.contains("VALIDATE CONSTRAINT") }.count == 2)
+        #expect(sql.contains(#"CREATE INDEX CONCURRENTLY "cuisine__recipes_recipes_pk_idx" ON "s"."cuisine__recipes" ("recipes_pk")"#))
+        #expect(phases.last?.statements.last?.sql.text == #"ALTER TABLE "s"."recipe" DROP COLUMN "cuisine_pk""#)
+        #expect(sql.filter { $0.contains(#"DROP COLUMN "cuisine_pk""#) }.count == 1)
+        #expect(phases.filter { $0.execution == .outsideTransaction }.allSatisfy { $0.index != nil })
+    }
+
+    @Test func aTypeWideningHasNoOnlineFormAndSaysSo() throws {
+        let online = try #require(try LightweightFixtures.step("Recipe: {attributes: {rating: int16}}", "Recipe: {attributes: {rating: int32}}").online)
+        #expect(!online.isSupported)
+        #expect(online.refusals == ["change recipe.rating from smallint to integer: no online form yet (docs/online-migrations.md, Limits)"])
+    }
+}
