@@ -8,7 +8,7 @@ let package = Package(
         .executable(name: "orchestrator", targets: ["orchestrator"]),
         .library(
             name: "Orchestrator",
-            targets: ["ObjectModel", "SQLBuilding", "Mapping", "Planning", "PostgresClient", "Engine", "OrchestratorCLI"]
+            targets: ["JSONRendering", "ObjectModel", "SQLBuilding", "Mapping", "Planning", "PostgresClient", "Engine", "OrchestratorCLI"]
         ),
     ],
     dependencies: [
@@ -26,10 +26,13 @@ let package = Package(
         ),
         // Pure: SQL as a value (text + binds), identifier and literal quoting.
         .target(name: "SQLBuilding"),
+        // Pure: JSON with keys in the order given, shared by every renderer and the store's metadata.
+        .target(name: "JSONRendering"),
         // Pure: object model, versioned models, loaders, validation, version hashes.
         .target(
             name: "ObjectModel",
             dependencies: [
+                "JSONRendering",
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
@@ -41,17 +44,19 @@ let package = Package(
         // The only module that talks to libpq.
         .target(name: "PostgresClient", dependencies: ["CLibPQ", "SQLBuilding", .product(name: "Logging", package: "swift-log")]),
         // Executes plans against PostgreSQL: metadata, locks, transactions.
-        .target(name: "Engine", dependencies: ["ObjectModel", "SQLBuilding", "Mapping", "Planning", "PostgresClient"]),
+        .target(name: "Engine", dependencies: ["Planning", "Mapping", "ObjectModel", "SQLBuilding", "JSONRendering", "PostgresClient"]),
         .target(
             name: "OrchestratorCLI",
-            // Every module it imports, declared (issue 10.6).
+            // Every module the CLI imports. PostgresClient: connecting (Connect.swift) and the
+            // errors it reports; everything else reaches the database through the Engine.
             dependencies: [
+                "Engine",
+                "Planning",
+                "Mapping",
                 "ObjectModel",
                 "SQLBuilding",
-                "Mapping",
-                "Planning",
+                "JSONRendering",
                 "PostgresClient",
-                "Engine",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -60,14 +65,18 @@ let package = Package(
         // docs/custom-policies.md: an orchestrator executable with a policy registered.
         .target(name: "ExamplePolicies", dependencies: ["Engine", "Mapping"], path: "Examples/Policies"),
         .executableTarget(name: "orchestrator-with-policies", dependencies: ["OrchestratorCLI", "Engine", "ExamplePolicies"], path: "Examples/PolicyExample"),
-        .target(name: "TestSupport", dependencies: ["PostgresClient", "Planning"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["PostgresClient", "Planning", "ObjectModel", "SQLBuilding"], path: "Tests/TestSupport"),
         .testTarget(name: "SQLBuildingTests", dependencies: ["SQLBuilding"]),
+        .testTarget(name: "JSONRenderingTests", dependencies: ["JSONRendering"]),
         .testTarget(name: "ObjectModelTests", dependencies: ["ObjectModel", "TestSupport"], exclude: ["Fixtures"]),
-        .testTarget(name: "MappingTests", dependencies: ["Mapping", "PostgresClient", "TestSupport"]),
-        .testTarget(name: "PlanningTests", dependencies: ["Planning", "TestSupport"], exclude: ["Expectations"]),
-        .testTarget(name: "PostgresClientTests", dependencies: ["PostgresClient", "TestSupport"]),
-        .testTarget(name: "EngineTests", dependencies: ["Engine", "TestSupport", "ExamplePolicies"]),
+        .testTarget(name: "MappingTests", dependencies: ["Mapping", "ObjectModel", "SQLBuilding", "PostgresClient", "TestSupport"]),
+        .testTarget(name: "PlanningTests", dependencies: ["Planning", "Mapping", "ObjectModel", "SQLBuilding", "TestSupport"], exclude: ["Expectations"]),
+        .testTarget(name: "PostgresClientTests", dependencies: ["PostgresClient", "SQLBuilding", "TestSupport"]),
+        .testTarget(
+            name: "EngineTests",
+            dependencies: ["Engine", "Planning", "Mapping", "ObjectModel", "SQLBuilding", "PostgresClient", "TestSupport", "ExamplePolicies"]
+        ),
         // Runs the built binary; the output formatting is unit-tested against OrchestratorCLI directly.
-        .testTarget(name: "CLITests", dependencies: ["OrchestratorCLI", "TestSupport"]),
+        .testTarget(name: "CLITests", dependencies: ["OrchestratorCLI", "Engine", "ObjectModel", "SQLBuilding", "PostgresClient", "TestSupport"]),
     ]
 )

@@ -54,8 +54,13 @@ public struct ExecutionPolicy: Sendable {
         }
     }
 
+    /// `SET LOCAL lock_timeout`: the one spelling, also written into `plan --format sql` scripts.
+    static func setLockTimeout(milliseconds: Int) -> SQL {
+        "SET LOCAL lock_timeout = \(unsafeRaw: String(milliseconds))"
+    }
+
     private func setTimeouts(on connection: PostgresConnection, idle: Bool) throws {
-        try connection.execute("SET LOCAL lock_timeout = \(unsafeRaw: String(lockTimeoutMilliseconds))")
+        try connection.execute(Self.setLockTimeout(milliseconds: lockTimeoutMilliseconds))
         if idle {
             try connection.execute("SET LOCAL idle_in_transaction_session_timeout = \(unsafeRaw: String(idleInTransactionTimeoutMilliseconds))")
         }
@@ -78,8 +83,8 @@ public struct ExecutionPolicy: Sendable {
     /// Lock-not-available and deadlock: another session was in the way, not our SQL.
     static func isRetryable(_ error: Error) -> Bool {
         let failure = (error as? PassFailure)?.underlying ?? error
-        guard let state = (failure as? PostgresError)?.sqlState else { return false }
-        return state == PostgresError.lockNotAvailable || state == PostgresError.deadlockDetected
+        let state = (failure as? PostgresError)?.sqlState
+        return state == .lockNotAvailable || state == .deadlockDetected
     }
 }
 

@@ -64,7 +64,7 @@ extension StoreMigrator {
         let preliminary = try plan()
         try options.expectedPlan?.requireSame(as: preliminary, migrator: self)
         if preliminary.isUpToDate { return RehearsalReport(plan: preliminary, steps: []) }
-        guard preliminary.isExecutable else { throw NotExecutable(blockers: preliminary.blockers) }
+        guard preliminary.isExecutable else { throw NotExecutable(blockerDetails: preliminary.blockerDetails) }
         try DataLossNotAllowed.check(preliminary, options: options)
         let lock = StoreLock(store: store, connection: connection)
         try lock.acquire(waitingAtMost: options.lockWaitSeconds, onWait: onLockWait)
@@ -77,7 +77,7 @@ extension StoreMigrator {
             try MetadataSchema.bootstrap(on: connection)
             let plan = try self.plan()
             try options.expectedPlan?.requireSame(as: plan, migrator: self)
-            guard plan.isExecutable else { throw NotExecutable(blockers: plan.blockers) }
+            guard plan.isExecutable else { throw NotExecutable(blockerDetails: plan.blockerDetails) }
             try DataLossNotAllowed.check(plan, options: options)
             var rehearsed: [RehearsedStep] = []
             for (index, step) in plan.steps.enumerated() {

@@ -43,7 +43,9 @@ public enum StoreRestore {
             return metadata
         }
         _ = try storeMetadata()
-        try StoreSchemas.removeLeftovers(store: store, on: connection, lockWaitSeconds: lockWaitSeconds, onLockWait: onLockWait)
+        try StoreSchemas.removeLeftovers(
+            store: store, on: connection, lockWaitSeconds: lockWaitSeconds, policy: ApplyOptions().executionPolicy, onLockWait: onLockWait
+        )
         let lock = StoreLock(store: store, connection: connection)
         try lock.acquire(waitingAtMost: lockWaitSeconds, onWait: onLockWait)
         defer { lock.release() }

@@ -95,7 +95,7 @@ public struct SQLScript {
         var lines = [
             "",
             "\\set ON_ERROR_STOP on",
-            "SET LOCAL lock_timeout = \(lockTimeoutMilliseconds);",
+            ExecutionPolicy.setLockTimeout(milliseconds: lockTimeoutMilliseconds).text + ";",
             "-- the store's lock, as apply takes it: waits for a running apply of this store",
             "SELECT pg_advisory_xact_lock(\(PostgresConnection.advisoryLockKey(for: "orchestrator:store:" + store)));",
             "-- the metadata schema, created when missing (as apply does)",

@@ -155,19 +155,19 @@ extension StoreSchemas {
     /// or a schema in the place of one of a heavyweight step's that is not its own. `apply`
     /// checks them again under the store's lock, and once more right before each drop or
     /// rename. Layout 1 metadata is checked by `apply` after upgrading it.
-    static func blockers(of plan: MigrationPlan, on connection: PostgresConnection) throws -> [String] {
-        var blockers: [String] = []
+    static func blockers(of plan: MigrationPlan, on connection: PostgresConnection) throws -> [Blocker] {
         if plan.status == .missing {
-            if let reason = try nameConflict(store: plan.store, on: connection) { blockers.append(reason) }
-            return blockers
+            return try nameConflict(store: plan.store, on: connection).map { [Blocker(.storeNameConflict, $0)] } ?? []
         }
+        var blockers: [Blocker] = []
         guard try MetadataSchema.hasStoreSchemas(on: connection) else { return [] }
         for step in plan.steps {
             guard let staging = step.stagingSchema else { continue }
             let old = step.backupSchema.map { ($0, Role.backup) } ?? (HeavyweightMigration.retiredSchema(for: plan.store), .retired)
             for (schema, role) in [(staging, Role.staging), old] {
-                if let reason = try conflict(schema, role: role, store: plan.store, on: connection), !blockers.contains(reason) {
-                    blockers.append(reason)
+                if let reason = try conflict(schema, role: role, store: plan.store, on: connection) {
+                    let blocker = Blocker(.foreignSchema, reason)
+                    if !blockers.contains(blocker) { blockers.append(blocker) }
                 }
             }
         }
@@ -177,9 +177,11 @@ extension StoreSchemas {
 
 extension StoreSchemas {
     /// What a crash between a heavyweight swap and its cleanup leaves: the change triggers on
-    /// the old tables (now the backup), a retired old store. Removed under the store's lock.
+    /// the old tables (now the backup), a retired old store. Removed under the store's lock, in
+    /// transactions under `policy`'s lock timeout and retries, like the migration's own.
     static func removeLeftovers(
-        store: String, on connection: PostgresConnection, lockWaitSeconds: Double, onLockWait: ([AdvisoryLockHolder]) -> Void
+        store: String, on connection: PostgresConnection, lockWaitSeconds: Double, policy: ExecutionPolicy,
+        onLockWait: ([AdvisoryLockHolder]) -> Void
     ) throws {
         guard try MetadataSchema.hasStoreSchemas(on: connection) else { return }
         let function = "." + quoteIdentifier(ChangeTracking.function) + "()"
@@ -194,7 +196,7 @@ extension StoreSchemas {
         let leftovers = try connection.execute(query)
         for row in leftovers.rows.indices {
             guard let schema = leftovers.value(row, "schema") else { continue }
-            try connection.transaction {
+            try policy.transaction(on: connection) {
                 _ = try connection.execute(ChangeTracking.remove(from: schema).sql)
                 _ = try connection.execute(OnlineCatchUp.remove(from: schema))
                 if leftovers.value(row, "role") == Role.retired.rawValue {

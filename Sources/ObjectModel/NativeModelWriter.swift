@@ -1,4 +1,5 @@
 import Foundation
+import JSONRendering
 
 /// Writes a version in the native format (as JSON, which the native loader reads), so a version
 /// read from any format can be kept in the database and read back.
@@ -62,50 +63,5 @@ public enum NativeModelWriter {
 
     static func userInfoJSON(_ userInfo: [String: String]) -> JSONValue {
         .object(userInfo.keys.sorted().map { ($0, .string(userInfo[$0]!)) })
-    }
-}
-
-/// JSON with object keys kept in the order given.
-public indirect enum JSONValue: Sendable {
-    case string(String)
-    case number(Int)
-    /// A number with a fraction (seconds, rates); not finite becomes null, as JSON has no such number.
-    case decimal(Double)
-    case bool(Bool)
-    case null
-    case array([JSONValue])
-    case object([(String, JSONValue)])
-
-    public var rendered: String {
-        switch self {
-        case .string(let s): return JSONValue.quote(s)
-        case .number(let n): return String(n)
-        case .decimal(let d): return d.isFinite ? String(d) : "null"
-        case .bool(let b): return b ? "true" : "false"
-        case .null: return "null"
-        case .array(let items): return "[" + items.map(\.rendered).joined(separator: ",") + "]"
-        case .object(let fields):
-            return "{" + fields.map { JSONValue.quote($0.0) + ":" + $0.1.rendered }.joined(separator: ",") + "}"
-        }
-    }
-
-    static func quote(_ s: String) -> String {
-        var out = "\""
-        for scalar in s.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            default:
-                if scalar.value < 0x20 {
-                    out += String(format: "\\u%04x", scalar.value)
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        return out + "\""
     }
 }

@@ -1,4 +1,5 @@
 import Engine
+import JSONRendering
 import ObjectModel
 import Planning
 import SQLBuilding

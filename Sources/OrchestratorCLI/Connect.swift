@@ -9,7 +9,7 @@ struct ConnectionFailure: Error, CustomStringConvertible {
 
     var description: String {
         var text = "cannot connect to \(target): \(underlying.message)"
-        if underlying.sqlState == PostgresError.invalidPassword || underlying.message.contains("password authentication failed") {
+        if underlying.sqlState == .invalidPassword || underlying.message.contains("password authentication failed") {
             text += " (check the user and password in the database URL)"
         } else if underlying.message.contains("timeout expired") {
             text += " (no answer within connect_timeout, \(ConnectionDefaults.defaultConnectTimeoutSeconds) s unless the URL or PGCONNECT_TIMEOUT sets it)"

@@ -1,4 +1,5 @@
 import ArgumentParser
+import JSONRendering
 import ObjectModel
 
 struct HashCommand: ParsableCommand {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Engine
+import JSONRendering
 import ObjectModel
 
 struct HistoryCommand: ParsableCommand {

@@ -1,3 +1,4 @@
+import JSONRendering
 import ObjectModel
 import Planning
 

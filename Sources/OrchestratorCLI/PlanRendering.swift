@@ -1,4 +1,5 @@
 import Engine
+import JSONRendering
 import ObjectModel
 import Planning
 
@@ -19,6 +20,7 @@ enum PlanRendering {
             ("executable", .bool(plan.isExecutable)),
             ("needsAllowDataLoss", .bool(plan.steps.contains { $0.hazards.contains(where: \.isDataLoss) })),
             ("blockers", .array(plan.blockers.map(JSONValue.string))),
+            ("blockerDetails", .array(plan.blockerDetails.map { .object([("code", .string($0.code.rawValue)), ("message", .string($0.message))]) })),
             ("steps", .array(plan.steps.map(stepJSON))),
         ])
     }

@@ -1,5 +1,6 @@
 import Engine
 import Foundation
+import JSONRendering
 import ObjectModel
 
 /// Progress events as JSON lines, plain lines and bar lines. Pure: a fixed event always gives

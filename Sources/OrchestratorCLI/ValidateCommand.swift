@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import JSONRendering
 import Mapping
 import ObjectModel
 

@@ -120,15 +120,17 @@ public struct MigrationPlan: Sendable, Hashable {
     public var storeVersionIsRecordedOnly: Bool
     public var status: Status
     public var steps: [PlannedStep]
-    /// Why the plan stops short of the target, when it does.
-    public var blockers: [String]
+    /// Why the plan stops short of the target, when it does, each with its stable code.
+    public var blockerDetails: [Blocker]
     /// The backup of an unfinished earlier run (`StoreSnapshot.unfinishedChainBackup`), which
     /// no step of this plan replaces.
     public var keptBackup: String?
 
     public var isUpToDate: Bool { status == .upToDate }
     /// True when applying the steps brings the store to the target version.
-    public var isExecutable: Bool { blockers.isEmpty }
+    public var isExecutable: Bool { blockerDetails.isEmpty }
+    /// The blockers' messages.
+    public var blockers: [String] { blockerDetails.map(\.message) }
 }
 
 public enum PlanningError: Error, Sendable, Hashable, CustomStringConvertible {

@@ -12,13 +12,18 @@ public enum LockLevel: String, Sendable, Hashable, Codable {
 }
 
 /// One statement of a step: what it runs, the lock it takes, and why it is there.
+///
+/// Its text is the whole statement: `plan` prints it, the history records it and a heavyweight
+/// checkpoint's fingerprint hashes it, so a value in it is a literal, never a bind.
 public struct PlannedStatement: Sendable, Hashable {
-    public var sql: SQL
+    public private(set) var sql: SQL
     public var lock: LockLevel
     /// What the statement does, in words: "create table recipe (entity Recipe)".
     public var summary: String
 
+    /// - Precondition: `sql` has no bound values (write them with the literal helpers).
     public init(_ sql: SQL, lock: LockLevel, summary: String) {
+        precondition(sql.binds.isEmpty, "planned statement '\(summary)' has \(sql.binds.count) bound value(s): its text alone must be the statement")
         self.sql = sql
         self.lock = lock
         self.summary = summary

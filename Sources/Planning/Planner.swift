@@ -31,7 +31,7 @@ public enum Planner {
             store: snapshot.store, modelName: model.name, targetVersion: target.name,
             targetModelHash: targetHashes.model, currentVersion: model.currentVersionName,
             storeVersion: nil, storeModelHash: snapshot.metadata?.modelHash,
-            storeVersionIsRecordedOnly: false, status: .missing, steps: [], blockers: []
+            storeVersionIsRecordedOnly: false, status: .missing, steps: [], blockerDetails: []
         )
         guard let metadata = snapshot.metadata else {
             if snapshot.schemaExists { throw PlanningError.schemaWithoutMetadata(store: snapshot.store) }
@@ -55,16 +55,21 @@ public enum Planner {
         guard let source = model.version(named: plan.storeVersion!), !plan.storeVersionIsRecordedOnly else {
             let name = plan.storeVersion!
             let problems = model.versionNames.contains(name) ? model.problems(ofVersion: name) : []
-            plan.blockers = !problems.isEmpty ? problems.map { "the store is at '\(name)', whose file cannot be used: \($0)" } : [
-                "the store is at '\(name)', a version known only from the database's record of applied versions; migrations are inferred from versions in the model's files (add '\(name)' back to them)",
-            ]
+            plan.blockerDetails = !problems.isEmpty
+                ? problems.map { Blocker(.storeVersionUnusable, "the store is at '\(name)', whose file cannot be used: \($0)") }
+                : [Blocker(
+                    .storeVersionRecordedOnly,
+                    "the store is at '\(name)', a version known only from the database's record of applied versions; migrations are inferred from versions in the model's files (add '\(name)' back to them)"
+                )]
             return plan
         }
         // A version on the way that cannot be used may hold a step's mapping: never go around it.
         let broken = model.unusableVersions(from: source.name, to: target.name)
         if !broken.isEmpty {
-            plan.blockers = broken.flatMap { version in
-                version.issues.map { "the way from '\(source.name)' to '\(target.name)' goes through '\(version.name)', which cannot be used: \($0)" }
+            plan.blockerDetails = broken.flatMap { version in
+                version.issues.map {
+                    Blocker(.versionOnTheWayUnusable, "the way from '\(source.name)' to '\(target.name)' goes through '\(version.name)', which cannot be used: \($0)")
+                }
             }
             return plan
         }
@@ -74,7 +79,7 @@ public enum Planner {
             rowEstimates: snapshot.rowEstimates, backupKept: snapshot.unfinishedChainBackup != nil
         ) {
         case .success(let steps): plan.steps = steps.map { $0.estimated(by: snapshot.rowEstimates) }
-        case .failure(let blockers): plan.blockers = blockers.reasons
+        case .failure(let blockers): plan.blockerDetails = blockers.reasons
         }
         return plan
     }
@@ -132,12 +137,15 @@ extension Planner {
             return start <= from && to <= end && from < to
         }.sorted { (index($0.source)!, index($0.destination)!) < (index($1.source)!, index($1.destination)!) }
         var steps: [PlannedStep] = []
-        var reasons: [String] = []
+        var reasons: [Blocker] = []
         var current = source
         for mapping in onTheWay {
             let from = model.versions[index(mapping.source)!], to = model.versions[index(mapping.destination)!]
             guard index(from.name)! >= index(current.name)! else {
-                reasons.append("'\(mapping.source)' -> '\(mapping.destination)' (\(mapping.file)) overlaps another mapping model on the way to '\(target.name)'; keep one")
+                reasons.append(Blocker(
+                    .overlappingMappingModels,
+                    "'\(mapping.source)' -> '\(mapping.destination)' (\(mapping.file)) overlaps another mapping model on the way to '\(target.name)'; keep one"
+                ))
                 continue
             }
             if from.name != current.name {
@@ -147,7 +155,10 @@ extension Planner {
                 }
             }
             guard let mappingModel = mapping.mappingModel else {
-                reasons.append("'\(mapping.source)' -> '\(mapping.destination)' has an explicit mapping model (\(mapping.file)), which was not loaded for planning; inferring past it would skip the transformation it defines")
+                reasons.append(Blocker(
+                    .mappingModelNotLoaded,
+                    "'\(mapping.source)' -> '\(mapping.destination)' has an explicit mapping model (\(mapping.file)), which was not loaded for planning; inferring past it would skip the transformation it defines"
+                ))
                 current = to
                 continue
             }
@@ -161,7 +172,7 @@ extension Planner {
                     rowEstimates: rowEstimates
                 ))
             } catch {
-                reasons += error.reasons
+                reasons += error.reasons.map { Blocker(.mappingModelRefused, $0) }
             }
             current = to
         }

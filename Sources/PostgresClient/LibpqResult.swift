@@ -32,7 +32,7 @@ extension PostgresError {
             kind: kind,
             message: field(.messagePrimary) ?? (fallback.isEmpty ? libpqErrorMessage(connection) : fallback),
             severity: field(.severityNonLocalized) ?? field(.severity),
-            sqlState: field(.sqlState),
+            sqlState: field(.sqlState).map { SQLState($0) },
             detail: field(.detail),
             hint: field(.hint),
             position: field(.statementPosition).flatMap { Int($0) },

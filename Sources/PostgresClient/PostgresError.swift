@@ -21,8 +21,8 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
     public var kind: Kind
     /// Severity as PostgreSQL names it in English (`ERROR`, `FATAL`), when the server sent one.
     public var severity: String?
-    /// The five-character SQLSTATE code, e.g. `42P01`. Compare with the static constants.
-    public var sqlState: String?
+    /// The five-character SQLSTATE code: compare with `SQLState`'s named codes.
+    public var sqlState: SQLState?
     public var message: String
     public var detail: String?
     public var hint: String?
@@ -39,7 +39,7 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
         kind: Kind,
         message: String,
         severity: String? = nil,
-        sqlState: String? = nil,
+        sqlState: SQLState? = nil,
         detail: String? = nil,
         hint: String? = nil,
         position: Int? = nil,
@@ -86,17 +86,13 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
     }
 }
 
-// SQLSTATE codes the orchestrator reacts to. See PostgreSQL's "Appendix A. Error Codes".
 extension PostgresError {
-    public static let lockNotAvailable = "55P03"
-    public static let uniqueViolation = "23505"
-    public static let notNullViolation = "23502"
-    public static let checkViolation = "23514"
-    public static let foreignKeyViolation = "23503"
-    public static let invalidPassword = "28P01"
-    public static let undefinedTable = "42P01"
-    public static let serializationFailure = "40001"
-    public static let deadlockDetected = "40P01"
+    /// The server's DETAIL and HINT, each on one line ("detail: …", "hint: …"): what to show a
+    /// person beside `description`. DETAIL may quote row values (a duplicate key), so it goes
+    /// to the operator's terminal, never into the store's history.
+    public var diagnostics: [String] {
+        [detail.map { "detail: " + singleLine($0) }, hint.map { "hint: " + singleLine($0) }].compactMap { $0 }
+    }
 }
 
 /// Joins the non-empty lines of a libpq or server message with "; ".

@@ -34,9 +34,9 @@ struct ExecutionPolicyTests {
 
     @Test("lock-not-available and deadlocks are retried, also inside a pass; other failures are not")
     func retryableFailures() {
-        let lock = PostgresError(kind: .query, message: "canceling statement due to lock timeout", sqlState: PostgresError.lockNotAvailable)
-        let deadlock = PostgresError(kind: .query, message: "deadlock detected", sqlState: PostgresError.deadlockDetected)
-        let missing = PostgresError(kind: .query, message: "relation does not exist", sqlState: PostgresError.undefinedTable)
+        let lock = PostgresError(kind: .query, message: "canceling statement due to lock timeout", sqlState: SQLState.lockNotAvailable)
+        let deadlock = PostgresError(kind: .query, message: "deadlock detected", sqlState: SQLState.deadlockDetected)
+        let missing = PostgresError(kind: .query, message: "relation does not exist", sqlState: SQLState.undefinedTable)
         #expect(ExecutionPolicy.isRetryable(lock))
         #expect(ExecutionPolicy.isRetryable(deadlock))
         #expect(!ExecutionPolicy.isRetryable(missing))
@@ -54,7 +54,7 @@ struct ExecutionPolicyTests {
         var attempts = 0
         let value = try policy.retrying { () throws -> String in
             attempts += 1
-            if attempts < 3 { throw PostgresError(kind: .query, message: "deadlock detected", sqlState: PostgresError.deadlockDetected) }
+            if attempts < 3 { throw PostgresError(kind: .query, message: "deadlock detected", sqlState: SQLState.deadlockDetected) }
             return "done"
         }
         #expect(value == "done")
@@ -72,7 +72,7 @@ struct ExecutionPolicyTests {
         #expect(throws: PostgresError.self) {
             try policy.retrying { () throws -> Void in
                 attempts += 1
-                throw PostgresError(kind: .query, message: "lock timeout", sqlState: PostgresError.lockNotAvailable)
+                throw PostgresError(kind: .query, message: "lock timeout", sqlState: SQLState.lockNotAvailable)
             }
         }
         #expect(attempts == 4)
@@ -81,7 +81,7 @@ struct ExecutionPolicyTests {
         #expect(throws: PostgresError.self) {
             try policy.retrying { () throws -> Void in
                 attempts += 1
-                throw PostgresError(kind: .query, message: "syntax error", sqlState: "42601")
+                throw PostgresError(kind: .query, message: "syntax error", sqlState: .syntaxError)
             }
         }
         #expect(attempts == 1)

@@ -81,7 +81,7 @@ import TestSupport
             let missingISBN = #expect(throws: PostgresError.self) {
                 try connection.execute("INSERT INTO library.item (_entity, title, author_pk) VALUES ('Book', 'Untitled', \(author))")
             }
-            #expect(missingISBN?.sqlState == PostgresError.checkViolation)
+            #expect(missingISBN?.sqlState == SQLState.checkViolation)
             #expect(missingISBN?.constraint == "item_isbn_required")
             // The abstract entity has no rows of its own.
             let abstract = #expect(throws: PostgresError.self) {
@@ -92,10 +92,10 @@ import TestSupport
             let duplicate = #expect(throws: PostgresError.self) {
                 try connection.execute("INSERT INTO library.item (_entity, title, isbn, author_pk) VALUES ('Book', 'Copy', '978-0', \(author))")
             }
-            #expect(duplicate?.sqlState == PostgresError.uniqueViolation)
+            #expect(duplicate?.sqlState == SQLState.uniqueViolation)
             // Shelf.items is Deny; Author.books is Cascade.
             let deny = #expect(throws: PostgresError.self) { try connection.execute("DELETE FROM library.shelf WHERE _pk = \(shelf)") }
-            #expect(deny?.sqlState == PostgresError.foreignKeyViolation)
+            #expect(deny?.sqlState == SQLState.foreignKeyViolation)
             try connection.execute("DELETE FROM library.author WHERE _pk = \(author)")
             #expect(try rowCount(schema: "library", table: "item", on: connection) == 1)
             // Defaults apply to rows inserted by applications.

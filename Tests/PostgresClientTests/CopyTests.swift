@@ -33,7 +33,7 @@ struct CopyTests {
                 try connection.copyIn("COPY t (id) FROM STDIN", rows: [["1"], [nil]])
             }
             #expect(error?.kind == .copy)
-            #expect(error?.sqlState == PostgresError.notNullViolation)
+            #expect(error?.sqlState == SQLState.notNullViolation)
             #expect(error?.statement == "COPY t (id) FROM STDIN")
             #expect(try rowCount(schema: "public", table: "t", on: connection) == 0)
         }

@@ -12,7 +12,7 @@ struct ErrorTests {
                 try connection.execute("SELECT * FROM missing_table WHERE id = \(Int64(5))")
             }
             #expect(error?.kind == .query)
-            #expect(error?.sqlState == PostgresError.undefinedTable)
+            #expect(error?.sqlState == SQLState.undefinedTable)
             #expect(error?.severity == "ERROR")
             #expect(error?.position == 15)
             #expect(error?.statement == "SELECT * FROM missing_table WHERE id = $1")
@@ -32,7 +32,7 @@ struct ErrorTests {
             let error = #expect(throws: PostgresError.self) {
                 try connection.execute("INSERT INTO account (email) VALUES (\(email))")
             }
-            #expect(error?.sqlState == PostgresError.uniqueViolation)
+            #expect(error?.sqlState == SQLState.uniqueViolation)
             #expect(error?.constraint == "account_email_key")
             #expect(error?.schema == "public")
             #expect(error?.table == "account")
@@ -48,7 +48,7 @@ struct ErrorTests {
             let error = #expect(throws: PostgresError.self) {
                 try connection.execute("INSERT INTO t (name) VALUES (\(SQLValue.null))")
             }
-            #expect(error?.sqlState == PostgresError.notNullViolation)
+            #expect(error?.sqlState == SQLState.notNullViolation)
             #expect(error?.column == "name")
         }
     }
@@ -56,7 +56,7 @@ struct ErrorTests {
     @Test("the description is one line and truncates long statements")
     func descriptionIsOneLine() {
         let statement = "SELECT\n" + String(repeating: "x, ", count: 200) + "1"
-        let error = PostgresError(kind: .query, message: "first\nsecond", sqlState: "42601", statement: statement)
+        let error = PostgresError(kind: .query, message: "first\nsecond", sqlState: .syntaxError, statement: statement)
         #expect(!error.description.contains("\n"))
         #expect(error.description.hasPrefix("ERROR 42601: first; second (statement: SELECT x, x,"))
         #expect(error.description.count < 300)

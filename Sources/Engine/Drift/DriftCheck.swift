@@ -30,7 +30,7 @@ public enum DriftCheck {
                 try connection.execute("SET LOCAL lock_timeout = \(unsafeRaw: String(lockTimeoutMilliseconds))")
                 return try CatalogReader.read(schema: store, on: connection)
             }
-        } catch let error as PostgresError where error.sqlState == PostgresError.lockNotAvailable {
+        } catch let error as PostgresError where error.sqlState == .lockNotAvailable {
             throw DriftNotReadable(store: store)
         }
         return DriftReport(version: version.name, items: StoreDrift.compare(expected: try contract(of: version, on: connection), found: live))

@@ -1,4 +1,5 @@
 import Foundation
+import JSONRendering
 import ObjectModel
 import Planning
 import PostgresClient

@@ -16,9 +16,10 @@ enum LightweightPath {
             preconditionFailure("versions of a plan come from its model")
         }
         guard sourceIndex < targetIndex else {
-            return .failure(Blockers(reasons: [
-                "the store is at '\(source.name)', which comes after '\(target.name)' in the model's order; migrations only go forward (choose a later target version)",
-            ]))
+            return .failure(Blockers(reasons: [Blocker(
+                .targetBeforeStore,
+                "the store is at '\(source.name)', which comes after '\(target.name)' in the model's order; migrations only go forward (choose a later target version)"
+            )]))
         }
         let direct = step(from: source, to: target, schema: schema)
         if case .success(let step) = direct, !step.hazards.contains(where: \.isDataLoss) {
@@ -27,7 +28,7 @@ enum LightweightPath {
         guard targetIndex - sourceIndex > 1 else { return direct.map { [$0] } }
 
         var steps: [PlannedStep] = []
-        var reasons: [String] = []
+        var reasons: [Blocker] = []
         for index in sourceIndex..<targetIndex {
             switch step(from: model.versions[index], to: model.versions[index + 1], schema: schema) {
             case .success(let step): steps.append(step)
@@ -43,17 +44,17 @@ enum LightweightPath {
     static func step(from source: ModelVersion, to target: ModelVersion, schema: String) -> Result<PlannedStep, Blockers> {
         switch MappingInference.infer(from: source, to: target) {
         case .refused(let refusals):
-            return .failure(Blockers(reasons: refusals.map { "'\(source.name)' -> '\(target.name)': \($0.description)" }))
+            return .failure(Blockers(reasons: refusals.map { Blocker(.notInferable, "'\(source.name)' -> '\(target.name)': \($0.description)") }))
         case .inferable(let mapping):
             do {
                 return .success(try LightweightMigration.step(for: mapping, from: source, to: target, schema: schema))
             } catch {
-                return .failure(Blockers(reasons: [error.description]))
+                return .failure(Blockers(reasons: [Blocker(.notInPlace, error.description)]))
             }
         }
     }
 
     struct Blockers: Error {
-        var reasons: [String]
+        var reasons: [Blocker]
     }
 }

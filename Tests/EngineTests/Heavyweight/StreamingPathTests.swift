@@ -155,7 +155,7 @@ import TestSupport
                 guard event.kind == .passStarted, event.stage == .pass(.createInstances) else { return }
                 #expect(try! other.execute("SELECT count(*) AS n FROM shop.recipe").int(0, "n") == 20)
                 let write = #expect(throws: PostgresError.self) { try other.execute("UPDATE shop.recipe SET amount = 1") }
-                #expect(write?.sqlState == PostgresError.lockNotAvailable)
+                #expect(write?.sqlState == SQLState.lockNotAvailable)
                 checked += 1
             })
             #expect(checked == 2)

@@ -35,7 +35,7 @@ import TestSupport
                     try StoreMigrator(connection: connection, model: model, store: "shop")
                         .apply(options: ApplyOptions(lockTimeoutMilliseconds: 100, lockRetries: 3))
                 }
-                #expect((error?.underlying as? PostgresError)?.sqlState == PostgresError.lockNotAvailable)
+                #expect((error?.underlying as? PostgresError)?.sqlState == SQLState.lockNotAvailable)
                 // Three attempts of 100 ms each, with backoff between: well under a second or two.
                 #expect(Date().timeIntervalSince(started) < 5)
             }

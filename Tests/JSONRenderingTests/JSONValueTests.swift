@@ -1,5 +1,5 @@
 import Foundation
-import ObjectModel
+import JSONRendering
 import Testing
 
 @Suite struct JSONValueTests {

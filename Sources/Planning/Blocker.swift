@@ -1,0 +1,40 @@
+/// Why a plan cannot run, with a stable code scripts can match on (docs/cli.md, "Blocker
+/// codes"), as hazards and inference refusals have.
+public struct Blocker: Sendable, Hashable, CustomStringConvertible {
+    public enum Code: String, Sendable, Hashable, CaseIterable {
+        /// The store's version is in the model's files, but its file cannot be read or is invalid.
+        case storeVersionUnusable
+        /// The store's version is known only from the database's record of applied versions.
+        case storeVersionRecordedOnly
+        /// The way from the store's version to the target goes through a version that cannot be used.
+        case versionOnTheWayUnusable
+        /// The target comes before the store's version: migrations only go forward.
+        case targetBeforeStore
+        /// No mapping can be inferred between two versions (each inference refusal, by entity and property).
+        case notInferable
+        /// A mapping is inferred but cannot run in place: it needs a mapping model.
+        case notInPlace
+        /// Two mapping models on the way cover the same versions.
+        case overlappingMappingModels
+        /// A mapping model on the way was not loaded for planning.
+        case mappingModelNotLoaded
+        /// A mapping model on the way cannot run: an unregistered custom policy, an entity or
+        /// property it names that does not exist, an expression that cannot be used.
+        case mappingModelRefused
+        /// The store's name collides with the schemas orchestrator makes beside stores.
+        case storeNameConflict
+        /// A schema in the place of a heavyweight step's staging or backup schema is not
+        /// orchestrator's own.
+        case foreignSchema
+    }
+
+    public var code: Code
+    public var message: String
+
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { message }
+}
