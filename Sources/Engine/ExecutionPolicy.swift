@@ -56,13 +56,13 @@ public struct ExecutionPolicy: Sendable {
 
     /// `SET LOCAL lock_timeout`: the one spelling, also written into `plan --format sql` scripts.
     static func setLockTimeout(milliseconds: Int) -> SQL {
-        "SET LOCAL lock_timeout = \(unsafeRaw: String(milliseconds))"
+        "SET LOCAL lock_timeout = \(literal: milliseconds)"
     }
 
     private func setTimeouts(on connection: PostgresConnection, idle: Bool) throws {
         try connection.execute(Self.setLockTimeout(milliseconds: lockTimeoutMilliseconds))
         if idle {
-            try connection.execute("SET LOCAL idle_in_transaction_session_timeout = \(unsafeRaw: String(idleInTransactionTimeoutMilliseconds))")
+            try connection.execute("SET LOCAL idle_in_transaction_session_timeout = \(literal: idleInTransactionTimeoutMilliseconds)")
         }
     }
 

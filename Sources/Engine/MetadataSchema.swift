@@ -72,7 +72,7 @@ public enum MetadataSchema {
         )
         """,
         """
-        INSERT INTO \(ident: schema, "meta") (key, value) VALUES ('layout_version', \(unsafeRaw: String(layoutVersion)))
+        INSERT INTO \(ident: schema, "meta") (key, value) VALUES ('layout_version', \(literal: layoutVersion))
         ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value
         """,
     ]

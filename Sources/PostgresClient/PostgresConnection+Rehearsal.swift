@@ -25,14 +25,14 @@ extension PostgresConnection {
         rehearsalSavepoints = depth
         defer { rehearsalSavepoints = depth - 1 }
         let name = "orchestrator_rehearsal_\(depth)"
-        try execute("SAVEPOINT \(unsafeRaw: name)")
+        try execute("SAVEPOINT \(ident: name)")
         do {
             let value = try body()
-            try execute("RELEASE SAVEPOINT \(unsafeRaw: name)")
+            try execute("RELEASE SAVEPOINT \(ident: name)")
             return value
         } catch {
-            _ = try? execute("ROLLBACK TO SAVEPOINT \(unsafeRaw: name)")
-            _ = try? execute("RELEASE SAVEPOINT \(unsafeRaw: name)")
+            _ = try? execute("ROLLBACK TO SAVEPOINT \(ident: name)")
+            _ = try? execute("RELEASE SAVEPOINT \(ident: name)")
             throw error
         }
     }

@@ -31,7 +31,7 @@ struct ApplyTests {
             try assertCommand(["plan", "--model", "migrations", "--format", "json"], databaseURL: url, output: """
                 {"store":"recipes","model":"Recipes","upToDate":true,"status":"upToDate","storeVersion":"Recipes 3","targetVersion":"Recipes 3",\
                 "currentVersion":"Recipes 3","modelHash":"\(hash)","storeModelHash":"\(hash)","migrationRequired":false,"executable":true,\
-                "needsAllowDataLoss":false,"blockers":[],"steps":[]}
+                "needsAllowDataLoss":false,"blockers":[],"blockerDetails":[],"steps":[]}
                 """)
             try assertCommand(["apply", "--model", "migrations"], databaseURL: url, output: """
                 store recipes: already up to date at 'Recipes 3'; nothing to do
@@ -135,7 +135,7 @@ struct ApplyTests {
                 try assertCommand(["plan", "--model", folder.path, "--format", "json"], databaseURL: url, output: """
                     {"store":"shop","model":"Shop","upToDate":false,"status":"migrationRequired","storeVersion":"Shop 1","targetVersion":"Shop 2",\
                     "currentVersion":"Shop 2","modelHash":"\(to)","storeModelHash":"\(from)","migrationRequired":true,"executable":true,\
-                    "needsAllowDataLoss":true,"blockers":[],"steps":[{"kind":"lightweight","from":"Shop 1","to":"Shop 2","statements":["\(drop)"],\
+                    "needsAllowDataLoss":true,"blockers":[],"blockerDetails":[],"steps":[{"kind":"lightweight","from":"Shop 1","to":"Shop 2","statements":["\(drop)"],\
                     "statementDetails":[{"sql":"\(drop)","lock":"ACCESS EXCLUSIVE","summary":"drop column item.note (removed from the model)"}],\
                     "hazards":[{"code":"dataLoss","message":"Item.note removed: its values are dropped"}],"rowEstimate":300,\
                     "stagingSchema":null,"backupSchema":null,"passesDone":0,"passes":[]}]}

@@ -27,7 +27,7 @@ public enum DriftCheck {
         let live: SchemaCatalog
         do {
             live = try connection.transaction {
-                try connection.execute("SET LOCAL lock_timeout = \(unsafeRaw: String(lockTimeoutMilliseconds))")
+                try connection.execute(ExecutionPolicy.setLockTimeout(milliseconds: lockTimeoutMilliseconds))
                 return try CatalogReader.read(schema: store, on: connection)
             }
         } catch let error as PostgresError where error.sqlState == .lockNotAvailable {

@@ -129,7 +129,7 @@ struct StreamingPass {
         let connection = context.connection
         _ = try connection.execute("DECLARE \(ident: Self.cursor) NO SCROLL CURSOR FOR \(select)")
         while true {
-            let batch = try connection.execute("FETCH FORWARD \(unsafeRaw: String(batchSize)) FROM \(ident: Self.cursor)")
+            let batch = try connection.execute("FETCH FORWARD \(literal: batchSize) FROM \(ident: Self.cursor)")
             if batch.rows.isEmpty { break }
             try body(batch)
         }

@@ -108,7 +108,7 @@ struct OnlineRun {
         }
         let schema = migrator.store
         failure.statement = statement
-        try connection.execute("SET lock_timeout = \(unsafeRaw: String(options.lockTimeoutMilliseconds))")
+        try connection.execute("SET lock_timeout = \(literal: options.lockTimeoutMilliseconds)")
         defer { _ = try? connection.execute("RESET lock_timeout") }
         try policy.retrying {
             let state = try connection.execute("""

@@ -130,7 +130,7 @@ public struct SQLExpressionCompiler: Sendable {
     func literal(_ value: Value) -> SQL {
         switch value {
         case .null: return "NULL"
-        case .int(let i): return SQL(unsafeRaw: i < 0 ? "(\(i))" : String(i))
+        case .int(let i): return i < 0 ? "(\(literal: i))" : "\(literal: i)"
         case .double(let d): return SQL(unsafeRaw: d.sign == .minus ? "(\(d))" : String(d))
         case .decimal(let text): return SQL(unsafeRaw: text.hasPrefix("-") ? "(\(text))" : text)
         case .string(let s): return "\(literal: s)"

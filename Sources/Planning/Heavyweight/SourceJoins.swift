@@ -104,7 +104,7 @@ struct SourceJoins: Sendable {
     /// `LEFT JOIN "store"."chef" AS "s.chef" ON "s.chef"."_pk" = "s"."chef_pk"`, one per path;
     /// a one-to-one stored on the other side joins on that side's column.
     var sql: SQL {
-        var text = SQL(unsafeRaw: "")
+        var text: SQL = ""
         for path in paths {
             guard let (relationship, declaring, target) = step(path) else { continue }
             let table = StoreNaming.tableName(entity: source.root(of: target).name)

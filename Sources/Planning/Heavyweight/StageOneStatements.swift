@@ -33,7 +33,7 @@ struct StageOneStatements {
     /// The to-one links set in stage 1: a join of the association per link (`"l.<column>"`),
     /// and per column the linked row's key.
     private func links(_ mapping: ResolvedEntityMapping, _ joins: inout SourceJoins) -> (joins: SQL, keys: [(column: String, key: SQL)]) {
-        var sql = SQL(unsafeRaw: "")
+        var sql: SQL = ""
         var keys: [(String, SQL)] = []
         for link in mapping.toOneLinks where mapping.linkedInStageOne.contains(link.column) {
             let key = joins.key(of: link.sourcePath)

@@ -109,7 +109,7 @@ public struct BatchedStatement: Sendable, Hashable {
 
     /// The statement for keys in `lower..<upper`.
     public func sql(from lower: Int64, below upper: Int64) -> SQL {
-        "\(prefix) AND \(key) >= \(lower) AND \(key) < \(upper)\(suffix)"
+        "\(prefix) AND \(key) >= \(literal: lower) AND \(key) < \(literal: upper)\(suffix)"
     }
 
     /// As `plan` prints it.
