@@ -53,6 +53,7 @@ struct LibpqEnvironmentTests {
                     port=\(variables["PGPORT"]!)
                     user=\(variables["PGUSER"]!)
                     dbname=\(variables["PGDATABASE"]!)
+                    \(variables["PGPASSWORD"].map { "password=\($0)" } ?? "")
 
                     """
                 let file = try write(service, to: "pg_service.conf", in: folder)
@@ -97,12 +98,18 @@ private func libpqVariables(reaching url: String) throws -> [String: String] {
         SELECT current_database() AS database, current_user AS user_name, current_setting('port') AS port,
                coalesce(host(inet_server_addr()), split_part(current_setting('unix_socket_directories'), ',', 1)) AS host
         """)
-    return [
+    var variables = [
         "PGHOST": try #require(row.value(0, "host")),
         "PGPORT": try #require(row.value(0, "port")),
         "PGUSER": try #require(row.value(0, "user_name")),
         "PGDATABASE": try #require(row.value(0, "database")),
     ]
+    // A server that checks passwords (make test's throwaway one) needs the URL's password too,
+    // given the libpq way.
+    if let password = URLComponents(string: url)?.password, !password.isEmpty {
+        variables["PGPASSWORD"] = password
+    }
+    return variables
 }
 
 /// Starts `apply` while this test holds the store's advisory lock, reads the application_name

@@ -1,5 +1,6 @@
 import Foundation
 import PostgresClient
+import SQLBuilding
 import Testing
 import TestSupport
 
@@ -10,8 +11,16 @@ struct OutputLevelTests {
     @Test("apply --verbose writes each statement with its duration and rows to stderr; the URL's password never appears", integration)
     func verboseLogsStatements() throws {
         try TestDatabase.withFreshDatabase { url in
-            let user = try currentUser(url)
-            let withPassword = TestDatabase.connectionString(url, user: user, password: "Verbose-pw-31")
+            // A role of its own, so that the password is the one the server checks, if it checks any.
+            let admin = try PostgresConnection(url: url)
+            defer { admin.close() }
+            let role = "orch_verbose_\(UInt32.random(in: .min ... .max))"
+            try admin.execute("CREATE ROLE \(ident: role) LOGIN SUPERUSER PASSWORD 'Verbose-pw-31'")
+            defer {
+                _ = try? admin.execute("DROP OWNED BY \(ident: role)")
+                _ = try? admin.execute("DROP ROLE IF EXISTS \(ident: role)")
+            }
+            let withPassword = TestDatabase.connectionString(url, user: role, password: "Verbose-pw-31")
             let result = try OrchestratorBinary.run(["apply", "--model", "migrations", "--verbose", "--database-url", withPassword])
             #expect(result.exitCode == 0, "\(result)")
             #expect(result.stdoutLines.last?.hasPrefix("store recipes: now at 'Recipes 3'") == true, "\(result)")
@@ -65,11 +74,4 @@ struct OutputLevelTests {
         #expect(result.stderr.contains("--verbose and --quiet cannot be used together"), "\(result)")
         #expect(result.stdout.isEmpty, "\(result)")
     }
-}
-
-/// The role the test URL connects as (a server that trusts it ignores the password we add).
-private func currentUser(_ url: String) throws -> String {
-    let connection = try PostgresConnection(url: url)
-    defer { connection.close() }
-    return try #require(connection.execute("SELECT current_user AS name").value(0, "name"))
 }
