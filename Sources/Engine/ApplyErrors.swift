@@ -47,7 +47,7 @@ public struct DataLossNotAllowed: Error, CustomStringConvertible {
         "the migration loses data: \(losses.joined(separator: "; ")); nothing was changed (run again with --allow-data-loss to accept the loss)"
     }
 
-    static func check(_ plan: MigrationPlan, options: ApplyOptions) throws {
+    public static func check(_ plan: MigrationPlan, options: ApplyOptions) throws {
         guard !options.allowDataLoss else { return }
         var losses: [String] = []
         for (index, step) in plan.steps.enumerated() {

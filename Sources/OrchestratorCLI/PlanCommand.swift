@@ -28,6 +28,9 @@ struct PlanCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Also save the plan as JSON, with fingerprints of the store, models, mapping models and options, for `apply --plan FILE`.", valueName: "file"))
     var out: String?
 
+    @Flag(name: .long, help: "With --format sql: write the script even when a step loses data (dropped entities, attributes or relationships, rows a mapping model leaves behind); as for apply, nothing is dropped without it.")
+    var allowDataLoss = false
+
     @Flag(name: .long, help: "Show how `apply --online` would run each step: its phases, the lock each takes and how long it holds it.")
     var online = false
 
@@ -51,6 +54,8 @@ struct PlanCommand: ParsableCommand {
             )
             let plan = try migrator.plan()
             // The script first: a plan it refuses is neither printed nor saved.
+            // A script runs without apply's checks: data loss needs the same consent here.
+            if format == .sql { try DataLossNotAllowed.check(plan, options: ApplyOptions(allowDataLoss: allowDataLoss)) }
             let script = format == .sql ? try PlanRendering.sql(plan, model: model) : []
             if let out { try SavedPlan(plan: plan, migrator: migrator).write(to: out) }
             switch format {

@@ -114,6 +114,15 @@ struct ApplyTests {
                 try connection.execute("ANALYZE shop.item")
 
                 let (from, to) = ("542a1d6303e2cb17a55bfec1b14af17277674bda0d75f3f073e81e9c7e98a6b3", "0c78c8dd5b11aa861cb0095379b539a2fbef441f40f8228b088da8a1aefcc4c5")
+                // The SQL script needs the same consent as apply, and without it nothing is printed.
+                let script = try OrchestratorBinary.run(["plan", "--model", folder.path, "--format", "sql"], databaseURL: url)
+                #expect(script.exitCode == 1, "\(script)")
+                #expect(script.stdout.isEmpty, "\(script)")
+                #expect(script.stderr.contains("Item.note removed") && script.stderr.contains("--allow-data-loss"), "\(script)")
+                let allowedScript = try OrchestratorBinary.run(["plan", "--model", folder.path, "--format", "sql", "--allow-data-loss"], databaseURL: url)
+                #expect(allowedScript.exitCode == 0, "\(allowedScript)")
+                #expect(allowedScript.stdout.contains("DROP COLUMN \"note\""), "\(allowedScript)")
+                #expect(try connection.execute("SELECT count(note) AS n FROM shop.item").int(0, "n") == 300)
                 try assertCommand(["status", "--model", folder.path], databaseURL: url, output: """
                     store shop: at 'Shop 1', model hash \(from)
                     current version: 'Shop 2', model hash \(to)
