@@ -38,6 +38,15 @@ struct CatchUpLinks {
         return clear + owners + pairs
     }
 
+    /// The join tables of the new store the links of `mappings` fill, sorted.
+    static func joinTables(_ mappings: [ResolvedEntityMapping]) -> [String] {
+        let tables = mappings.flatMap(\.toManyLinks).compactMap { link -> String? in
+            if case .joinTable(let table, _, _) = link.storage { return table }
+            return nil
+        }
+        return Set(tables).sorted()
+    }
+
     /// The name of a link in `_catch_up_owners`.
     static func name(_ mapping: ResolvedEntityMapping, _ link: ResolvedEntityMapping.ToManyLink) -> String {
         mapping.name + "." + link.relationship

@@ -136,7 +136,7 @@ public enum HeavyweightMigration {
             step.onlineCatchUp = OnlineCatchUp(
                 store: schema, staging: staging, sourceTables: sourceLayout.tables, round: round,
                 keySequences: CatchUpPolicies(schemas: schemas, keys: CatchUpKeys(staging: staging)).keySequences(resolved),
-                keptKeys: CatchUpPolicies.keptKeys(resolved)
+                keptKeys: CatchUpPolicies.keptKeys(resolved), relinkedJoinTables: CatchUpLinks.joinTables(resolved)
             )
             step.onlineStageThree = OnlineStageThree(stageThree: stageThree)
         }

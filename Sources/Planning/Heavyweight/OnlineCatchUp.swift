@@ -51,6 +51,10 @@ public struct OnlineCatchUp: Sendable, Hashable {
     /// while the application writes, a policy's instances there take their keys from the
     /// source table's sequence, as the application's rows do.
     public var keptKeys: [String: String]
+    /// Join tables of the old store, whose triggers log the keys of the two rows each link joins.
+    public var loggedJoinTables: [String]
+    /// Join tables of the new store whose pairs of the round's rows a round makes again.
+    public var relinkedJoinTables: [String]
 
     /// A statement of the round, a streamed entity mapping restricted to the round's keys, or
     /// a policy's stage 2 hook for the rows made from the source rows `sourceKeys` selects.
@@ -60,8 +64,13 @@ public struct OnlineCatchUp: Sendable, Hashable {
         case createRelationships(entityMapping: String, sourceKeys: SQL)
     }
 
-    init(store: String, staging: String, sourceTables: [TableLayout], round: [CatchUpStep], keySequences: [PlannedStatement], keptKeys: [String: String]) {
+    init(
+        store: String, staging: String, sourceTables: [TableLayout], round: [CatchUpStep], keySequences: [PlannedStatement],
+        keptKeys: [String: String], relinkedJoinTables: [String]
+    ) {
         self.staging = staging
+        self.loggedJoinTables = sourceTables.filter { !$0.kind.isHierarchy }.map(\.name)
+        self.relinkedJoinTables = relinkedJoinTables
         self.round = round
         self.keySequences = keySequences
         self.keptKeys = keptKeys

@@ -135,6 +135,9 @@ import ObjectModel
             return
         }
         #expect(mapping == "RecipeToRecipe" && sourceKeys.text == keys)
+        #expect(OnlineCatchUp.phases(of: step, store: "shop").map(\.summary).contains(
+            "catch-up rounds: the rows written meanwhile mapped again (RecipeToRecipe through policy 'Check': its per-instance hooks for those rows, the instances it inserted for them replaced), until at most 1000 writes are left (at most 8 rounds)"
+        ))
         // Chefs keep their source keys: a policy's chefs take keys from the old store's sequence.
         #expect(step.onlineCatchUp?.keptKeys == ["chef": "chef"])
     }
@@ -147,6 +150,9 @@ import ObjectModel
         ], file: "tags.yaml")
         let step = try HeavyweightMigration.step(mapping: mapping, from: Kitchen.version("v1", v1), to: Kitchen.version("v2", v1), schema: "shop")
         #expect(step.onlineRefusal == nil)
+        let phases = OnlineCatchUp.phases(of: step, store: "shop").map(\.summary)
+        #expect(phases.first?.hasSuffix(" (a link of shop.recipe__tags logs the keys of the two rows it joins)") == true, "\(phases)")
+        #expect(phases.contains("catch-up rounds: the rows written meanwhile mapped again (their links in recipe__tags made again), until at most 1000 writes are left (at most 8 rounds)"))
         // The join table's trigger logs the keys of both rows each link joins.
         #expect(step.onlineCatchUp?.install.last?.sql.text == """
             CREATE TRIGGER "_orchestrator_row" AFTER INSERT OR UPDATE OR DELETE ON "shop"."recipe__tags" FOR EACH ROW EXECUTE FUNCTION "shop~staging"."_record_row_change"('recipe', 'recipe_pk', 'tag', 'tags_pk')
