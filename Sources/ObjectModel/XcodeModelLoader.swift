@@ -157,16 +157,8 @@ public enum XcodeModelLoader {
         guard let name = element.attribute("name"), !name.isEmpty else {
             throw ModelIssue(file: file, entity: entity, message: "an <attribute> has no name")
         }
-        var attribute = Attribute(
-            name: name,
-            type: .undefined,
-            isOptional: element.flag("optional"),
-            isTransient: element.flag("transient"),
-            isReadOnly: element.flag("readOnly"),
-            renamingIdentifier: element.attribute("elementID"),
-            versionHashModifier: element.attribute("versionHashModifier"),
-            userInfo: userInfo(of: element)
-        )
+        var attribute = Attribute(name: name, type: .undefined)
+        readPropertyFields(of: element, into: &attribute)
         if let spelling = element.attribute("attributeType") {
             guard let type = AttributeType(spelling: spelling) else {
                 throw ModelIssue(file: file, entity: entity, property: name, message: "unknown attributeType '\(spelling)'")
@@ -221,7 +213,7 @@ public enum XcodeModelLoader {
         } else {
             deleteRule = .nullify
         }
-        return Relationship(
+        var relationship = Relationship(
             name: name,
             destination: element.attribute("destinationEntity") ?? "",
             inverse: element.attribute("inverseName"),
@@ -229,14 +221,20 @@ public enum XcodeModelLoader {
             isOrdered: element.flag("ordered"),
             minCount: element.attribute("minCount").flatMap { Int($0) } ?? 0,
             maxCount: element.attribute("maxCount").flatMap { Int($0) } ?? (isToMany ? 0 : 1),
-            deleteRule: deleteRule,
-            isOptional: element.flag("optional"),
-            isTransient: element.flag("transient"),
-            isReadOnly: element.flag("readOnly"),
-            renamingIdentifier: element.attribute("elementID"),
-            versionHashModifier: element.attribute("versionHashModifier"),
-            userInfo: userInfo(of: element)
+            deleteRule: deleteRule
         )
+        readPropertyFields(of: element, into: &relationship)
+        return relationship
+    }
+
+    /// What every `<attribute>` and `<relationship>` carries: flags, `elementID`, hash modifier, user info.
+    static func readPropertyFields(of element: XMLNode, into property: inout some PropertyDescription) {
+        property.isOptional = element.flag("optional")
+        property.isTransient = element.flag("transient")
+        property.isReadOnly = element.flag("readOnly")
+        property.renamingIdentifier = element.attribute("elementID")
+        property.versionHashModifier = element.attribute("versionHashModifier")
+        property.userInfo = userInfo(of: element)
     }
 
     static func userInfo(of element: XMLNode) -> [String: String] {

@@ -101,7 +101,8 @@ public enum HeavyweightMigration {
                 ))
             }
         }
-        passes.append(PlannedPass(stage: .validate, statements: StageThreeStatements(schemas: schemas).statements()))
+        let stageThree = StageThreeStatements(schemas: schemas)
+        passes.append(PlannedPass(stage: .validate, statements: stageThree.statements()))
         for index in passes.indices { passes[index].tablesWritten = ChangeTracking.tablesWritten(by: passes[index], mappings: resolved) }
         let swap = SwapStatements(store: schema, staging: staging).statements(keepsBackup: keepsBackup)
         let tracking = ChangeTracking(store: schema, staging: staging, sourceTables: sourceLayout.tables.map(\.name), stagingTables: layout.tables.map(\.name))
@@ -136,6 +137,7 @@ public enum HeavyweightMigration {
                 store: schema, staging: staging, sourceTables: sourceLayout.tables.map(\.name), round: round,
                 keySequences: StagingStatements(schemas: schemas).keySequences(resolved)
             )
+            step.onlineStageThree = OnlineStageThree(stageThree: stageThree)
         }
         step.backupSchema = keepsBackup ? backupSchema(for: schema) : nil
         step.writeGuard = PlannedStatement(
