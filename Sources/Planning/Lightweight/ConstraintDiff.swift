@@ -140,7 +140,7 @@ extension LightweightDiff {
                 kept.insert(match.name)
                 renameConstraint(.index, table: table.name, from: index.name, to: match.name)
             } else {
-                add(.dropConstraints, DropIndex(table: sourceTable.name, name: index.name))
+                add(.dropConstraints, DropIndex(table: sourceTable.name, name: index.name, goesWithItsColumn: mapped.count != index.columns.count))
             }
         }
         for index in table.indexes where !kept.contains(index.name) {

@@ -117,6 +117,9 @@ struct CreateIndex: SchemaChange {
 struct DropIndex: SchemaChange {
     var table: String
     var name: String
+    /// An index over a column the destination does not have: dropping the column drops it too,
+    /// which `apply --online` leaves to that drop (a moved column is read until the switch-over).
+    var goesWithItsColumn = false
 
     func statements(in schema: String) -> [PlannedStatement] {
         [PlannedStatement("DROP INDEX \(ident: schema, name)", lock: .accessExclusive, summary: "drop index \(name) on \(table)")]

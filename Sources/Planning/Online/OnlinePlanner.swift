@@ -63,7 +63,6 @@ extension InstantChange {
 extension RenameTable: InstantChange {}
 extension RenameColumn: InstantChange {}
 extension RenameConstraint: InstantChange {}
-extension DropIndex: InstantChange {}
 extension DropUnique: InstantChange {}
 extension DropNotNull: InstantChange {}
 extension ChangeColumnDefault: InstantChange {}

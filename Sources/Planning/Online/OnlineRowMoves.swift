@@ -58,6 +58,14 @@ extension DeleteRows: OnlineChange {
     }
 }
 
+extension DropIndex: OnlineChange {
+    /// An index over a column on its way out serves the column's foreign key (its delete rule
+    /// looks rows up by it) until the column's drop takes it along.
+    func onlineForm(in schema: String) -> OnlineForm {
+        goesWithItsColumn ? .phases([]) : .phases([.instant(statements(in: schema))])
+    }
+}
+
 /// Statements that run in the switch-over, in the step's order: what `OnlineArrangement`
 /// moves there from where the offline step runs it.
 struct AtSwitchOver: OnlineChange {
