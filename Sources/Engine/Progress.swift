@@ -23,14 +23,28 @@ public struct ProgressEvent: Sendable, Hashable {
         /// `apply --online`: rounds mapping again the rows written during the passes.
         case catchUp
         case swap
+        /// `apply --online` of a heavyweight step: the change logs and row triggers installed.
+        case install
+        /// `apply --online` of a heavyweight step: stage 3's indexes and foreign keys built
+        /// before the write guard (`OnlineStageThree`).
+        case build
+        /// `apply --online` of a heavyweight step: waiting for the write guard, then holding it.
+        case writeGuard
+        /// `apply --online` of a lightweight step: one of its phases, named by `phase`.
+        case online
 
-        /// `step`, the pass's stage (`prepare`, `createInstances`, …), `catchUp` or `swap`.
+        /// `step`, the pass's stage (`prepare`, `createInstances`, …), `catchUp`, `swap`,
+        /// `install`, `build`, `writeGuard` or `online`.
         public var name: String {
             switch self {
             case .step: "step"
             case .pass(let stage): stage.rawValue
             case .catchUp: "catchUp"
             case .swap: "swap"
+            case .install: "install"
+            case .build: "build"
+            case .writeGuard: "writeGuard"
+            case .online: "online"
             }
         }
     }
@@ -51,6 +65,8 @@ public struct ProgressEvent: Sendable, Hashable {
     /// Stage 2 runs in two parts per entity mapping: to-one, then to-many; nil elsewhere.
     public var part: PlannedPass.Part?
     public var entityMapping: String?
+    /// `apply --online` of a lightweight step: the phase's summary, as `plan --online` prints it.
+    public var phase: String?
     /// Nil outside heavyweight passes.
     public var execution: PlannedPass.Execution?
     public var rowsDone: Int
@@ -63,7 +79,7 @@ public struct ProgressEvent: Sendable, Hashable {
 
     public init(
         kind: Kind, step: Int, stepCount: Int, stepKind: String, from: String?, to: String, pass: Int, passCount: Int,
-        stage: Stage, part: PlannedPass.Part? = nil, entityMapping: String? = nil, execution: PlannedPass.Execution? = nil, rowsDone: Int = 0, rowsTotal: Int? = nil,
+        stage: Stage, part: PlannedPass.Part? = nil, entityMapping: String? = nil, phase: String? = nil, execution: PlannedPass.Execution? = nil, rowsDone: Int = 0, rowsTotal: Int? = nil,
         elapsedSeconds: Double = 0, resumed: Bool = false
     ) {
         self.kind = kind
@@ -77,6 +93,7 @@ public struct ProgressEvent: Sendable, Hashable {
         self.stage = stage
         self.part = part
         self.entityMapping = entityMapping
+        self.phase = phase
         self.execution = execution
         self.rowsDone = rowsDone
         self.rowsTotal = rowsTotal

@@ -48,7 +48,7 @@ public struct StoreMigrator {
         var plan = try Planner.plan(
             model: model, targetVersion: targetVersion, snapshot: snapshot, recordedVersions: recorded,
             explicitMappings: explicitMappings,
-            options: PlanningOptions(registeredPolicies: policies.names, forceStreaming: forceStreaming, keepBackup: keepBackup)
+            options: PlanningOptions(registeredPolicies: policies.names, forceStreaming: forceStreaming, keepBackup: keepBackup, policyHooks: policies.declaredHooks)
         )
         plan.blockerDetails += try StoreSchemas.blockers(of: plan, on: connection)
         if plan.status == .migrationRequired {
@@ -79,7 +79,7 @@ public struct StoreMigrator {
             store: store, on: connection, lockWaitSeconds: options.lockWaitSeconds, policy: options.executionPolicy, onLockWait: onLockWait
         )
         let preliminary = try plan()
-        try options.expectedPlan?.requireSame(as: preliminary, migrator: self)
+        try options.expectedPlan?.requireSame(as: preliminary, migrator: self, online: options.online)
         if preliminary.isUpToDate { return ApplyReport(plan: preliminary, appliedSteps: []) }
         guard preliminary.isExecutable else { throw NotExecutable(blockerDetails: preliminary.blockerDetails) }
         try DataLossNotAllowed.check(preliminary, options: options)
@@ -90,7 +90,7 @@ public struct StoreMigrator {
         defer { lock.release() }
 
         let plan = try self.plan()
-        try options.expectedPlan?.requireSame(as: plan, migrator: self)
+        try options.expectedPlan?.requireSame(as: plan, migrator: self, online: options.online)
         guard plan.isExecutable else { throw NotExecutable(blockerDetails: plan.blockerDetails) }
         try DataLossNotAllowed.check(plan, options: options)
         try OnlineNotSupported.check(plan, options: options)

@@ -29,27 +29,11 @@ public enum MappingModelValidator {
             }
             guard entityMapping.sourceEntity.map({ source.entity(named: $0) != nil }) ?? true else { continue }
             let checker = ExpressionChecker(entityMapping: entityMapping, entityMappings: mapping.entityMappings, source: source, destination: destination)
-            let attributes = destination.allAttributes(of: entity)
-            let relationships = destination.allRelationships(of: entity)
-            for property in entityMapping.attributeMappings {
-                guard let attribute = attributes.first(where: { $0.name == property.name }) else {
-                    issues.append(issue(entityMapping.name, property.name, "\(name) has no attribute '\(property.name)'"))
-                    continue
-                }
-                guard let text = property.valueExpression else { continue }
-                issues += check(text, entityMapping: entityMapping.name, property: property.name, file: mapping.file) { expression in
-                    _ = try checker.check(expression, destinationAttribute: attribute)
-                }
+            issues += check(entityMapping.attributeMappings, against: destination.allAttributes(of: entity), of: name, "attribute", in: entityMapping.name, file: mapping.file) {
+                _ = try checker.check($0, destinationAttribute: $1)
             }
-            for property in entityMapping.relationshipMappings {
-                guard let relationship = relationships.first(where: { $0.name == property.name }) else {
-                    issues.append(issue(entityMapping.name, property.name, "\(name) has no relationship '\(property.name)'"))
-                    continue
-                }
-                guard let text = property.valueExpression else { continue }
-                issues += check(text, entityMapping: entityMapping.name, property: property.name, file: mapping.file) { expression in
-                    _ = try checker.checkRelationship(expression, destinationRelationship: relationship)
-                }
+            issues += check(entityMapping.relationshipMappings, against: destination.allRelationships(of: entity), of: name, "relationship", in: entityMapping.name, file: mapping.file) {
+                _ = try checker.checkRelationship($0, destinationRelationship: $1)
             }
             if let filter = entityMapping.filter {
                 do {
@@ -74,6 +58,24 @@ public enum MappingModelValidator {
                 message: "its \(role) names version '\(name)', which \(model.name) does not have\(closest) (versions: \(model.versionNames.joined(separator: ", ")))"
             )
         }
+    }
+
+    /// Each property mapping names a destination property of its kind (`kind`, of `entity`),
+    /// and its value expression checks against that property.
+    static func check<Property: PropertyDescription>(
+        _ propertyMappings: [PropertyMappingDefinition], against properties: [Property], of entity: String, _ kind: String,
+        in entityMapping: String, file: String, _ checkAgainst: (ValueExpression, Property) throws -> Void
+    ) -> [MappingIssue] {
+        var issues: [MappingIssue] = []
+        for propertyMapping in propertyMappings {
+            guard let property = properties.first(where: { $0.name == propertyMapping.name }) else {
+                issues.append(MappingIssue(file: file, entityMapping: entityMapping, property: propertyMapping.name, message: "\(entity) has no \(kind) '\(propertyMapping.name)'"))
+                continue
+            }
+            guard let text = propertyMapping.valueExpression else { continue }
+            issues += check(text, entityMapping: entityMapping, property: propertyMapping.name, file: file) { try checkAgainst($0, property) }
+        }
+        return issues
     }
 
     static func check(

@@ -116,9 +116,6 @@ public enum NativeModelLoader {
             case "parent": entity.parent = try reader.optionalString(value, what: "parent")
             case "abstract": entity.isAbstract = try reader.bool(value, what: "abstract")
             case "className": entity.className = try reader.optionalString(value, what: "className")
-            case "renamingIdentifier": entity.renamingIdentifier = try reader.optionalString(value, what: "renamingIdentifier")
-            case "versionHashModifier": entity.versionHashModifier = try reader.optionalString(value, what: "versionHashModifier")
-            case "userInfo": entity.userInfo = try reader.stringMap(value, what: "userInfo")
             case "attributes":
                 for attributePair in try reader.mapping(value, what: "attributes") {
                     let attributeReader = reader.at(property: attributePair.key)
@@ -134,10 +131,11 @@ public enum NativeModelLoader {
                     throw reader.issue("uniquenessConstraints must be a list of property lists", at: value)
                 }
                 entity.uniquenessConstraints = try sequence.map { try reader.strings($0, what: "a uniqueness constraint") }
-            default:
+            case "indexes":
                 for indexPair in try reader.mapping(value, what: "indexes") {
                     entity.indexes.append(FetchIndex(name: indexPair.key, properties: try reader.strings(indexPair.value, what: "index \(indexPair.key)")))
                 }
+            default: try parseElementKey(pair.key, value, into: &entity, reader: reader)
             }
         }
         return entity
@@ -167,13 +165,8 @@ public enum NativeModelLoader {
                 }
                 attribute.type = type
                 hasType = true
-            case "optional": attribute.isOptional = try reader.bool(value, what: "optional")
-            case "transient": attribute.isTransient = try reader.bool(value, what: "transient")
-            case "readOnly": attribute.isReadOnly = try reader.bool(value, what: "readOnly")
             case "default": attribute.defaultValue = try reader.optionalString(value, what: "default")
-            case "renamingIdentifier": attribute.renamingIdentifier = try reader.optionalString(value, what: "renamingIdentifier")
-            case "versionHashModifier": attribute.versionHashModifier = try reader.optionalString(value, what: "versionHashModifier")
-            default: attribute.userInfo = try reader.stringMap(value, what: "userInfo")
+            default: try parsePropertyKey(pair.key, value, into: &attribute, reader: reader)
             }
         }
         if !hasType && !attribute.isTransient {
@@ -206,12 +199,7 @@ public enum NativeModelLoader {
                     throw reader.issue("unknown delete rule '\(spelling)' (expected nullify, cascade, deny or noAction)", at: value)
                 }
                 relationship.deleteRule = rule
-            case "optional": relationship.isOptional = try reader.bool(value, what: "optional")
-            case "transient": relationship.isTransient = try reader.bool(value, what: "transient")
-            case "readOnly": relationship.isReadOnly = try reader.bool(value, what: "readOnly")
-            case "renamingIdentifier": relationship.renamingIdentifier = try reader.optionalString(value, what: "renamingIdentifier")
-            case "versionHashModifier": relationship.versionHashModifier = try reader.optionalString(value, what: "versionHashModifier")
-            default: relationship.userInfo = try reader.stringMap(value, what: "userInfo")
+            default: try parsePropertyKey(pair.key, value, into: &relationship, reader: reader)
             }
         }
         guard let destination, !destination.isEmpty else {
@@ -220,5 +208,25 @@ public enum NativeModelLoader {
         relationship.destination = destination
         relationship.maxCount = maxCount ?? (relationship.isToMany ? 0 : 1)
         return relationship
+    }
+
+    /// The keys attributes and relationships both take (`attributeKeys`, `relationshipKeys`).
+    static func parsePropertyKey(_ key: String, _ value: Node, into property: inout some PropertyDescription, reader: ModelYAMLReader) throws {
+        switch key {
+        case "optional": property.isOptional = try reader.bool(value, what: key)
+        case "transient": property.isTransient = try reader.bool(value, what: key)
+        case "readOnly": property.isReadOnly = try reader.bool(value, what: key)
+        default: try parseElementKey(key, value, into: &property, reader: reader)
+        }
+    }
+
+    /// The keys entities and properties all take: `renamingIdentifier`, `versionHashModifier`,
+    /// `userInfo` (the allowed keys were checked before).
+    static func parseElementKey(_ key: String, _ value: Node, into element: inout some ModelElement, reader: ModelYAMLReader) throws {
+        switch key {
+        case "renamingIdentifier": element.renamingIdentifier = try reader.optionalString(value, what: key)
+        case "versionHashModifier": element.versionHashModifier = try reader.optionalString(value, what: key)
+        default: element.userInfo = try reader.stringMap(value, what: key)
+        }
     }
 }

@@ -15,7 +15,7 @@ public enum DeleteRule: String, Sendable, Hashable, CaseIterable {
     }
 }
 
-public struct Attribute: Sendable, Hashable {
+public struct Attribute: PropertyDescription {
     public var name: String
     public var type: AttributeType
     public var isOptional: Bool
@@ -42,12 +42,9 @@ public struct Attribute: Sendable, Hashable {
         self.versionHashModifier = versionHashModifier
         self.userInfo = userInfo
     }
-
-    /// The name used to match this attribute across versions.
-    public var canonicalName: String { renamingIdentifier ?? name }
 }
 
-public struct Relationship: Sendable, Hashable {
+public struct Relationship: PropertyDescription {
     public var name: String
     public var destination: String
     public var inverse: String?
@@ -86,8 +83,6 @@ public struct Relationship: Sendable, Hashable {
         self.versionHashModifier = versionHashModifier
         self.userInfo = userInfo
     }
-
-    public var canonicalName: String { renamingIdentifier ?? name }
 }
 
 /// A fetch index: a named list of properties to index together.
@@ -101,7 +96,7 @@ public struct FetchIndex: Sendable, Hashable {
     }
 }
 
-public struct Entity: Sendable, Hashable {
+public struct Entity: ModelElement {
     public var name: String
     public var parent: String?
     public var isAbstract: Bool
@@ -135,8 +130,6 @@ public struct Entity: Sendable, Hashable {
         self.uniquenessConstraints = uniquenessConstraints
         self.indexes = indexes
     }
-
-    public var canonicalName: String { renamingIdentifier ?? name }
 
     public func attribute(named name: String) -> Attribute? {
         attributes.first { $0.name == name }

@@ -65,24 +65,14 @@ public enum VersionHash {
     }
 
     public static func hash(of attribute: Attribute) -> Digest {
-        var encoder = CanonicalEncoder()
-        encoder.field("kind", "attribute")
-        encoder.field("name", attribute.name)
-        encoder.field("optional", attribute.isOptional)
-        encoder.field("transient", attribute.isTransient)
-        encoder.field("readOnly", attribute.isReadOnly)
+        var encoder = propertyEncoder(kind: "attribute", attribute)
         encoder.field("type", attribute.type.rawValue)
         encoder.field("versionHashModifier", attribute.versionHashModifier ?? "")
         return encoder.digest()
     }
 
     public static func hash(of relationship: Relationship) -> Digest {
-        var encoder = CanonicalEncoder()
-        encoder.field("kind", "relationship")
-        encoder.field("name", relationship.name)
-        encoder.field("optional", relationship.isOptional)
-        encoder.field("transient", relationship.isTransient)
-        encoder.field("readOnly", relationship.isReadOnly)
+        var encoder = propertyEncoder(kind: "relationship", relationship)
         encoder.field("destination", relationship.destination)
         encoder.field("toMany", relationship.isToMany)
         encoder.field("minCount", String(relationship.minCount))
@@ -92,6 +82,17 @@ public enum VersionHash {
         encoder.field("inverse", relationship.inverse ?? "")
         encoder.field("versionHashModifier", relationship.versionHashModifier ?? "")
         return encoder.digest()
+    }
+
+    /// The fields every property's hash starts with: its kind, name and flags.
+    private static func propertyEncoder(kind: String, _ property: some PropertyDescription) -> CanonicalEncoder {
+        var encoder = CanonicalEncoder()
+        encoder.field("kind", kind)
+        encoder.field("name", property.name)
+        encoder.field("optional", property.isOptional)
+        encoder.field("transient", property.isTransient)
+        encoder.field("readOnly", property.isReadOnly)
+        return encoder
     }
 }
 

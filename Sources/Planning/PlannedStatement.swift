@@ -78,6 +78,8 @@ public struct PlannedStep: Sendable, Hashable {
     /// nil when the step cannot run online, and `onlineRefusal` says why.
     public var onlineCatchUp: OnlineCatchUp?
     public var onlineRefusal: String?
+    /// Heavyweight steps run by `apply --online`: stage 3 split around the write guard.
+    public var onlineStageThree: OnlineStageThree?
     /// Passes an earlier, interrupted `apply` of this same step committed in `stagingSchema`:
     /// `apply` continues after them (filled in by the engine).
     public var passesDone = 0

@@ -32,6 +32,7 @@ extension SQLState {
     public static let serializationFailure: SQLState = "40001"
     public static let deadlockDetected: SQLState = "40P01"
     // Class 42: syntax error or access rule violation.
+    public static let insufficientPrivilege: SQLState = "42501"
     public static let syntaxError: SQLState = "42601"
     public static let undefinedTable: SQLState = "42P01"
     // Class 55: object not in prerequisite state.

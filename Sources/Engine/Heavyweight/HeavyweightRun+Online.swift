@@ -28,23 +28,63 @@ extension HeavyweightRun {
         return try connection.execute(catchUp.isInstalled).bool(0, "present") == true
     }
 
-    /// Rounds while more than `options.catchUpRemainder` writes are logged after the last one, at most
-    /// `maximumRounds`; each commits with the position it reached and the staging rows counted
+    /// Rounds while more than `remainder` (default `options.catchUpRemainder`) writes are
+    /// logged after the last one, at most `rounds`; each commits with the position it reached and the staging rows counted
     /// into the last checkpoint, so a resumed run continues from there. Returns that
     /// checkpoint as the last round left it.
-    func catchUp(_ catchUp: OnlineCatchUp, after last: Checkpoint?, _ tracking: ChangeTracking, onRound: (Int, Int) -> Void) throws -> Checkpoint? {
+    func catchUp(
+        _ catchUp: OnlineCatchUp, after last: Checkpoint?, _ tracking: ChangeTracking, remainder: Int? = nil, rounds: Int = maximumRounds,
+        onRound: (Int, Int) -> Void
+    ) throws -> Checkpoint? {
         var last = last
-        for round in 1...Self.maximumRounds {
+        for round in 1...rounds {
             let (pending, upto) = try pendingWrites(catchUp)
-            guard pending > options.catchUpRemainder else { break }
+            guard pending > remainder ?? options.catchUpRemainder else { break }
             let rows = try options.executionPolicy.transaction(on: connection) {
-                try runRound(catchUp, upTo: upto)
+                try roundWithoutForeignKeys { try runRound(catchUp, upTo: upto) }
                 return try recountLastCheckpoint(tracking)
             }
             last?.tableRows = rows
             onRound(round, pending)
         }
         return last
+    }
+
+    /// Before the write guard: catch-up rounds, stage 3's build, then rounds again, which keep
+    /// the last round (under the guard) small, as the build ran while writes went on.
+    func catchUpAndBuild(_ catchUp: OnlineCatchUp, after last: Checkpoint?, _ tracking: ChangeTracking) throws -> Checkpoint? {
+        let onRound = { (_: Int, pending: Int) in
+            var event = progress(.rows, pass: passCount, of: nil)
+            event.rowsDone = pending
+            onProgress(event)
+        }
+        var last = try self.catchUp(catchUp, after: last, tracking, onRound: onRound)
+        if try !isStageThreeBuilt() {
+            // Each attempt after a round mapping every write logged, so that the staging
+            // tables hold what the old store held (short of the writes since).
+            let built = try reportingOnline(.build) {
+                try buildStageThree { last = try self.catchUp(catchUp, after: last, tracking, remainder: 0, rounds: 1, onRound: onRound) }
+            }
+            guard built else { return last }
+        }
+        return try self.catchUp(catchUp, after: last, tracking, onRound: onRound)
+    }
+
+    /// Runs `body` between a `passStarted` and a `passFinished` event of `stage` (an online
+    /// phase outside the passes), when `reported`.
+    func reportingOnline<T>(_ stage: ProgressEvent.Stage, when reported: Bool = true, _ body: () throws -> T) throws -> T {
+        guard reported else { return try body() }
+        var event = ProgressEvent(
+            kind: .passStarted, step: number, stepCount: count, stepKind: step.kind.rawValue, from: step.from, to: step.to,
+            pass: stage == .install ? 1 : passCount, passCount: passCount, stage: stage
+        )
+        onProgress(event)
+        let started = Date()
+        let result = try body()
+        event.kind = .passFinished
+        event.elapsedSeconds = Date().timeIntervalSince(started)
+        onProgress(event)
+        return result
     }
 
     /// Writes logged after the last round, and the last one's id.
@@ -70,9 +110,9 @@ extension HeavyweightRun {
             case .statement(let statement):
                 _ = try execute(statement)
             case .stream(let stream):
-                let pass = PlannedPass(stage: .createInstances, entityMapping: stream.entityMapping, execution: .streaming, statements: [], stream: stream)
-                let context = try self.context(for: pass, stream: stream, source: source, destination: destination)
-                _ = try StreamingPass(context: context, policy: nil, batchSize: options.batchSize) { _ in }.createInstances()
+                try streamAgain(stream, source: source, destination: destination)
+            case .createRelationships(let entityMapping, let sourceKeys):
+                try relateAgain(entityMapping, sourceKeys: sourceKeys, source: source, destination: destination)
             }
         }
         return keys
@@ -90,12 +130,12 @@ extension HeavyweightRun {
     }
 
     /// Under the write guard, in the swap's transaction: the last round, the key sequences
-    /// after the rows written meanwhile, then stage 3.
+    /// after the rows written meanwhile, then stage 3 (what the build before the guard left).
     func finishOnline(_ catchUp: OnlineCatchUp, validate: (Int, PlannedPass)?) throws {
         let (_, upto) = try pendingWrites(catchUp)
-        try runRound(catchUp, upTo: upto)
+        try roundWithoutForeignKeys { try runRound(catchUp, upTo: upto) }
         for statement in catchUp.keySequences { _ = try execute(statement) }
-        if let (number, pass) = validate {
+        if let (number, pass) = try validate.map({ ($0.0, try validatePass($0.1)) }) {
             let source = migrator.model.version(named: step.from ?? "")!
             let destination = migrator.model.version(named: step.to)!
             _ = try runPass(pass, number: number, source: source, destination: destination, passStarted: Date())

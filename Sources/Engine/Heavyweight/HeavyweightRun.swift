@@ -18,7 +18,7 @@ struct HeavyweightRun {
 
     var connection: PostgresConnection { migrator.connection }
     var staging: String { step.stagingSchema! }
-    private var passCount: Int { step.passes.count + 1 }
+    var passCount: Int { step.passes.count + 1 }
 
     var fingerprint: String { Self.fingerprint(of: step) }
 
@@ -52,8 +52,9 @@ struct HeavyweightRun {
     /// 6. Release the guard; drop the triggers from the old store, and the old store when it
     ///    is not kept.
     /// Online (`HeavyweightRun+Online`), the row triggers come with the change triggers, and
-    /// the guard is taken only after the passes (stage 3 left out) and the catch-up rounds:
-    /// the last round and stage 3 run in the swap's transaction.
+    /// the guard is taken only after the passes (stage 3 left out), the catch-up rounds, stage
+    /// 3's build of indexes and foreign keys and more rounds: the last round and the rest of
+    /// stage 3 run in the swap's transaction.
     func run(plan: MigrationPlan, started: Date) throws -> Int {
         let tracking = step.changeTracking!
         let catchUp = isOnline ? onlinePlan() : nil
@@ -63,7 +64,7 @@ struct HeavyweightRun {
             earlier: stagingExists && !options.restart ? try earlierRun() : nil
         )
         if decision.startsAfresh {
-            try installTracking(tracking, catchUp)
+            try reportingOnline(.install, when: catchUp != nil) { try installTracking(tracking, catchUp) }
         } else if catchUp != nil, try !hasRowLog(catchUp) {
             throw StagingMismatch(staging: staging, reason: "holds passes of a run without --online, which logged no row keys")
         }
@@ -92,6 +93,7 @@ struct HeavyweightRun {
             }
             onProgress(event)
             let passStarted = Date()
+            let pass = try validatePass(pass)
             let checkpoint = try options.executionPolicy.transaction(on: connection) {
                 let passRows = try runPass(pass, number: index + 1, source: source, destination: destination, passStarted: passStarted)
                 return try recordCheckpoint(pass, number: index + 1, rows: passRows, after: last, tracking)
@@ -105,12 +107,8 @@ struct HeavyweightRun {
         }
 
         if let catchUp {
-            last = try self.catchUp(catchUp, after: last, tracking) { _, pending in
-                var event = progress(.rows, pass: passCount, of: nil)
-                event.rowsDone = pending
-                onProgress(event)
-            }
-            guardSession = try takeWriteGuard()
+            last = try catchUpAndBuild(catchUp, after: last, tracking)
+            guardSession = try reportingOnline(.writeGuard) { try takeWriteGuard() }
         }
         if let validate { onProgress(progress(.passStarted, pass: validate.0, of: validate.1)) }
         var swapEvent = ProgressEvent(
@@ -251,12 +249,14 @@ struct HeavyweightRun {
     func context(for pass: PlannedPass, stream: StreamedMapping?, source: ModelVersion, destination: ModelVersion) throws -> EntityMappingContext {
         let now = try connection.execute("SELECT extract(epoch from now())::text AS now").value(0, "now").flatMap(Double.init) ?? 0
         let definition = step.passes.first { $0.entityMapping == pass.entityMapping && $0.stream != nil }?.stream
-        return EntityMappingContext(
+        let context = EntityMappingContext(
             stream: stream, entityMapping: pass.entityMapping ?? "",
             sourceEntity: definition?.sourceEntity ?? "", destinationEntity: definition?.destinationEntity ?? "",
             source: source, destination: destination, store: migrator.store, staging: staging,
             connection: connection, now: Date(timeIntervalSince1970: now)
         )
+        context.writer.online = onlineInstances
+        return context
     }
 
     /// An event of `pass`, or of the catch-up rounds when nil.

@@ -101,7 +101,8 @@ public enum HeavyweightMigration {
                 ))
             }
         }
-        passes.append(PlannedPass(stage: .validate, statements: StageThreeStatements(schemas: schemas).statements()))
+        let stageThree = StageThreeStatements(schemas: schemas)
+        passes.append(PlannedPass(stage: .validate, statements: stageThree.statements()))
         for index in passes.indices { passes[index].tablesWritten = ChangeTracking.tablesWritten(by: passes[index], mappings: resolved) }
         let swap = SwapStatements(store: schema, staging: staging).statements(keepsBackup: keepsBackup)
         let tracking = ChangeTracking(store: schema, staging: staging, sourceTables: sourceLayout.tables.map(\.name), stagingTables: layout.tables.map(\.name))
@@ -129,13 +130,15 @@ public enum HeavyweightMigration {
         step.swap = swap
         step.stagingSchema = staging
         step.changeTracking = tracking
-        step.onlineRefusal = CatchUpRound.refusal(resolved, source: sourceLayout, destination: layout)
+        step.onlineRefusal = CatchUpRound.refusal(resolved, policyHooks: options.policyHooks)
         if step.onlineRefusal == nil {
             let round = CatchUpRound(schemas: schemas, forceStreaming: options.forceStreaming).steps(resolved)
             step.onlineCatchUp = OnlineCatchUp(
-                store: schema, staging: staging, sourceTables: sourceLayout.tables.map(\.name), round: round,
-                keySequences: StagingStatements(schemas: schemas).keySequences(resolved)
+                store: schema, staging: staging, sourceTables: sourceLayout.tables, round: round,
+                keySequences: CatchUpPolicies(schemas: schemas, keys: CatchUpKeys(staging: staging)).keySequences(resolved),
+                keptKeys: CatchUpPolicies.keptKeys(resolved), relinkedJoinTables: CatchUpLinks.joinTables(resolved)
             )
+            step.onlineStageThree = OnlineStageThree(stageThree: stageThree)
         }
         step.backupSchema = keepsBackup ? backupSchema(for: schema) : nil
         step.writeGuard = PlannedStatement(

@@ -9,15 +9,24 @@ struct StageThreeStatements {
     var schemas: HeavyweightSchemas
 
     func statements() -> [PlannedStatement] {
-        let staging = schemas.staging, destination = schemas.destination
-        // Fresh statistics first: autovacuum may have analyzed a table while its to-one columns
-        // were still empty, and the foreign key checks would then plan a nested loop over
-        // every row.
-        var statements = [PlannedStatement(
-            "ANALYZE \(SQL.joined(destination.tables.map { "\(ident: staging, $0.name)" }, separator: ", "))",
+        [analyze()] + deferred() + constraints() + countChecks()
+    }
+
+    /// Fresh statistics first: autovacuum may have analyzed a table while its to-one columns
+    /// were still empty, and the foreign key checks would then plan a nested loop over every
+    /// row.
+    func analyze() -> PlannedStatement {
+        PlannedStatement(
+            "ANALYZE \(SQL.joined(schemas.destination.tables.map { "\(ident: schemas.staging, $0.name)" }, separator: ", "))",
             lock: .shareUpdateExclusive, summary: "stage 3: statistics of the new tables for the checks"
-        )]
-        for table in destination.tables {
+        )
+    }
+
+    /// The NOT NULLs and checks of to-one columns, which stage 2 has set by now.
+    func deferred() -> [PlannedStatement] {
+        let staging = schemas.staging
+        var statements: [PlannedStatement] = []
+        for table in schemas.destination.tables {
             for column in DeferredConstraints.notNull(table) {
                 statements.append(PlannedStatement(
                     "ALTER TABLE \(ident: staging, table.name) ALTER COLUMN \(ident: column) SET NOT NULL",
@@ -31,9 +40,14 @@ struct StageThreeStatements {
                 ))
             }
         }
-        let constraints = CreateStore.statements(for: destination).dropFirst(1 + destination.tables.count)
-        return statements + constraints.map { PlannedStatement($0.sql, lock: $0.lock, summary: "stage 3: " + $0.summary) }
-            + countChecks()
+        return statements
+    }
+
+    /// What `CreateStore` writes after the tables: foreign keys, uniques and indexes.
+    func constraints() -> [PlannedStatement] {
+        let destination = schemas.destination
+        return CreateStore.statements(for: destination).dropFirst(1 + destination.tables.count)
+            .map { PlannedStatement($0.sql, lock: $0.lock, summary: "stage 3: " + $0.summary) }
     }
 
     /// Core Data's min/max counts of to-many relationships, which no constraint keeps: each

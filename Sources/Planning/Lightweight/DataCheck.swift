@@ -27,6 +27,12 @@ struct DataCheck: SchemaChange {
                 WHERE \(ident: "_entity") IN (\(literals: link.entities)))
                 """)
         }
+        return [Self.raising(rows: rows, problem: problem, hint: hint)]
+    }
+
+    /// A `DO` block raising `errorCode` when `rows` (a query selecting `_pk`) finds any row,
+    /// naming how many and the first five keys.
+    static func raising(rows: SQL, problem: String, hint: String, errorCode: String = "check_violation") -> PlannedStatement {
         let message = "%s " + problem.replacingOccurrences(of: "%", with: "%%") + "; first _pk: %s"
         let body: SQL = """
 
@@ -37,13 +43,13 @@ struct DataCheck: SchemaChange {
                 SELECT count(*) INTO offending FROM (\(rows)) AS r;
                 IF offending > 0 THEN
                     SELECT string_agg(k._pk::text, ', ' ORDER BY k._pk) INTO first_keys FROM (\(rows) ORDER BY 1 LIMIT 5) AS k;
-                    RAISE EXCEPTION USING ERRCODE = 'check_violation',
+                    RAISE EXCEPTION USING ERRCODE = \(literal: errorCode),
                         MESSAGE = format(\(literal: message), offending, first_keys),
                         HINT = \(literal: hint);
                 END IF;
             END
 
             """
-        return [PlannedStatement("DO \(SQL.dollarQuoted(body, tag: "check"))", lock: .accessShare, summary: "check: no \(problem)")]
+        return PlannedStatement("DO \(SQL.dollarQuoted(body, tag: "check"))", lock: .accessShare, summary: "check: no \(problem)")
     }
 }
