@@ -118,6 +118,32 @@ import TestSupport
         }
     }
 
+    @Test func anOnlineRunCrashedAfterThePolicyRanContinuesWithoutOnlineTakingNoKeyTwice() throws {
+        try S.withStore(try Kitchen.kitchen()) { connection in
+            let session = try connection.reconnect()
+            defer { session.close() }
+            let pid = try session.execute("SELECT pg_backend_pid() AS pid").int(0, "pid") ?? 0
+            var options = ApplyOptions()
+            options.online = true
+            #expect(throws: StepFailure.self) {
+                _ = try Self.migrator("Brigade", on: session).apply(options: options, onProgress: { event in
+                    guard event.kind == .passFinished, event.entityMapping == "RecipeToRecipe", event.stage == .pass(.createInstances) else { return }
+                    _ = try? connection.execute("SELECT pg_terminate_backend(\(Int(pid)))")
+                })
+            }
+            // The sous chefs took keys from shop.chef's sequence; the staging sequence is past them.
+            let sequence = try connection.execute(#"SELECT pg_get_serial_sequence('"shop~staging"."chef"', '_pk') AS s"#).value(0, "s") ?? ""
+            let last = try connection.execute("SELECT last_value FROM \(unsafeRaw: sequence)").int(0, "last_value") ?? 0
+            let sous = try connection.execute(#"SELECT max(_pk) AS k FROM "shop~staging".chef WHERE name LIKE 'sous chef of %'"#).int(0, "k") ?? 0
+            #expect(sous > 0 && last >= sous, "staging sequence at \(last), sous chefs up to \(sous)")
+
+            _ = try Self.migrator("Brigade", on: connection).apply()
+            #expect(try S.version(on: connection) == "Kitchen 2")
+            try Online.expectNoTriggersLeft(on: connection)
+            #expect(try Self.snapshot(S.store, on: connection) == Self.offlineMigration(after: []).migrated)
+        }
+    }
+
     @Test func aPolicyWithAHookOverTheWholeEntityMappingIsRefusedOnlineNamingIt() throws {
         try S.withStore(try Kitchen.kitchen(), rows: 20) { connection in
             let migrator = try Self.migrator("Tally", on: connection)
