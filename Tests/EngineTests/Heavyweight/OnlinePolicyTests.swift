@@ -120,17 +120,7 @@ import TestSupport
 
     @Test func anOnlineRunCrashedAfterThePolicyRanContinuesWithoutOnlineTakingNoKeyTwice() throws {
         try S.withStore(try Kitchen.kitchen()) { connection in
-            let session = try connection.reconnect()
-            defer { session.close() }
-            let pid = try session.execute("SELECT pg_backend_pid() AS pid").int(0, "pid") ?? 0
-            var options = ApplyOptions()
-            options.online = true
-            #expect(throws: StepFailure.self) {
-                _ = try Self.migrator("Brigade", on: session).apply(options: options, onProgress: { event in
-                    guard event.kind == .passFinished, event.entityMapping == "RecipeToRecipe", event.stage == .pass(.createInstances) else { return }
-                    _ = try? connection.execute("SELECT pg_terminate_backend(\(Int(pid)))")
-                })
-            }
+            try Online.crashOnlineRun(after: "RecipeToRecipe", on: connection) { try Self.migrator("Brigade", on: $0) }
             // The sous chefs took keys from shop.chef's sequence; the staging sequence is past them.
             let sequence = try connection.execute(#"SELECT pg_get_serial_sequence('"shop~staging"."chef"', '_pk') AS s"#).value(0, "s") ?? ""
             let last = try connection.execute("SELECT last_value FROM \(unsafeRaw: sequence)").int(0, "last_value") ?? 0
