@@ -9,13 +9,13 @@ extension OnlineTrigger {
     /// The pattern of a backfill: this `BEFORE INSERT OR UPDATE` trigger runs `body` (PL/pgSQL
     /// setting `NEW`) on every row written, `does` saying what it gives them; then `batch`
     /// (ending in a `WHERE` condition) runs in batches.
-    func keepingRowsRight(on table: String, body: SQL, does: String, batch: SQL, summary: String, in schema: String) -> OnlineForm {
+    func keepingRowsRight(on table: String, body: SQL, does: String, batch: SQL, summary: String, in schema: String) -> [OnlinePhase] {
         var install = OnlinePhase.instant(
             installStatements(in: schema, timing: "BEFORE INSERT OR UPDATE", body: body, summary: "rows written get \(does)"),
             summary: "trigger on \(table): rows written meanwhile get \(does)"
         )
         install.installs = [self]
-        return .phases([install, .batched(BatchedStatement(schema: schema, table: table, prefix: batch), summary: summary + ", in batches")])
+        return [install, .batched(BatchedStatement(schema: schema, table: table, prefix: batch), summary: summary + ", in batches")]
     }
 }
 
@@ -27,10 +27,10 @@ extension BackfillNulls: OnlineChange {
         let body: SQL = "BEGIN IF \(condition) THEN NEW.\(ident: column) := \(value); END IF; RETURN NEW; END"
         var prefix: SQL = "UPDATE \(ident: schema, table) SET \(ident: column) = \(value) WHERE \(ident: column) IS NULL"
         if let entities { prefix.append(" AND \(ident: "_entity") IN (\(literals: entities))") }
-        return trigger.keepingRowsRight(
+        return .phases(trigger.keepingRowsRight(
             on: table, body: body, does: "\(column)'s default for NULL", batch: prefix,
             summary: "backfill NULLs of \(table).\(column) with its default", in: schema
-        )
+        ))
     }
 }
 
@@ -44,7 +44,7 @@ extension UpdateEntityNames: OnlineChange {
             THEN NEW.\(ident: "_entity") := CASE NEW.\(ident: "_entity")\(cases) END; END IF; RETURN NEW; END
             """
         let offline = statements(in: schema)[0]
-        return trigger.keepingRowsRight(on: table, body: body, does: "the new entity names", batch: offline.sql, summary: offline.summary, in: schema)
+        return .phases(trigger.keepingRowsRight(on: table, body: body, does: "the new entity names", batch: offline.sql, summary: offline.summary, in: schema))
     }
 }
 

@@ -127,7 +127,7 @@ import TestSupport
                 try StoreMigrator(connection: connection, model: model, store: S.store).apply(options: ApplyOptions(online: true))
             }
             let reasons = ["rating", "servings"].map {
-                "change recipe.\($0) from smallint to integer: recipe_by_both_idx also covers another column the step retypes, which has no online rebuild yet (docs/online-migrations.md, Limits)"
+                "change recipe.\($0) from smallint to integer: recipe_by_both_idx also covers another column the step rebuilds, which has no online rebuild yet (docs/online-migrations.md, Limits)"
             }
             #expect(refusal?.refusals == ["step 1 of 1 (lightweight 'v1' -> 'v2'): " + reasons.joined(separator: "; ")])
             #expect(try S.catalog(of: S.store, on: connection) == catalog)
