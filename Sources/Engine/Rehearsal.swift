@@ -62,7 +62,7 @@ extension StoreMigrator {
         onProgress: (ProgressEvent) -> Void = { _ in }, onLockWait: ([AdvisoryLockHolder]) -> Void = { _ in }
     ) throws -> RehearsalReport {
         let preliminary = try plan()
-        try options.expectedPlan?.requireSame(as: preliminary, migrator: self)
+        try options.expectedPlan?.requireSame(as: preliminary, migrator: self, online: options.online)
         if preliminary.isUpToDate { return RehearsalReport(plan: preliminary, steps: []) }
         guard preliminary.isExecutable else { throw NotExecutable(blockerDetails: preliminary.blockerDetails) }
         try DataLossNotAllowed.check(preliminary, options: options)
@@ -76,7 +76,7 @@ extension StoreMigrator {
         return try connection.rehearsing {
             try MetadataSchema.bootstrap(on: connection)
             let plan = try self.plan()
-            try options.expectedPlan?.requireSame(as: plan, migrator: self)
+            try options.expectedPlan?.requireSame(as: plan, migrator: self, online: options.online)
             guard plan.isExecutable else { throw NotExecutable(blockerDetails: plan.blockerDetails) }
             try DataLossNotAllowed.check(plan, options: options)
             var rehearsed: [RehearsedStep] = []

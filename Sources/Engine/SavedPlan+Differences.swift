@@ -24,10 +24,10 @@ public struct ExpectedPlan: Sendable {
         self.file = file
     }
 
-    /// Throws `SavedPlanMismatch` unless `plan`, with what `migrator` computed it from, is the
-    /// saved one.
-    func requireSame(as plan: MigrationPlan, migrator: StoreMigrator) throws {
-        let differences = saved.differences(from: try SavedPlan(plan: plan, migrator: migrator))
+    /// Throws `SavedPlanMismatch` unless `plan`, with what `migrator` computed it from and
+    /// whether the apply runs `--online`, is the saved one.
+    func requireSame(as plan: MigrationPlan, migrator: StoreMigrator, online: Bool) throws {
+        let differences = saved.differences(from: try SavedPlan(plan: plan, migrator: migrator, online: online))
         if !differences.isEmpty { throw SavedPlanMismatch(file: file, differences: differences) }
     }
 }
@@ -59,6 +59,7 @@ extension SavedPlan {
         if old.targetVersion != new.targetVersion { found.append("option --to: saved '\(old.targetVersion)', now '\(new.targetVersion)'") }
         if old.keepBackup != new.keepBackup { found.append("option --no-backup: saved \(old.keepBackup ? "off" : "on"), now \(new.keepBackup ? "off" : "on")") }
         if old.streaming != new.streaming { found.append("option --streaming: saved \(old.streaming ? "on" : "off"), now \(new.streaming ? "on" : "off")") }
+        if old.online != new.online { found.append("option --online: saved \(old.online ? "on" : "off"), now \(new.online ? "on" : "off")") }
         if old.policies != new.policies {
             found.append("registered policies: saved [\(old.policies.joined(separator: ", "))], now [\(new.policies.joined(separator: ", "))]")
         }

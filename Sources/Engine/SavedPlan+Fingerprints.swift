@@ -6,8 +6,8 @@ import SQLBuilding
 
 extension SavedPlan {
     /// `plan` as a saved plan, with the fingerprints of what `migrator` computed it from: read
-    /// now from the database and the files.
-    public init(plan: MigrationPlan, migrator: StoreMigrator) throws {
+    /// now from the database and the files; `online`: planned for `apply --online`.
+    public init(plan: MigrationPlan, migrator: StoreMigrator, online: Bool = false) throws {
         var versions: [String: String] = [:]
         for name in Set(plan.steps.flatMap { [$0.from, $0.to].compactMap { $0 } } + [plan.targetVersion]) {
             guard let version = migrator.model.version(named: name) else { continue }
@@ -24,7 +24,7 @@ extension SavedPlan {
             models: versions, mappingModels: mappings,
             options: Options(
                 targetVersion: plan.targetVersion, keepBackup: migrator.keepBackup, streaming: migrator.forceStreaming,
-                policies: migrator.policies.names.sorted()
+                policies: migrator.policies.names.sorted(), online: online
             )
         )
         self.init(plan: plan, fingerprints: fingerprints)

@@ -38,13 +38,33 @@ public struct SavedPlan: Codable, Sendable, Equatable {
         public var sha256: String
     }
 
-    /// The choices that shape the steps: `--to`, `--no-backup`, `--streaming`, and the custom
-    /// policies the running program registered.
+    /// The choices that shape the steps: `--to`, `--no-backup`, `--streaming`, the custom
+    /// policies the running program registered, and `--online` (which runs the steps as
+    /// other statements, in other transactions).
     public struct Options: Codable, Sendable, Equatable {
         public var targetVersion: String
         public var keepBackup: Bool
         public var streaming: Bool
         public var policies: [String]
+        public var online: Bool
+
+        public init(targetVersion: String, keepBackup: Bool, streaming: Bool, policies: [String], online: Bool) {
+            self.targetVersion = targetVersion
+            self.keepBackup = keepBackup
+            self.streaming = streaming
+            self.policies = policies
+            self.online = online
+        }
+
+        /// A plan saved before `online` was fingerprinted was saved without `--online`.
+        public init(from decoder: Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            targetVersion = try container.decode(String.self, forKey: .targetVersion)
+            keepBackup = try container.decode(Bool.self, forKey: .keepBackup)
+            streaming = try container.decode(Bool.self, forKey: .streaming)
+            policies = try container.decode([String].self, forKey: .policies)
+            online = try container.decodeIfPresent(Bool.self, forKey: .online) ?? false
+        }
     }
 
     public struct Step: Codable, Sendable, Equatable {

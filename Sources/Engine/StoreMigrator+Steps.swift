@@ -32,7 +32,7 @@ extension StoreMigrator {
                 throw failure
             }
         }
-        if let done = try runOnline(step, number: number, of: count, plan: plan, options: options, started: started) {
+        if let done = try runOnline(step, number: number, of: count, plan: plan, options: options, started: started, onProgress: onProgress) {
             return done
         }
         var failedStatement: PlannedStatement?

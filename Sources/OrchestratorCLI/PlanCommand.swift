@@ -57,7 +57,7 @@ struct PlanCommand: ParsableCommand {
             // A script runs without apply's checks: data loss needs the same consent here.
             if format == .sql { try DataLossNotAllowed.check(plan, options: ApplyOptions(allowDataLoss: allowDataLoss)) }
             let script = format == .sql ? try PlanRendering.sql(plan, model: model) : []
-            if let out { try SavedPlan(plan: plan, migrator: migrator).write(to: out) }
+            if let out { try SavedPlan(plan: plan, migrator: migrator, online: online).write(to: out) }
             switch format {
             case .json: printLine((online ? OnlinePlanRendering.json(plan) : PlanRendering.json(plan)).rendered)
             case .text:

@@ -13,9 +13,11 @@ enum ProgressRendering {
 
     /// Every field of the event, named as in `ProgressEvent`, with `event` first (so a progress
     /// line is told apart from apply's final document), then `rate` and `etaSeconds` (null when
-    /// unknown). Seconds and rates are rounded to thousandths.
+    /// unknown). Seconds and rates are rounded to thousandths. `phase` comes after `stage`
+    /// only in the events of a lightweight step's online phases, so every other line stays as
+    /// it was.
     static func json(_ event: ProgressEvent) -> JSONValue {
-        .object([
+        var fields: [(String, JSONValue)] = [
             ("event", .string(event.kind.rawValue)),
             ("step", .number(event.step)),
             ("stepCount", .number(event.stepCount)),
@@ -34,7 +36,11 @@ enum ProgressRendering {
             ("resumed", .bool(event.resumed)),
             ("rate", event.rate.map(thousandths) ?? .null),
             ("etaSeconds", event.etaSeconds.map(thousandths) ?? .null),
-        ])
+        ]
+        if let phase = event.phase {
+            fields.insert(("phase", .string(phase)), at: fields.firstIndex { $0.0 == "stage" }! + 1)
+        }
+        return .object(fields)
     }
 
     /// The plain line for an event, or nil for `stepStarted`: apply's own `step n of m: …` line
@@ -86,9 +92,11 @@ enum ProgressRendering {
         }
     }
 
-    /// `createInstances RecipeToRecipe (streaming)`; parts the event does not have are left out.
+    /// `createInstances RecipeToRecipe (streaming)`, `online: backfill …` (a lightweight step's
+    /// online phase); parts the event does not have are left out.
     static func passName(_ event: ProgressEvent) -> String {
-        [event.stage.name, event.entityMapping, event.part.map { "(\($0.rawValue))" }, event.execution.map { "(\($0.rawValue))" }].compactMap { $0 }.joined(separator: " ")
+        let stage = event.phase.map { "\(event.stage.name): \($0)" } ?? event.stage.name
+        return [stage, event.entityMapping, event.part.map { "(\($0.rawValue))" }, event.execution.map { "(\($0.rawValue))" }].compactMap { $0 }.joined(separator: " ")
     }
 
     static func rowsText(_ rows: Int) -> String { rows == 1 ? "1 row" : "\(rows) rows" }

@@ -7,16 +7,9 @@ import TestSupport
 @Suite(integration) struct OnlineCommandTests {
     @Test func planOnlineShowsThePhasesAndApplyOnlineRunsThemInBatches() throws {
         try TestDatabase.withFreshDatabase { url in
-            let create = try OrchestratorBinary.run(["apply", "--model", "bench/model", "--to", "Bench 1", "--store", "recipes"], databaseURL: url)
-            #expect(create.exitCode == 0, "\(create)")
+            try Pipeline.benchAtVersionOne(url)
             let connection = try PostgresConnection(url: url)
             defer { connection.close() }
-            try connection.execute("""
-                INSERT INTO recipes.chef (name) VALUES ('Ada');
-                INSERT INTO recipes.cuisine (name) VALUES ('Thai'), ('Nordic');
-                INSERT INTO recipes.recipe (name, rating, chef_pk, cuisine_pk)
-                SELECT 'r' || g, CASE WHEN g % 2 = 0 THEN NULL ELSE 4 END, 1, 1 + g % 2 FROM generate_series(1, 9) g
-                """)
 
             let plan = try OrchestratorBinary.run(["plan", "--online", "--format", "json", "--model", "bench/model", "--store", "recipes"], databaseURL: url)
             #expect(plan.exitCode == 0, "\(plan)")

@@ -84,6 +84,21 @@ enum Pipeline {
         }
     }
 
+    /// The bench's store (bench/model) `recipes` at 'Bench 1' with a chef, two cuisines and nine
+    /// recipes, half of them without a rating.
+    static func benchAtVersionOne(_ url: String) throws {
+        let create = try OrchestratorBinary.run(["apply", "--model", "bench/model", "--to", "Bench 1", "--store", "recipes"], databaseURL: url)
+        try #require(create.exitCode == 0, "\(create)")
+        let connection = try PostgresConnection(url: url)
+        defer { connection.close() }
+        try connection.execute("""
+            INSERT INTO recipes.chef (name) VALUES ('Ada');
+            INSERT INTO recipes.cuisine (name) VALUES ('Thai'), ('Nordic');
+            INSERT INTO recipes.recipe (name, rating, chef_pk, cuisine_pk)
+            SELECT 'r' || g, CASE WHEN g % 2 = 0 THEN NULL ELSE 4 END, 1, 1 + g % 2 FROM generate_series(1, 9) g
+            """)
+    }
+
     /// The Recipes store (migrations/) at 'Recipes 1' with a chef, two recipes and ingredients.
     static func recipesAtVersionOne(_ url: String) throws {
         let create = try OrchestratorBinary.run(["apply", "--model", "migrations", "--to", "Recipes 1"], databaseURL: url)

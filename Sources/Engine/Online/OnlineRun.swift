@@ -17,6 +17,12 @@ struct OnlineRun {
     var step: PlannedStep
     var plan: MigrationPlan
     var options: ApplyOptions
+    /// Step number and count, for the progress events.
+    var number: Int
+    var count: Int
+    /// A `passStarted` and a `passFinished` event per phase (stage `online`, `phase` its
+    /// summary), `rows` after each batch.
+    var onProgress: (ProgressEvent) -> Void = { _ in }
 
     var connection: PostgresConnection { migrator.connection }
     var policy: ExecutionPolicy { options.executionPolicy }
@@ -43,10 +49,18 @@ struct OnlineRun {
                 }
             }
         }
+        for index in online.phases.indices where index < start.phase {
+            var event = progress(.passFinished, phase: index)
+            event.resumed = true
+            onProgress(event)
+        }
         var rows = 0
         for index in online.phases.indices where index >= start.phase {
             let phase = online.phases[index]
             let isLast = index == online.phases.count - 1
+            var event = progress(.passStarted, phase: index)
+            onProgress(event)
+            let phaseStarted = Date(), rowsBefore = rows
             switch phase.execution {
             case .transaction:
                 rows += try policy.transaction(on: connection) {
@@ -65,18 +79,39 @@ struct OnlineRun {
                     return done
                 }
             case .batches:
-                rows += try runBatches(phase, index: index, from: index == start.phase ? start.nextKey : nil, checkpoint: checkpoint, failure: failure)
+                rows += try runBatches(phase, index: index, from: index == start.phase ? start.nextKey : nil, checkpoint: checkpoint, failure: failure) { done in
+                    var batch = event
+                    batch.kind = .rows
+                    batch.rowsDone = done
+                    batch.elapsedSeconds = Date().timeIntervalSince(phaseStarted)
+                    onProgress(batch)
+                }
             case .outsideTransaction:
                 try buildConcurrently(phase, failure: failure)
                 try policy.transaction(on: connection) { try checkpoint.save(.init(phase: index + 1), on: connection) }
             }
+            event.kind = .passFinished
+            event.rowsDone = rows - rowsBefore
+            event.elapsedSeconds = Date().timeIntervalSince(phaseStarted)
+            onProgress(event)
         }
         return rows
     }
 
+    /// An event of phase `index` of the step's online plan.
+    private func progress(_ kind: ProgressEvent.Kind, phase index: Int) -> ProgressEvent {
+        let phases = step.online?.phases ?? []
+        return ProgressEvent(
+            kind: kind, step: number, stepCount: count, stepKind: step.kind.rawValue, from: step.from, to: step.to,
+            pass: index + 1, passCount: phases.count, stage: .online, phase: phases[index].summary
+        )
+    }
+
     /// The batches cover the keys present when the phase starts; rows inserted later go
     /// through the phase's trigger, installed before.
-    private func runBatches(_ phase: OnlinePhase, index: Int, from resumeKey: Int64?, checkpoint: OnlineCheckpoint, failure: Failure) throws -> Int {
+    private func runBatches(
+        _ phase: OnlinePhase, index: Int, from resumeKey: Int64?, checkpoint: OnlineCheckpoint, failure: Failure, onBatch: (Int) -> Void
+    ) throws -> Int {
         guard let batches = phase.batches else { preconditionFailure("batched phase '\(phase.summary)' has no statement") }
         let bounds = try connection.execute("SELECT min(\(ident: "_pk")), max(\(ident: "_pk")) FROM \(ident: batches.schema, batches.table)")
         var rows = 0
@@ -93,6 +128,7 @@ struct OnlineRun {
                     try checkpoint.save(.init(phase: index, nextKey: upper), on: connection)
                     return done
                 }
+                onBatch(rows)
                 lower = upper
             }
         }

@@ -7,14 +7,18 @@ extension StoreMigrator {
     /// half done (plain `apply` finishes it online rather than run offline statements over
     /// it); nil for every other step.
     func runOnline(
-        _ step: PlannedStep, number: Int, of count: Int, plan: MigrationPlan, options: ApplyOptions, started: Date
+        _ step: PlannedStep, number: Int, of count: Int, plan: MigrationPlan, options: ApplyOptions, started: Date,
+        onProgress: (ProgressEvent) -> Void = { _ in }
     ) throws -> AppliedStep? {
         guard step.kind == .lightweight else { return nil }
         let unfinished = try OnlineCheckpoint.unfinished(store: store, on: connection)
         guard options.online || unfinished != nil else { return nil }
         let failure = OnlineRun.Failure()
         do {
-            let rows = try OnlineRun(migrator: self, step: step, plan: plan, options: options).run(started: started, failure: failure)
+            let rows = try withoutActuallyEscaping(onProgress) { onProgress in
+                try OnlineRun(migrator: self, step: step, plan: plan, options: options, number: number, count: count, onProgress: onProgress)
+                    .run(started: started, failure: failure)
+            }
             return AppliedStep(step: step, rows: rows, durationMilliseconds: milliseconds(since: started))
         } catch let error as OnlineStepUnfinished {
             throw error

@@ -15,7 +15,7 @@ enum OnlinePlanner {
         var phases: [OnlinePhase] = []
         var refusals: [String] = []
         var deferred: [PlannedStatement] = []
-        for change in CoveringConstraint.resolving(changes) {
+        for change in CoveringConstraint.resolving(OnlineArrangement.arranged(changes, schema: schema)) {
             guard let online = change as? any OnlineChange else {
                 let what = change.statements(in: schema).first?.summary ?? String(describing: type(of: change))
                 refusals.append("\(what): no online form yet (docs/online-migrations.md, Limits)")

@@ -19,9 +19,10 @@ extension CopyColumnValues: OnlineChange {
             THEN NEW.\(ident: column) := NEW.\(ident: from)::\(unsafeRaw: type); END IF; RETURN NEW; END
             """
         let offline = statements(in: schema)[0]
-        return .phases(OnlineTrigger.named("values", table: table, column: column).keepingRowsRight(
-            on: table, body: body, does: "\(from) copied into \(column) (rows of \(entities.joined(separator: ", ")))",
-            batch: offline.sql, summary: offline.summary, in: schema
+        return .phases(OnlinePhase.triggeredBatches(
+            OnlineTrigger.named("values", table: table, column: column), in: schema, timing: "BEFORE INSERT OR UPDATE", body: body,
+            does: "rows of \(entities.joined(separator: ", ")) written meanwhile get \(from) copied into \(column)",
+            batches: BatchedStatement(schema: schema, table: table, prefix: offline.sql), summary: offline.summary + ", in batches"
         ))
     }
 }
@@ -48,9 +49,11 @@ extension ClearValues: ColumnRebuild {
         let body: SQL = "BEGIN NEW.\(ident: shadow) := CASE WHEN NEW.\(ident: "_entity") IN \(entities) THEN NULL ELSE NEW.\(ident: column) END; RETURN NEW; END"
         let batch: SQL = "UPDATE \(ident: schema, table) SET \(ident: shadow) = CASE WHEN \(ident: "_entity") IN \(entities) THEN NULL ELSE \(ident: column) END WHERE TRUE"
         let phases: [OnlinePhase] = [.instant([PlannedStatement(add, lock: .accessExclusive, summary: "add \(table).\(column) anew beside the old column")])]
-            + trigger.keepingRowsRight(
-                on: table, body: body, does: "\(column) into the new column, without the values of \(self.entities.joined(separator: ", "))",
-                batch: batch, summary: "copy \(table).\(column) into the new column but for rows of \(self.entities.joined(separator: ", "))", in: schema
+            + OnlinePhase.triggeredBatches(
+                trigger, in: schema, timing: "BEFORE INSERT OR UPDATE", body: body,
+                does: "rows written meanwhile get \(column) in the new column, but for rows of \(self.entities.joined(separator: ", "))",
+                batches: BatchedStatement(schema: schema, table: table, prefix: batch),
+                summary: "copy \(table).\(column) into the new column but for rows of \(self.entities.joined(separator: ", ")), in batches"
             )
             + covering.flatMap { $0.buildPhases(on: table, column: column, shadow: shadow, in: schema) }
         return .phasesThenAtSwitchOver(phases, [
