@@ -38,7 +38,7 @@ let package = Package(
             ]
         ),
         // Pure: mapping models and their expressions: parse, type-check, to SQL, evaluate.
-        .target(name: "Mapping", dependencies: ["ObjectModel", "SQLBuilding", .product(name: "Yams", package: "Yams")]),
+        .target(name: "Mapping", dependencies: ["ObjectModel", "SQLBuilding", "JSONRendering", .product(name: "Yams", package: "Yams")]),
         // Pure: store layout, plans. Never talks to a database.
         .target(name: "Planning", dependencies: ["ObjectModel", "SQLBuilding", "Mapping"]),
         // The only module that talks to libpq.

@@ -5,7 +5,9 @@ import PostgresClient
 
 /// Runs plans against PostgreSQL under the store's advisory lock.
 public struct StoreMigrator {
-    public var connection: PostgresConnection
+    public var connection: PostgresConnection {
+        didSet { contracts = ContractCatalogs() }
+    }
     public var model: VersionedModel
     public var store: String
     public var targetVersion: String?
@@ -19,6 +21,9 @@ public struct StoreMigrator {
     public var forceStreaming = false
     /// Keep the old store as `<store>~` after a heavyweight step.
     public var keepBackup = true
+    /// The drift checks' contracts, built once for all the plans of this migrator on its
+    /// connection (another connection may be another server, which normalises them its way).
+    private(set) var contracts = ContractCatalogs()
 
     public init(
         connection: PostgresConnection, model: VersionedModel, store: String, targetVersion: String? = nil,
@@ -37,13 +42,13 @@ public struct StoreMigrator {
         // An interrupted `apply --online` left its step half in the store, by design: its
         // checkpoint, which names the plan, decides whether the run may continue.
         if try OnlineCheckpoint.unfinished(store: store, on: connection) == nil {
-            try DriftCheck.requireNoBlockingDrift(snapshot, model: model, on: connection)
+            try DriftCheck.requireNoBlockingDrift(snapshot, model: model, on: connection, contracts: contracts)
         }
         let recorded = try StoreCatalog.recordedVersions(model: model.name, on: connection)
         var plan = try Planner.plan(
             model: model, targetVersion: targetVersion, snapshot: snapshot, recordedVersions: recorded,
             explicitMappings: explicitMappings,
-            options: PlanningOptions(registeredPolicies: policies.names, forceStreaming: forceStreaming, keepBackup: keepBackup)
+            options: PlanningOptions(registeredPolicies: policies.names, forceStreaming: forceStreaming, keepBackup: keepBackup, policyHooks: policies.declaredHooks)
         )
         plan.blockerDetails += try StoreSchemas.blockers(of: plan, on: connection)
         if plan.status == .migrationRequired {

@@ -25,7 +25,9 @@ public indirect enum JSONValue: Sendable {
         }
     }
 
-    static func quote(_ s: String) -> String {
+    /// A double-quoted string literal: `\\ \" \n \r \t` escaped, other control characters as
+    /// `\uXXXX`. The expression syntax reads strings back with the same escapes.
+    public static func quote(_ s: String) -> String {
         var out = "\""
         for scalar in s.unicodeScalars {
             switch scalar {

@@ -104,7 +104,7 @@ public enum XcodeModelLoader {
     }
 
     public static func parseContents(_ data: Data, name: String, file: String, warnings: inout [ModelIssue]) throws -> ModelVersion {
-        let root = try XMLNode.parse(data, file: file)
+        let root = try XMLTree.parse(data, file: file)
         guard root.name == "model" else {
             throw ModelIssue(file: file, message: "not a Core Data model: the root element is not <model>")
         }
@@ -116,7 +116,7 @@ public enum XcodeModelLoader {
         return version
     }
 
-    static func parseEntity(_ element: XMLNode, file: String, warnings: inout [ModelIssue]) throws -> Entity {
+    static func parseEntity(_ element: XMLTree, file: String, warnings: inout [ModelIssue]) throws -> Entity {
         guard let name = element.attribute("name"), !name.isEmpty else {
             throw ModelIssue(file: file, message: "an <entity> has no name")
         }
@@ -153,7 +153,7 @@ public enum XcodeModelLoader {
         return entity
     }
 
-    static func parseAttribute(_ element: XMLNode, entity: String, file: String, warnings: inout [ModelIssue]) throws -> Attribute {
+    static func parseAttribute(_ element: XMLTree, entity: String, file: String, warnings: inout [ModelIssue]) throws -> Attribute {
         guard let name = element.attribute("name"), !name.isEmpty else {
             throw ModelIssue(file: file, entity: entity, message: "an <attribute> has no name")
         }
@@ -199,7 +199,7 @@ public enum XcodeModelLoader {
         return nil
     }
 
-    static func parseRelationship(_ element: XMLNode, entity: String, file: String) throws -> Relationship {
+    static func parseRelationship(_ element: XMLTree, entity: String, file: String) throws -> Relationship {
         guard let name = element.attribute("name"), !name.isEmpty else {
             throw ModelIssue(file: file, entity: entity, message: "a <relationship> has no name")
         }
@@ -228,7 +228,7 @@ public enum XcodeModelLoader {
     }
 
     /// What every `<attribute>` and `<relationship>` carries: flags, `elementID`, hash modifier, user info.
-    static func readPropertyFields(of element: XMLNode, into property: inout some PropertyDescription) {
+    static func readPropertyFields(of element: XMLTree, into property: inout some PropertyDescription) {
         property.isOptional = element.flag("optional")
         property.isTransient = element.flag("transient")
         property.isReadOnly = element.flag("readOnly")
@@ -237,7 +237,7 @@ public enum XcodeModelLoader {
         property.userInfo = userInfo(of: element)
     }
 
-    static func userInfo(of element: XMLNode) -> [String: String] {
+    static func userInfo(of element: XMLTree) -> [String: String] {
         var result: [String: String] = [:]
         for info in element.elements(forName: "userInfo") {
             for entry in info.elements(forName: "entry") {

@@ -94,8 +94,12 @@ public struct PlanningOptions: Sendable, Hashable {
     public var forceStreaming: Bool
     /// Keep the old store as `<store>~` after a heavyweight step (Core Data's backup).
     public var keepBackup: Bool
+    /// The hooks each registered policy declares it implements; one not here declared none,
+    /// and a step running it is refused online.
+    public var policyHooks: [String: Set<PolicyHook>]
 
-    public init(registeredPolicies: Set<String> = [], forceStreaming: Bool = false, keepBackup: Bool = true) {
+    public init(registeredPolicies: Set<String> = [], forceStreaming: Bool = false, keepBackup: Bool = true, policyHooks: [String: Set<PolicyHook>] = [:]) {
+        self.policyHooks = policyHooks
         self.registeredPolicies = registeredPolicies
         self.forceStreaming = forceStreaming
         self.keepBackup = keepBackup

@@ -23,7 +23,11 @@ public enum DriftCheck {
 
     /// The drift of `store` from `version`'s contract; `DriftNotReadable` when a table of the
     /// store stays locked longer than `lockTimeoutMilliseconds`.
-    public static func drift(of store: String, from version: ModelVersion, on connection: PostgresConnection) throws -> DriftReport {
+    /// `contracts` keeps the contracts built: give the same one to checks on the same
+    /// connection that may meet the same version (`apply` checks before its lock and under it).
+    public static func drift(
+        of store: String, from version: ModelVersion, on connection: PostgresConnection, contracts: ContractCatalogs = ContractCatalogs()
+    ) throws -> DriftReport {
         let live: SchemaCatalog
         do {
             live = try connection.transaction {
@@ -33,25 +37,30 @@ public enum DriftCheck {
         } catch let error as PostgresError where error.sqlState == .lockNotAvailable {
             throw DriftNotReadable(store: store)
         }
-        return DriftReport(version: version.name, items: StoreDrift.compare(expected: try contract(of: version, on: connection), found: live))
+        let expected = try contracts.contract(of: version, on: connection)
+        return DriftReport(version: version.name, items: StoreDrift.compare(expected: expected, found: live))
     }
 
     /// The drift of a store from the version its metadata records; nil when the store has no
     /// metadata or its version is known neither in the files nor in the database's record.
-    public static func drift(of snapshot: StoreSnapshot, model: VersionedModel, on connection: PostgresConnection) throws -> DriftReport? {
+    public static func drift(
+        of snapshot: StoreSnapshot, model: VersionedModel, on connection: PostgresConnection, contracts: ContractCatalogs = ContractCatalogs()
+    ) throws -> DriftReport? {
         guard let metadata = snapshot.metadata,
               let version = try version(named: metadata.versionName, withModelHash: metadata.modelHash, modelName: metadata.modelName, model: model, on: connection)
         else { return nil }
-        return try drift(of: snapshot.store, from: version, on: connection)
+        return try drift(of: snapshot.store, from: version, on: connection, contracts: contracts)
     }
 
     /// Throws `StoreDrifted` when the store lacks or changed objects of its version's contract.
     /// A store whose tables another session holds locked is not checked: `apply` waits for
     /// them with its own lock timeout and retries, as it did before the check.
-    public static func requireNoBlockingDrift(_ snapshot: StoreSnapshot, model: VersionedModel, on connection: PostgresConnection) throws {
+    public static func requireNoBlockingDrift(
+        _ snapshot: StoreSnapshot, model: VersionedModel, on connection: PostgresConnection, contracts: ContractCatalogs = ContractCatalogs()
+    ) throws {
         let report: DriftReport?
         do {
-            report = try drift(of: snapshot, model: model, on: connection)
+            report = try drift(of: snapshot, model: model, on: connection, contracts: contracts)
         } catch is DriftNotReadable {
             return
         }

@@ -23,6 +23,9 @@ public final class EntityMappingContext {
     let stream: StreamedMapping?
     let writer: InstanceWriter
     var evaluator: ExpressionEvaluator
+    /// The source row whose hooks run (stage 2: the source of the destination instance), under
+    /// which an online step records the instances they insert.
+    var currentSource: Int64?
 
     init(
         stream: StreamedMapping?, entityMapping: String, sourceEntity: String, destinationEntity: String,
@@ -68,6 +71,7 @@ public final class EntityMappingContext {
     /// A new destination instance of `entity`, associated with no source instance.
     public func insertInstance(of entity: String) throws -> DestinationInstance {
         let instance = DestinationInstance(entity: entity, primaryKey: try writer.newKey(for: entity))
+        if let currentSource { try writer.recordInserted(instance, by: name, for: currentSource) }
         try writer.insert(instance)
         return instance
     }
@@ -92,6 +96,10 @@ final class InstanceWriter {
     private var tables: [String: EntityColumns] = [:]
     /// Instances inserted so far.
     private(set) var written = 0
+    /// Set while an online step runs (`InstanceWriter+Online`).
+    var online: OnlineInstances?
+    /// Rows of `_policy_instances` waiting to be written with the instances.
+    var insertedBySource: [[String?]] = []
 
     init(connection: PostgresConnection, schema: String, version: ModelVersion) {
         self.connection = connection
@@ -111,7 +119,7 @@ final class InstanceWriter {
     func newKey(for entity: String) throws -> Int64 {
         let table = try columns(of: entity).table
         if keys[table, default: []].isEmpty {
-            let sequence = quoteIdentifier(schema) + "." + quoteIdentifier(table)
+            let sequence = online?.sequence(of: table) ?? quoteIdentifier(schema) + "." + quoteIdentifier(table)
             let block = try connection.execute(
                 "SELECT nextval(pg_get_serial_sequence(\(literal: sequence), '_pk')) AS key FROM generate_series(1, 1000)"
             )
@@ -163,6 +171,7 @@ final class InstanceWriter {
             written += instances.count
         }
         pending.removeAll(keepingCapacity: true)
+        try flushInsertedBySource()
     }
 
     /// Writes what hooks changed in instances read back from the store.

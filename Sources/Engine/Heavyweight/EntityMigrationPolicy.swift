@@ -1,7 +1,11 @@
 import Foundation
 import Mapping
+import Planning
 import PostgresClient
 import SQLBuilding
+
+/// The hooks of a policy, by name (`EntityMigrationPolicy.declaredHooks`).
+public typealias PolicyHook = Planning.PolicyHook
 
 /// A custom entity migration policy (Core Data's `NSEntityMigrationPolicy`): code that runs for
 /// one entity mapping at seven points of a heavyweight migration. Register it under the name
@@ -33,6 +37,14 @@ public protocol EntityMigrationPolicy: AnyObject {
     /// `FUNCTION($entityPolicy, "selector:", arguments…)` in one of the mapping's expressions,
     /// for the source instance being migrated.
     func function(_ selector: String, arguments: [FunctionCall.Argument], source: SourceInstance) throws -> Value
+    /// The hooks this policy implements, for `apply --online`, which maps the rows written
+    /// meanwhile again by running `createDestinationInstances`, `createRelationships` and
+    /// `function` for those rows only. Declaring them promises that each call depends on its
+    /// own instance only (no state kept across instances) and that the instances it inserts
+    /// belong to that instance alone. A step whose policy declares a hook that runs once over
+    /// the whole entity mapping (`begin`, `endInstanceCreation`, `endRelationshipCreation`) is
+    /// refused online; so is one whose policy declares nothing (nil, the default).
+    var declaredHooks: Set<PolicyHook>? { get }
 }
 
 extension EntityMigrationPolicy {
@@ -48,6 +60,7 @@ extension EntityMigrationPolicy {
     public func function(_ selector: String, arguments: [FunctionCall.Argument], source: SourceInstance) throws -> Value {
         throw PolicyError(message: "\(type(of: self)) has no policy function \(selector)")
     }
+    public var declaredHooks: Set<PolicyHook>? { nil }
 }
 
 /// An error a policy throws, or the engine throws about a policy: the migration stops, the

@@ -110,9 +110,9 @@ extension HeavyweightRun {
             case .statement(let statement):
                 _ = try execute(statement)
             case .stream(let stream):
-                let pass = PlannedPass(stage: .createInstances, entityMapping: stream.entityMapping, execution: .streaming, statements: [], stream: stream)
-                let context = try self.context(for: pass, stream: stream, source: source, destination: destination)
-                _ = try StreamingPass(context: context, policy: nil, batchSize: options.batchSize) { _ in }.createInstances()
+                try streamAgain(stream, source: source, destination: destination)
+            case .createRelationships(let entityMapping, let sourceKeys):
+                try relateAgain(entityMapping, sourceKeys: sourceKeys, source: source, destination: destination)
             }
         }
         return keys

@@ -251,12 +251,14 @@ struct HeavyweightRun {
     func context(for pass: PlannedPass, stream: StreamedMapping?, source: ModelVersion, destination: ModelVersion) throws -> EntityMappingContext {
         let now = try connection.execute("SELECT extract(epoch from now())::text AS now").value(0, "now").flatMap(Double.init) ?? 0
         let definition = step.passes.first { $0.entityMapping == pass.entityMapping && $0.stream != nil }?.stream
-        return EntityMappingContext(
+        let context = EntityMappingContext(
             stream: stream, entityMapping: pass.entityMapping ?? "",
             sourceEntity: definition?.sourceEntity ?? "", destinationEntity: definition?.destinationEntity ?? "",
             source: source, destination: destination, store: migrator.store, staging: staging,
             connection: connection, now: Date(timeIntervalSince1970: now)
         )
+        context.writer.online = onlineInstances
+        return context
     }
 
     /// An event of `pass`, or of the catch-up rounds when nil.

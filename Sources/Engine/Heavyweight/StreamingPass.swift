@@ -35,6 +35,7 @@ struct StreamingPass {
                     values: values, destinationKey: Int64(reader.key(.destinationKey, of: row) ?? "") ?? 0
                 )
                 calls.source = source
+                context.currentSource = source.primaryKey
                 if let policy {
                     try policy.createDestinationInstances(for: source, context)
                 } else {
@@ -89,15 +90,17 @@ struct StreamingPass {
 
     /// Stage 2 with a policy: each destination instance the entity mapping made, read back
     /// with its attributes and to-one keys, goes through `createRelationships`; what it changes
-    /// is written back.
-    func createRelationships(mappingName: String) throws -> Int {
+    /// is written back. With `sourceKeys` (a catch-up round): only the instances made from the
+    /// source rows it selects.
+    func createRelationships(mappingName: String, sourceKeys: SQL? = nil) throws -> Int {
         guard let policy else { return 0 }
         let columns = try context.writer.columns(of: context.destinationEntity)
+        let restriction: SQL = sourceKeys.map { keys -> SQL in " AND a.source_pk IN \(keys)" } ?? ""
         let select: SQL = """
-            SELECT \(columns.selectList)
+            SELECT \(columns.selectList), a.source_pk AS _source_pk
             FROM \(ident: context.stagingSchema, columns.table) AS d
             JOIN \(ident: context.stagingSchema, HeavyweightMigration.associationTable) AS a ON a.destination_pk = d._pk
-            WHERE a.entity_mapping = \(literal: mappingName)
+            WHERE a.entity_mapping = \(literal: mappingName)\(restriction)
             ORDER BY d._pk
             """
         var done = 0
@@ -112,6 +115,7 @@ struct StreamingPass {
                 let instance = DestinationInstance(
                     entity: result.value(row, "_entity") ?? "", primaryKey: result.int(row, "_pk") ?? 0, values: values, links: links
                 )
+                context.currentSource = result.int(row, "_source_pk")
                 try policy.createRelationships(for: instance, context)
                 try context.writer.flush()
                 try context.writer.update(instance)

@@ -123,6 +123,7 @@ struct OnlineRun {
                 let statement = PlannedStatement(batches.sql(from: lower, below: upper), lock: phase.lock, summary: phase.summary)
                 rows += try policy.transaction(on: connection) {
                     failure.statement = statement
+                    for setup in batches.setup { try connection.execute(setup) }
                     let done = try connection.execute(statement.sql).affectedRows
                     try checkpoint.save(.init(phase: index, nextKey: upper), on: connection)
                     return done

@@ -1,4 +1,5 @@
 import Foundation
+import JSONRendering
 
 /// Expressions and predicates print in the syntax the parser reads, so that parsing the text
 /// gives the same value back (the canonical form shown in plans and messages).
@@ -90,22 +91,7 @@ private func formatConstant(_ value: Value) -> String {
     }
 }
 
-/// A double-quoted string literal as the expression lexer reads it back: `\\ \" \n \t \r`, other
-/// control characters as `\uXXXX`.
+/// A double-quoted string literal as the expression lexer reads it back: JSON's escapes.
 func formatString(_ s: String) -> String {
-    var result = "\""
-    for scalar in s.unicodeScalars {
-        switch scalar {
-        case "\\": result += "\\\\"
-        case "\"": result += "\\\""
-        case "\n": result += "\\n"
-        case "\t": result += "\\t"
-        case "\r": result += "\\r"
-        case _ where scalar.value < 0x20:
-            let hex = String(scalar.value, radix: 16)
-            result += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-        default: result.unicodeScalars.append(scalar)
-        }
-    }
-    return result + "\""
+    JSONValue.quote(s)
 }

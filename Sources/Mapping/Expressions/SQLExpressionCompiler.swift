@@ -55,7 +55,7 @@ public struct SQLExpressionCompiler: Sendable {
         case .attribute(let reference, _):
             return column(reference)
         case .negate(let operand, let type):
-            let inner = type.isInteger && pgType(of: operand) != .bigint ? cast(value(operand), "bigint") : value(operand)
+            let inner = type.isInteger && pgType(of: operand) != .bigint ? cast(value(operand), .bigint) : value(operand)
             return "(-\(inner))"
         case .arithmetic(let op, let left, let right, let type):
             let (leftSQL, rightSQL) = numericOperands(left, right, in: type, isArithmetic: true)
@@ -84,15 +84,21 @@ public struct SQLExpressionCompiler: Sendable {
         let rightSQL = value(right)
         let (leftType, rightType) = (pgType(of: left), pgType(of: right))
         if type == .integer64, isArithmetic, leftType != .bigint, rightType != .bigint {
-            leftSQL = cast(leftSQL, "bigint")
+            leftSQL = cast(leftSQL, .bigint)
         } else if type == .double, leftType != .double, rightType != .double {
-            leftSQL = cast(leftSQL, "double precision")
+            leftSQL = cast(leftSQL, .doublePrecision)
         }
         return (leftSQL, rightSQL)
     }
 
-    private func cast(_ sql: SQL, _ type: String) -> SQL {
-        "\(sql)::\(unsafeRaw: type)"
+    /// The types an operand is cast to, so that PostgreSQL computes as Swift does.
+    private enum Cast: String {
+        case bigint
+        case doublePrecision = "double precision"
+    }
+
+    private func cast(_ sql: SQL, _ type: Cast) -> SQL {
+        "\(sql)::\(unsafeRaw: type.rawValue)"
     }
 
     /// The PostgreSQL type a compiled node has, as far as the casts above care.
@@ -131,14 +137,20 @@ public struct SQLExpressionCompiler: Sendable {
         switch value {
         case .null: return "NULL"
         case .int(let i): return i < 0 ? "(\(literal: i))" : "\(literal: i)"
-        case .double(let d): return SQL(unsafeRaw: d.sign == .minus ? "(\(d))" : String(d))
-        case .decimal(let text): return SQL(unsafeRaw: text.hasPrefix("-") ? "(\(text))" : text)
+        case .double(let d): return number(SQLNumber(d))
+        case .decimal(let text):
+            guard let decimal = SQLNumber(text) else { preconditionFailure("decimal constant '\(text)' is not a number: build it with Value.decimal(normalizing:)") }
+            return number(decimal)
         case .string(let s): return "\(literal: s)"
         case .bool(let b): return b ? "true" : "false"
-        case .date(let date): return "to_timestamp(\(unsafeRaw: String(date.timeIntervalSince1970)))"
+        case .date(let date): return "to_timestamp(\(literal: date.timeIntervalSince1970))"
         case .bytes(let bytes): return "\(literal: SQLValue.bytes(bytes).textRepresentation ?? "")::bytea"
         case .uuid(let uuid): return "\(literal: uuid.uuidString.lowercased())::uuid"
         }
+    }
+
+    private func number(_ number: SQLNumber) -> SQL {
+        number.isNegative ? "(\(literal: number))" : "\(literal: number)"
     }
 }
 

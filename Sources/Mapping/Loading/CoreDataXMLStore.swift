@@ -1,12 +1,8 @@
 import Foundation
 import ObjectModel
-#if canImport(FoundationXML)
-import FoundationXML
-#endif
 
 /// The objects of a Core Data XML store (`<database><object type= id=>…`), as Xcode writes
-/// `xcmapping.xml`. Read with XMLParser, which reports malformed input with its position
-/// (Foundation's XMLDocument on Linux silently recovers from it).
+/// `xcmapping.xml`, read from its `XMLTree`.
 struct CoreDataXMLStore {
     struct StoredObject {
         var id: String
@@ -28,83 +24,43 @@ struct CoreDataXMLStore {
 
     /// Parses a whole store; malformed XML or a document that is not a store throws with its line.
     static func parse(_ data: Data, file: String) throws -> CoreDataXMLStore {
-        if let problem = XMLPreflight.problem(in: data) {
-            throw MappingIssue(file: file, line: problem.line, message: "malformed XML: \(problem.message)")
+        let root: XMLTree
+        do throws(XMLTree.ReadError) {
+            root = try XMLTree.read(data)
+        } catch .refused(let line, let message) {
+            throw MappingIssue(file: file, line: line, message: "malformed XML: \(message)")
+        } catch .malformed(let line, let column, _) {
+            throw MappingIssue(file: file, line: line, message: "malformed XML (line \(line), column \(column))")
         }
-        let parser = XMLParser(data: data)
-        let builder = Builder()
-        parser.delegate = builder
-        let finished = parser.parse()
-        if !finished || parser.parserError != nil || builder.depth != 0 {
-            throw MappingIssue(
-                file: file, line: parser.lineNumber,
-                message: "malformed XML (line \(parser.lineNumber), column \(parser.columnNumber))"
-            )
+        var store = CoreDataXMLStore(objects: [:], order: [])
+        // Objects are the root's children; their attributes and relationships are theirs.
+        for element in root.elements(forName: "object") {
+            guard let id = element.attribute("id"), let type = element.attribute("type") else {
+                throw MappingIssue(file: file, line: element.line, message: "an <object> lacks its id or type")
+            }
+            guard store.objects[id] == nil else {
+                throw MappingIssue(file: file, line: element.endLine, message: "the id \(id) is used by two objects")
+            }
+            store.objects[id] = StoredObject(element, id: id, type: type)
+            store.order.append(id)
         }
-        if let problem = builder.problem {
-            throw MappingIssue(file: file, line: problem.line, message: problem.message)
-        }
-        guard builder.rootName == "database" else {
+        guard root.name == "database" else {
             throw MappingIssue(file: file, message: "not a Core Data XML store: the root element is not <database>")
         }
-        return CoreDataXMLStore(objects: builder.objects, order: builder.order)
+        return store
     }
+}
 
-    private final class Builder: NSObject, XMLParserDelegate {
-        var rootName: String?
-        var depth = 0
-        var objects: [String: StoredObject] = [:]
-        var order: [String] = []
-        var problem: (line: Int, message: String)?
-        private var current: StoredObject?
-        private var attributeName: String?
-        private var text = ""
-
-        func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?, attributes: [String: String] = [:]) {
-            depth += 1
-            if depth == 1 { rootName = name }
-            // Objects are the root's children; their attributes and relationships are theirs.
-            switch (depth, name) {
-            case (2, "object"):
-                guard let id = attributes["id"], let type = attributes["type"] else {
-                    fail(parser, "an <object> lacks its id or type")
-                    return
-                }
-                current = StoredObject(id: id, type: type, line: parser.lineNumber)
-            case (3, "attribute") where current != nil:
-                attributeName = attributes["name"]
-                text = ""
-            case (3, "relationship") where current != nil:
-                if let relationship = attributes["name"] {
-                    current?.relationships[relationship] = (attributes["idrefs"] ?? "").split(whereSeparator: \.isWhitespace).map(String.init)
-                }
-            default:
-                break
+extension CoreDataXMLStore.StoredObject {
+    init(_ element: XMLTree, id: String, type: String) {
+        self.init(id: id, type: type, line: element.line)
+        for child in element.children {
+            guard let name = child.attribute("name") else { continue }
+            switch child.name {
+            case "attribute": attributes[name] = child.text
+            case "relationship": relationships[name] = (child.attribute("idrefs") ?? "").split(whereSeparator: \.isWhitespace).map(String.init)
+            default: break
             }
-        }
-
-        func parser(_ parser: XMLParser, foundCharacters string: String) {
-            if attributeName != nil { text += string }
-        }
-
-        func parser(_ parser: XMLParser, didEndElement name: String, namespaceURI: String?, qualifiedName: String?) {
-            if depth == 3, name == "attribute", let attributeName {
-                current?.attributes[attributeName] = text
-                self.attributeName = nil
-            }
-            if depth == 2, name == "object", let object = current {
-                if objects[object.id] != nil {
-                    fail(parser, "the id \(object.id) is used by two objects")
-                }
-                objects[object.id] = object
-                order.append(object.id)
-                current = nil
-            }
-            depth -= 1
-        }
-
-        private func fail(_ parser: XMLParser, _ message: String) {
-            if problem == nil { problem = (parser.lineNumber, message) }
         }
     }
 }

@@ -3,6 +3,8 @@ import ObjectModel
 import SQLBuilding
 
 /// Plans the catch-up round of an online heavyweight step (`OnlineCatchUp`):
+/// 0. the links of rows written meanwhile (`CatchUpLinks`): join table pairs go, owners of
+///    ordered links are noted;
 /// 1. per entity mapping, the destination rows made from the round's source keys are deleted;
 ///    association rows go only where the source row is gone or no longer passes the filter;
 /// 2. per entity mapping in the step's order, stage 1 again for those keys (association of
@@ -14,22 +16,17 @@ struct CatchUpRound {
     var forceStreaming: Bool
 
     /// Why the step cannot run online, or nil.
-    static func refusal(_ mappings: [ResolvedEntityMapping], source: StoreLayout, destination: StoreLayout) -> String? {
-        if let mapping = mappings.first(where: { $0.policy != nil }) {
-            return "entity mapping \(mapping.name) runs custom policy '\(mapping.policy!)', whose hooks cannot be run again for the rows written meanwhile"
-        }
-        let joins = (source.tables + destination.tables).filter { !$0.kind.isHierarchy }.map(\.name)
-        if !joins.isEmpty {
-            return "the store keeps to-many relationships in join tables (\(Set(joins).sorted().joined(separator: ", "))), whose rows have no key to log"
-        }
-        return nil
+    static func refusal(_ mappings: [ResolvedEntityMapping], policyHooks: [String: Set<PolicyHook>]) -> String? {
+        CatchUpPolicies.refusal(mappings, policyHooks: policyHooks)
     }
 
     func steps(_ mappings: [ResolvedEntityMapping]) -> [OnlineCatchUp.CatchUpStep] {
         let keys = CatchUpKeys(staging: schemas.staging)
         let staging = schemas.staging, store = schemas.store
-        var steps: [OnlineCatchUp.CatchUpStep] = []
+        let policies = CatchUpPolicies(schemas: schemas, keys: keys)
+        var steps = CatchUpLinks(schemas: schemas, keys: keys).statements(mappings).map(CatchUpStep.statement)
         for mapping in mappings {
+            steps += policies.forgetInsertedInstances(mapping).map(CatchUpStep.statement)
             let summary = "catch-up, \(mapping.name): drop the \(mapping.destinationEntity) rows made from \(mapping.sourceTable) rows written meanwhile"
             if mapping.keepsSourceKeys {
                 steps.append(.statement(PlannedStatement("""
@@ -61,7 +58,10 @@ struct CatchUpRound {
         let stageTwo = StageTwoStatements(schemas: schemas)
         let sourceTables = Dictionary(mappings.map { ($0.name, $0.sourceTable) }) { first, _ in first }
         for mapping in mappings { steps += stageTwo.toOne(mapping, only: keys).map(CatchUpStep.statement) }
-        for mapping in mappings { steps += stageTwo.toMany(mapping, only: keys, sourceTables: sourceTables).map(CatchUpStep.statement) }
+        for mapping in mappings {
+            steps += stageTwo.toMany(mapping, only: keys, sourceTables: sourceTables).map(CatchUpStep.statement)
+            steps += policies.createRelationships(mapping)
+        }
         return steps
     }
 

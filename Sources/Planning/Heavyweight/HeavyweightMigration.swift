@@ -130,12 +130,13 @@ public enum HeavyweightMigration {
         step.swap = swap
         step.stagingSchema = staging
         step.changeTracking = tracking
-        step.onlineRefusal = CatchUpRound.refusal(resolved, source: sourceLayout, destination: layout)
+        step.onlineRefusal = CatchUpRound.refusal(resolved, policyHooks: options.policyHooks)
         if step.onlineRefusal == nil {
             let round = CatchUpRound(schemas: schemas, forceStreaming: options.forceStreaming).steps(resolved)
             step.onlineCatchUp = OnlineCatchUp(
-                store: schema, staging: staging, sourceTables: sourceLayout.tables.map(\.name), round: round,
-                keySequences: StagingStatements(schemas: schemas).keySequences(resolved)
+                store: schema, staging: staging, sourceTables: sourceLayout.tables, round: round,
+                keySequences: CatchUpPolicies(schemas: schemas, keys: CatchUpKeys(staging: staging)).keySequences(resolved),
+                keptKeys: CatchUpPolicies.keptKeys(resolved), relinkedJoinTables: CatchUpLinks.joinTables(resolved)
             )
             step.onlineStageThree = OnlineStageThree(stageThree: stageThree)
         }

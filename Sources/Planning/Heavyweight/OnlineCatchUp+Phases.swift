@@ -16,8 +16,10 @@ extension OnlineCatchUp {
     public static func phases(of step: PlannedStep, store: String) -> [HeavyweightOnlinePhase] {
         let tables = step.changeTracking?.sourceTables ?? []
         let named = tables.map { "\(store).\($0)" }.joined(separator: ", ")
+        let joins = step.onlineCatchUp?.loggedJoinTables ?? []
+        let logged = joins.isEmpty ? "" : " (a link of \(joins.map { "\(store).\($0)" }.joined(separator: ", ")) logs the keys of the two rows it joins)"
         var phases = [HeavyweightOnlinePhase(
-            summary: "install the change logs and the row triggers on \(named)", lock: .shareRowExclusive, hold: .instant,
+            summary: "install the change logs and the row triggers on \(named)\(logged)", lock: .shareRowExclusive, hold: .instant,
             holdText: "a catalog change per table (milliseconds; waits at most --lock-timeout, then retried)", blocksWrites: false
         )]
         for pass in step.passes where pass.stage != .validate {
@@ -28,7 +30,7 @@ extension OnlineCatchUp {
             ))
         }
         phases.append(HeavyweightOnlinePhase(
-            summary: "catch-up rounds: the rows written meanwhile mapped again, until at most 1000 writes are left (at most 8 rounds)",
+            summary: "catch-up rounds: the rows written meanwhile mapped again\(step.onlineCatchUp.map(Self.remapped) ?? ""), until at most 1000 writes are left (at most 8 rounds)",
             lock: .accessShare, hold: .scan, holdText: "one transaction per round, as long as its rows take; reads and writes go on", blocksWrites: false
         ))
         phases.append(HeavyweightOnlinePhase(
@@ -43,5 +45,20 @@ extension OnlineCatchUp {
             blocksWrites: true
         ))
         return phases
+    }
+}
+
+extension OnlineCatchUp {
+    /// What a round runs again beyond stage 1 and 2's statements, for `plan --online`: the
+    /// policies' per-instance hooks, the pairs of join tables.
+    static func remapped(_ catchUp: OnlineCatchUp) -> String {
+        var parts = catchUp.round.compactMap { part -> String? in
+            guard case .stream(let stream) = part, let policy = stream.policy else { return nil }
+            return "\(stream.entityMapping) through policy '\(policy)': its per-instance hooks for those rows, the instances it inserted for them replaced"
+        }
+        if !catchUp.relinkedJoinTables.isEmpty {
+            parts.append("their links in \(catchUp.relinkedJoinTables.joined(separator: ", ")) made again")
+        }
+        return parts.isEmpty ? "" : " (" + parts.joined(separator: "; ") + ")"
     }
 }

@@ -9,6 +9,12 @@ struct CatchUpKeys {
     func of(_ table: String) -> SQL {
         "(SELECT pk FROM \(ident: staging, OnlineCatchUp.keysTable) WHERE table_name = \(literal: table))"
     }
+
+    /// `(SELECT pk FROM <staging>._catch_up_owners WHERE link = '<link>')`: the destination keys
+    /// of the owners whose ordered links `link` the round numbers again.
+    func owners(of link: String) -> SQL {
+        "(SELECT pk FROM \(ident: staging, OnlineCatchUp.ownersTable) WHERE link = \(literal: link))"
+    }
 }
 
 /// What `apply --online` adds to a heavyweight step (docs/online-migrations.md): the old store
@@ -27,6 +33,8 @@ public struct OnlineCatchUp: Sendable, Hashable {
     public static let positionTable = "_catch_up_position"
     public static let function = "_record_row_change"
     public static let trigger = "_orchestrator_row"
+    public static let ownersTable = "_catch_up_owners"
+    public static let policyInstancesTable = "_policy_instances"
 
     public var staging: String
     /// With `ChangeTracking.install`, in its transaction: the log, the keys and position
@@ -39,16 +47,33 @@ public struct OnlineCatchUp: Sendable, Hashable {
     /// keys, after the rows written meanwhile.
     public var keySequences: [PlannedStatement]
 
-    /// A statement of the round, or a streamed entity mapping restricted to the round's keys.
+    /// Tables of the new store keeping their source rows' keys, with each one's source table:
+    /// while the application writes, a policy's instances there take their keys from the
+    /// source table's sequence, as the application's rows do.
+    public var keptKeys: [String: String]
+    /// Join tables of the old store, whose triggers log the keys of the two rows each link joins.
+    public var loggedJoinTables: [String]
+    /// Join tables of the new store whose pairs of the round's rows a round makes again.
+    public var relinkedJoinTables: [String]
+
+    /// A statement of the round, a streamed entity mapping restricted to the round's keys, or
+    /// a policy's stage 2 hook for the rows made from the source rows `sourceKeys` selects.
     public enum CatchUpStep: Sendable, Hashable {
         case statement(PlannedStatement)
         case stream(StreamedMapping)
+        case createRelationships(entityMapping: String, sourceKeys: SQL)
     }
 
-    init(store: String, staging: String, sourceTables: [String], round: [CatchUpStep], keySequences: [PlannedStatement]) {
+    init(
+        store: String, staging: String, sourceTables: [TableLayout], round: [CatchUpStep], keySequences: [PlannedStatement],
+        keptKeys: [String: String], relinkedJoinTables: [String]
+    ) {
         self.staging = staging
+        self.loggedJoinTables = sourceTables.filter { !$0.kind.isHierarchy }.map(\.name)
+        self.relinkedJoinTables = relinkedJoinTables
         self.round = round
         self.keySequences = keySequences
+        self.keptKeys = keptKeys
         var install = [
             PlannedStatement("""
                 CREATE TABLE \(ident: staging, Self.changesTable) (
@@ -65,16 +90,40 @@ public struct OnlineCatchUp: Sendable, Hashable {
                 CREATE TABLE \(ident: staging, Self.positionTable) (mapped_through bigint NOT NULL)
                 """, lock: .accessExclusive, summary: "create the position in the row change log the catch-up rounds reached"),
             PlannedStatement("INSERT INTO \(ident: staging, Self.positionTable) VALUES (0)", lock: .rowExclusive, summary: "no change mapped again yet"),
-            // As `ChangeTracking`'s function: SECURITY DEFINER, names resolved in the staging schema.
+            PlannedStatement("""
+                CREATE TABLE \(ident: staging, Self.ownersTable) (link text NOT NULL, pk bigint NOT NULL, PRIMARY KEY (link, pk))
+                """, lock: .accessExclusive, summary: "create the table of the owners whose ordered links a catch-up round numbers again"),
+            PlannedStatement("""
+                CREATE TABLE \(ident: staging, Self.policyInstancesTable) (
+                    entity_mapping text NOT NULL,
+                    source_pk bigint NOT NULL,
+                    destination_table text NOT NULL,
+                    destination_pk bigint NOT NULL
+                )
+                """, lock: .accessExclusive, summary: "create the table of the instances policies inserted for each source row"),
+            // As `ChangeTracking`'s function: SECURITY DEFINER, names resolved in the staging
+            // schema. A join table's row has no key: its trigger passes the tables and columns
+            // of the two rows it links (owner, then target), and both keys are logged.
             PlannedStatement("""
                 CREATE FUNCTION \(ident: staging, Self.function)() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER
                 SET search_path TO \(ident: staging), pg_catalog, pg_temp AS $body$
                 BEGIN
-                    IF TG_OP <> 'INSERT' THEN
-                        INSERT INTO _row_changes (table_name, pk, operation) VALUES (TG_TABLE_NAME, OLD._pk, TG_OP);
-                    END IF;
-                    IF TG_OP <> 'DELETE' AND (TG_OP = 'INSERT' OR NEW._pk <> OLD._pk) THEN
-                        INSERT INTO _row_changes (table_name, pk, operation) VALUES (TG_TABLE_NAME, NEW._pk, TG_OP);
+                    IF TG_NARGS = 0 THEN
+                        IF TG_OP <> 'INSERT' THEN
+                            INSERT INTO _row_changes (table_name, pk, operation) VALUES (TG_TABLE_NAME, OLD._pk, TG_OP);
+                        END IF;
+                        IF TG_OP <> 'DELETE' AND (TG_OP = 'INSERT' OR NEW._pk <> OLD._pk) THEN
+                            INSERT INTO _row_changes (table_name, pk, operation) VALUES (TG_TABLE_NAME, NEW._pk, TG_OP);
+                        END IF;
+                    ELSE
+                        IF TG_OP <> 'INSERT' THEN
+                            INSERT INTO _row_changes (table_name, pk, operation)
+                            VALUES (TG_ARGV[0], (to_jsonb(OLD) ->> TG_ARGV[1])::bigint, TG_OP), (TG_ARGV[2], (to_jsonb(OLD) ->> TG_ARGV[3])::bigint, TG_OP);
+                        END IF;
+                        IF TG_OP <> 'DELETE' THEN
+                            INSERT INTO _row_changes (table_name, pk, operation)
+                            VALUES (TG_ARGV[0], (to_jsonb(NEW) ->> TG_ARGV[1])::bigint, TG_OP), (TG_ARGV[2], (to_jsonb(NEW) ->> TG_ARGV[3])::bigint, TG_OP);
+                        END IF;
                     END IF;
                     RETURN NULL;
                 END
@@ -83,10 +132,23 @@ public struct OnlineCatchUp: Sendable, Hashable {
         ]
         for table in sourceTables {
             install.append(PlannedStatement("""
-                CREATE TRIGGER \(ident: Self.trigger) AFTER INSERT OR UPDATE OR DELETE ON \(ident: store, table) FOR EACH ROW EXECUTE FUNCTION \(ident: staging, Self.function)()
-                """, lock: .shareRowExclusive, summary: "log the keys of rows written to \(store).\(table) until the swap"))
+                CREATE TRIGGER \(ident: Self.trigger) AFTER INSERT OR UPDATE OR DELETE ON \(ident: store, table.name) FOR EACH ROW EXECUTE FUNCTION \(ident: staging, Self.function)(\(Self.linkedRows(of: table)))
+                """, lock: .shareRowExclusive, summary: "log the keys of rows written to \(store).\(table.name)\(table.kind.isHierarchy ? "" : ", as the keys of the rows each link joins,") until the swap"))
         }
         self.install = install
+    }
+
+    /// A join table's trigger arguments: the owner's table and column, the target's table and
+    /// column; nothing for a hierarchy table.
+    static func linkedRows(of table: TableLayout) -> SQL {
+        guard !table.kind.isHierarchy else { return "" }
+        let ends = [ColumnLayout.Role.joinOwner, .joinTarget].compactMap { role -> [String]? in
+            guard let column = table.columns.first(where: { $0.role == role }),
+                  let key = table.foreignKeys.first(where: { $0.column == column.name }) else { return nil }
+            return [key.referencedTable, column.name]
+        }
+        precondition(ends.count == 2, "a join table has an owner and a target column, each with its foreign key")
+        return "\(literals: ends.flatMap { $0 })"
     }
 
     /// Whether the row change log is there (an earlier run was online too).
@@ -121,7 +183,7 @@ public struct OnlineCatchUp: Sendable, Hashable {
     public static func afterSwap(store: String, old: String) -> [SQL] {
         [
             "ALTER FUNCTION \(ident: store, function)() SET SCHEMA \(ident: old)",
-            "DROP TABLE \(ident: store, changesTable), \(ident: store, keysTable), \(ident: store, positionTable)",
+            "DROP TABLE \(ident: store, changesTable), \(ident: store, keysTable), \(ident: store, positionTable), \(ident: store, ownersTable), \(ident: store, policyInstancesTable)",
         ]
     }
 

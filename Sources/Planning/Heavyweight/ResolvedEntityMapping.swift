@@ -60,6 +60,18 @@ struct ResolvedEntityMapping: Sendable {
             case joinTable(table: String, ownColumn: String, otherColumn: String)
             /// The inverse's to-one column, in the table of the linked rows.
             case inverseColumn(table: String, column: String)
+
+            /// The join table `owner` keeps for its `relationship`: seen from the owner's side, its
+            /// rows are in the owner's column; seen from the inverse's, in the relationship's.
+            static func joinTable(ownedBy owner: String, relationship: String, seenFromInverse: Bool) -> Storage {
+                let ownerColumn = StoreNaming.foreignKeyColumnName(relationship: owner)
+                let linkedColumn = StoreNaming.foreignKeyColumnName(relationship: relationship)
+                return .joinTable(
+                    table: StoreNaming.joinTableName(entity: owner, relationship: relationship),
+                    ownColumn: seenFromInverse ? linkedColumn : ownerColumn,
+                    otherColumn: seenFromInverse ? ownerColumn : linkedColumn
+                )
+            }
         }
 
         var relationship: String
@@ -189,18 +201,10 @@ extension ResolvedEntityMapping {
         var order = StoreNaming.orderColumnName(relationship: relationship.name)
         switch (storage, inverse, destination.entity(named: relationship.destination)) {
         case (.joinTable, _, _):
-            linked = .joinTable(
-                table: StoreNaming.joinTableName(entity: declaring.name, relationship: relationship.name),
-                ownColumn: StoreNaming.foreignKeyColumnName(relationship: declaring.name),
-                otherColumn: StoreNaming.foreignKeyColumnName(relationship: relationship.name)
-            )
+            linked = .joinTable(ownedBy: declaring.name, relationship: relationship.name, seenFromInverse: false)
         case (.inverseJoinTable, let inverse?, let target?):
             let owner = destination.ancestry(of: target).last { $0.relationships.contains(inverse) } ?? target
-            linked = .joinTable(
-                table: StoreNaming.joinTableName(entity: owner.name, relationship: inverse.name),
-                ownColumn: StoreNaming.foreignKeyColumnName(relationship: inverse.name),
-                otherColumn: StoreNaming.foreignKeyColumnName(relationship: owner.name)
-            )
+            linked = .joinTable(ownedBy: owner.name, relationship: inverse.name, seenFromInverse: true)
         case (.inverseColumn, let inverse?, let target?):
             let holder = destination.ancestry(of: target).last { $0.relationships.contains(inverse) } ?? target
             linked = .inverseColumn(

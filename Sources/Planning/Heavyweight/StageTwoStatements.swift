@@ -54,8 +54,10 @@ struct StageTwoStatements {
     func toMany(_ mapping: ResolvedEntityMapping, only keys: CatchUpKeys? = nil, sourceTables: [String: String] = [:]) -> [PlannedStatement] {
         let sourceEntity = schemas.sourceEntity(of: mapping)
         return mapping.toManyLinks.map { link in
+            // An ordered link's positions count every link of the owner: owners `CatchUpLinks` found too.
             let restriction: SQL? = keys.map { keys in
-                "(a.source_pk IN \(keys.of(mapping.sourceTable)) OR a2.source_pk IN \(keys.of(sourceTables[link.mappingName] ?? mapping.sourceTable)))"
+                let owners: SQL = link.orderColumn == nil ? "" : " OR a.destination_pk IN \(keys.owners(of: CatchUpLinks.name(mapping, link)))"
+                return "(a.source_pk IN \(keys.of(mapping.sourceTable)) OR a2.source_pk IN \(keys.of(sourceTables[link.mappingName] ?? mapping.sourceTable))\(owners))"
             }
             let linked = linkedRows(mapping, sourceEntity: sourceEntity, through: link.mappingName, at: link.sourcePath, only: restriction)
             let sortKeys: [SQL] = (linked.order.map { [$0] } ?? []) + ["a2.source_pk"]

@@ -15,7 +15,7 @@ struct AlterColumnType: SchemaChange {
     /// What `apply --online` needs to build the column beside the old one (`describing`).
     var isNotNull = false
     var defaultExpression: SQL?
-    var constrainedBy: [String] = []
+    var covering: [CoveringConstraint] = []
 
     func statements(in schema: String) -> [PlannedStatement] {
         var statements: [PlannedStatement] = []
@@ -42,8 +42,11 @@ struct AlterColumnType: SchemaChange {
 /// Floating-point numbers printed in their shortest exact form (PostgreSQL's default, which a
 /// server or role may change), for the conversions and checks that read them as text.
 struct ShortestFloatText: SchemaChange {
+    /// As `SET` and a function's `SET` clause spell it.
+    static let setting: SQL = "extra_float_digits = 1"
+
     func statements(in schema: String) -> [PlannedStatement] {
-        [PlannedStatement("SET LOCAL extra_float_digits = 1", lock: .none, summary: "print floating-point numbers in their shortest exact form")]
+        [PlannedStatement("SET LOCAL \(Self.setting)", lock: .none, summary: "print floating-point numbers in their shortest exact form")]
     }
 }
 

@@ -25,7 +25,10 @@ extension LightweightDiff {
                 kept.insert(match.name)
                 renameConstraint(.constraint, table: table.name, from: foreignKey.name, to: match.name)
             } else {
-                add(.dropConstraints, DropConstraint(table: sourceTable.name, name: foreignKey.name, goesWithItsColumn: renamed[foreignKey.column] == nil))
+                add(.dropConstraints, DropConstraint(
+                    table: sourceTable.name, name: foreignKey.name, goesWithItsColumn: renamed[foreignKey.column] == nil,
+                    continuingColumn: renamed[foreignKey.column].map { ColumnKey(table: table.name, column: $0) }
+                ))
             }
         }
         for foreignKey in table.foreignKeys where !kept.contains(foreignKey.name) {

@@ -8,6 +8,10 @@ struct DropConstraint: SchemaChange {
     /// A foreign key whose column the destination does not have: dropping the column (or its
     /// table) drops it too, which `apply --online` leaves to that drop.
     var goesWithItsColumn = false
+    /// A foreign key whose column continues (its referenced table or delete rule changes): the
+    /// column in the destination, where a new key replaces it. `apply --online` pairs the two
+    /// when the new key points at rows moved to another table.
+    var continuingColumn: LightweightDiff.ColumnKey?
 
     func statements(in schema: String) -> [PlannedStatement] {
         [PlannedStatement(

@@ -28,13 +28,11 @@ struct CopyRows: SchemaChange {
     var entities: [(from: String, to: String)]
 
     func statements(in schema: String) -> [PlannedStatement] {
-        var cases: [SQL] = []
-        for entity in entities {
-            cases.append("WHEN \(literal: entity.from) THEN \(literal: entity.to)")
-        }
-        var sql: SQL = "INSERT INTO \(ident: schema, toTable) (\(idents: columns.map(\.destination) + ["_entity"])) SELECT \(idents: columns.map(\.source)), CASE \(ident: "_entity") "
-        sql.append(SQL.joined(cases, separator: " "))
-        sql.append(" END FROM \(ident: schema, fromTable) WHERE \(ident: "_entity") IN (\(literals: entities.map(\.from)))")
+        let sql: SQL = """
+            INSERT INTO \(ident: schema, toTable) (\(idents: columns.map(\.destination) + ["_entity"])) \
+            SELECT \(idents: columns.map(\.source)), \(UpdateEntityNames.renamed(entities)) \
+            FROM \(ident: schema, fromTable) WHERE \(ident: "_entity") IN (\(literals: entities.map(\.from)))
+            """
         return [PlannedStatement(sql, lock: .rowExclusive, summary: "copy rows of \(entities.map(\.from).joined(separator: ", ")) from \(fromTable) to \(toTable)")]
     }
 

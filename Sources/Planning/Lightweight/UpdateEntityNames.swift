@@ -8,15 +8,18 @@ struct UpdateEntityNames: SchemaChange {
     var renames: [(from: String, to: String)]
 
     func statements(in schema: String) -> [PlannedStatement] {
-        var cases: [SQL] = []
-        for rename in renames {
-            cases.append("WHEN \(literal: rename.from) THEN \(literal: rename.to)")
-        }
-        var sql: SQL = "UPDATE \(ident: schema, table) SET \(ident: "_entity") = CASE \(ident: "_entity") "
-        sql.append(SQL.joined(cases, separator: " "))
-        sql.append(" END WHERE \(ident: "_entity") IN (\(literals: renames.map(\.from)))")
+        let sql: SQL = """
+            UPDATE \(ident: schema, table) SET \(ident: "_entity") = \(Self.renamed(renames)) \
+            WHERE \(ident: "_entity") IN (\(literals: renames.map(\.from)))
+            """
         let names = renames.map { "\($0.from) -> \($0.to)" }.joined(separator: ", ")
         return [PlannedStatement(sql, lock: .rowExclusive, summary: "rename entities in \(table)._entity: \(names)")]
+    }
+
+    /// A row's new `_entity`: `CASE _entity WHEN 'Old' THEN 'New' … END` (`CopyRows` too).
+    static func renamed(_ renames: [(from: String, to: String)]) -> SQL {
+        let cases = renames.map { rename -> SQL in "WHEN \(literal: rename.from) THEN \(literal: rename.to)" }
+        return "CASE \(ident: "_entity") \(SQL.joined(cases, separator: " ")) END"
     }
 
     var hazards: [Hazard] {

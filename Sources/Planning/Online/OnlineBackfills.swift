@@ -5,23 +5,32 @@ import SQLBuilding
 // ranges of `_pk`, each its own short transaction. Rows the batches already passed and rows
 // they have not reached are both right at the end. The triggers go in the switch-over.
 
+extension OnlineTrigger {
+    /// The pattern of a backfill: this `BEFORE INSERT OR UPDATE` trigger runs `body` (PL/pgSQL
+    /// setting `NEW`) on every row written, `does` saying what it gives them; then `batch`
+    /// (ending in a `WHERE` condition) runs in batches.
+    func keepingRowsRight(on table: String, body: SQL, does: String, batch: SQL, summary: String, in schema: String) -> OnlineForm {
+        var install = OnlinePhase.instant(
+            installStatements(in: schema, timing: "BEFORE INSERT OR UPDATE", body: body, summary: "rows written get \(does)"),
+            summary: "trigger on \(table): rows written meanwhile get \(does)"
+        )
+        install.installs = [self]
+        return .phases([install, .batched(BatchedStatement(schema: schema, table: table, prefix: batch), summary: summary + ", in batches")])
+    }
+}
+
 extension BackfillNulls: OnlineChange {
     func onlineForm(in schema: String) -> OnlineForm {
         let trigger = OnlineTrigger.named("backfill", table: table, column: column)
         var condition: SQL = "NEW.\(ident: column) IS NULL"
         if let entities { condition.append(" AND NEW.\(ident: "_entity") IN (\(literals: entities))") }
         let body: SQL = "BEGIN IF \(condition) THEN NEW.\(ident: column) := \(value); END IF; RETURN NEW; END"
-        var install = OnlinePhase.instant(
-            trigger.installStatements(in: schema, timing: "BEFORE INSERT OR UPDATE", body: body, summary: "rows written get the default of \(column) for NULL"),
-            summary: "trigger on \(table): rows written meanwhile get \(column)'s default for NULL"
-        )
-        install.installs = [trigger]
         var prefix: SQL = "UPDATE \(ident: schema, table) SET \(ident: column) = \(value) WHERE \(ident: column) IS NULL"
         if let entities { prefix.append(" AND \(ident: "_entity") IN (\(literals: entities))") }
-        return .phases([
-            install,
-            .batched(BatchedStatement(schema: schema, table: table, prefix: prefix), summary: "backfill NULLs of \(table).\(column) with its default, in batches"),
-        ])
+        return trigger.keepingRowsRight(
+            on: table, body: body, does: "\(column)'s default for NULL", batch: prefix,
+            summary: "backfill NULLs of \(table).\(column) with its default", in: schema
+        )
     }
 }
 
@@ -34,40 +43,49 @@ extension UpdateEntityNames: OnlineChange {
             BEGIN IF NEW.\(ident: "_entity") IN (\(literals: renames.map(\.from))) \
             THEN NEW.\(ident: "_entity") := CASE NEW.\(ident: "_entity")\(cases) END; END IF; RETURN NEW; END
             """
-        var install = OnlinePhase.instant(
-            trigger.installStatements(in: schema, timing: "BEFORE INSERT OR UPDATE", body: body, summary: "rows written get the new entity names"),
-            summary: "trigger on \(table): rows written meanwhile get the new entity names"
-        )
-        install.installs = [trigger]
         let offline = statements(in: schema)[0]
-        return .phases([
-            install,
-            .batched(BatchedStatement(schema: schema, table: table, prefix: offline.sql), summary: offline.summary + ", in batches"),
-        ])
+        return trigger.keepingRowsRight(on: table, body: body, does: "the new entity names", batch: offline.sql, summary: offline.summary, in: schema)
     }
 }
 
 extension FillJoinTable: OnlineChange {
     /// A to-one column's links copied into a new join table. A trigger on the column's table
     /// mirrors every insert, update and delete into the join table; the batches lock the rows
-    /// they read (`FOR SHARE`), so a row updated meanwhile is copied as it was committed.
+    /// they read (`FOR SHARE`), so a row updated meanwhile is copied as it was committed. The
+    /// positions of ordered links come from the row itself: the order column the source kept
+    /// beside the link, or 0 where the row holds its owner's only link.
     func onlineForm(in schema: String) -> OnlineForm {
-        guard orderColumns.isEmpty, links.ownerFilter == nil, let column = links.requiredNotNull,
+        guard links.ownerFilter == nil, let column = links.requiredNotNull,
               links.origins.allSatisfy({ if case .column = $0 { true } else { false } }) else {
-            return .refused("copy links from \(links.table) into \(table): only a to-one column's unordered links move online yet (docs/online-migrations.md, Limits)")
+            return .refused("copy links from \(links.table) into \(table): only a to-one column's links move online yet (docs/online-migrations.md, Limits)")
+        }
+        // Each order column's source column, or nil for 0.
+        var positions: [String?] = []
+        for order in orderColumns {
+            let (kept, partition) = order.side == .target ? (links.orderOfB, links.a) : (links.orderOfA, links.b)
+            guard kept != nil || partition == "_pk" else {
+                return .refused("copy links from \(links.table) into \(table): \(order.column) numbers the links of each \(partition) across rows, which has no online form yet (docs/online-migrations.md, Limits)")
+            }
+            positions.append(kept)
         }
         let trigger = OnlineTrigger.named("links", table: links.table, column: column)
         let (a, b, set) = (links.a, links.b, column)
+        let read = [a, b] + positions.compactMap { $0 }
+        let columns = [ownerColumn, targetColumn] + orderColumns.map(\.column)
+        let values = { (row: SQL) -> SQL in
+            SQL.joined([a, b].map { "\(row)\(ident: $0)" } + positions.map { $0.map { "\(row)\(ident: $0)" } ?? "0" }, separator: ", ")
+        }
+        let unchanged = SQL.joined(read.map { "OLD.\(ident: $0) IS NOT DISTINCT FROM NEW.\(ident: $0)" }, separator: " AND ")
         let body: SQL = """
             BEGIN
-                IF TG_OP = 'UPDATE' AND OLD.\(ident: a) IS NOT DISTINCT FROM NEW.\(ident: a) AND OLD.\(ident: b) IS NOT DISTINCT FROM NEW.\(ident: b) THEN
+                IF TG_OP = 'UPDATE' AND \(unchanged) THEN
                     RETURN NULL;
                 END IF;
                 IF TG_OP <> 'INSERT' AND OLD.\(ident: set) IS NOT NULL THEN
                     DELETE FROM \(ident: schema, table) WHERE \(ident: ownerColumn) = OLD.\(ident: a) AND \(ident: targetColumn) = OLD.\(ident: b);
                 END IF;
                 IF TG_OP <> 'DELETE' AND NEW.\(ident: set) IS NOT NULL THEN
-                    INSERT INTO \(ident: schema, table) (\(idents: [ownerColumn, targetColumn])) VALUES (NEW.\(ident: a), NEW.\(ident: b)) ON CONFLICT DO NOTHING;
+                    INSERT INTO \(ident: schema, table) (\(idents: columns)) VALUES (\(values("NEW."))) ON CONFLICT DO NOTHING;
                 END IF;
                 RETURN NULL;
             END
@@ -78,8 +96,8 @@ extension FillJoinTable: OnlineChange {
         )
         install.installs = [trigger]
         let prefix: SQL = """
-            INSERT INTO \(ident: schema, table) (\(idents: [ownerColumn, targetColumn])) \
-            SELECT \(ident: links.a), \(ident: links.b) FROM \(ident: schema, links.table) WHERE \(ident: column) IS NOT NULL
+            INSERT INTO \(ident: schema, table) (\(idents: columns)) \
+            SELECT \(values("")) FROM \(ident: schema, links.table) WHERE \(ident: column) IS NOT NULL
             """
         return .phases([
             install,

@@ -5,29 +5,26 @@ import SQLBuilding
 // 1. add the new column (nullable, with the destination's default) under a temporary name;
 // 2. a `BEFORE INSERT OR UPDATE` trigger sets it from the old column in every row written;
 // 3. batches set it in the rows already there;
-// 4. a NOT NULL column gets a `CHECK … NOT VALID`, validated while writes go on;
+// 4. a NOT NULL column gets a `CHECK … NOT VALID`, validated while writes go on; the indexes
+//    and constraints over the column are built on the new one (`CoveringConstraint`);
 // 5. one short transaction swaps it in: the trigger goes, `SET NOT NULL` (no scan given the
-//    valid check), the old column is dropped and the new one takes its name.
+//    valid check), the old column is dropped and the new one takes its name, and so do the
+//    indexes and constraints built on it.
 
 extension AlterColumnType: OnlineChange {
     /// NOT NULL kept (a column made NOT NULL or nullable by the step is so by its own change),
     /// the destination's default, and the indexes and constraints over the column (which
     /// PostgreSQL rebuilds along with an `ALTER COLUMN … TYPE`, and which a column built beside
-    /// the old one does not have yet).
+    /// the old one builds beside it).
     func describing(_ column: ColumnLayout, from sourceColumn: ColumnLayout, of table: TableLayout) -> AlterColumnType {
         var described = self
         described.isNotNull = !sourceColumn.isNullable && !column.isNullable
         described.defaultExpression = column.defaultExpression
-        described.constrainedBy = table.indexes.filter { $0.columns.contains(column.name) }.map(\.name)
-            + table.uniqueConstraints.filter { $0.columns.contains(column.name) }.map(\.name)
-            + table.checks.filter { $0.expression.text.contains(column.name) }.map(\.name)
+        described.covering = CoveringConstraint.over(column.name, of: table)
         return described
     }
 
     func onlineForm(in schema: String) -> OnlineForm {
-        guard constrainedBy.isEmpty else {
-            return .refused("change \(table).\(column) from \(from) to \(to): an index or constraint over the column (\(constrainedBy.joined(separator: ", "))) has no online rebuild yet (docs/online-migrations.md, Limits)")
-        }
         let digest = OnlineTrigger.digest(table + "." + column)
         let shadow = OnlineTrigger.prefix + "new_" + digest
         let trigger = OnlineTrigger(table: table, name: OnlineTrigger.prefix + "rewrite_" + digest)
@@ -42,7 +39,7 @@ extension AlterColumnType: OnlineChange {
         // The conversion reads the column by name: the trigger gives it the row's value so.
         let body: SQL = "BEGIN NEW.\(ident: shadow) := (SELECT \(converted) FROM (SELECT NEW.\(ident: column) AS \(ident: column)) AS r); RETURN NEW; END"
         var install = OnlinePhase.instant(
-            trigger.installStatements(in: schema, timing: "BEFORE INSERT OR UPDATE", body: body, summary: "rows written get \(column) as \(to)"),
+            trigger.installStatements(in: schema, timing: "BEFORE INSERT OR UPDATE", body: body, summary: "rows written get \(column) as \(to)", setting: triggerSetting),
             summary: "trigger on \(table): rows written meanwhile get \(column) as \(to) too"
         )
         install.installs = [trigger]
@@ -54,6 +51,7 @@ extension AlterColumnType: OnlineChange {
                 summary: "convert \(table).\(column) to \(to) into the new column, in batches"
             ),
         ]
+        phases += covering.flatMap { $0.buildPhases(on: table, column: column, shadow: shadow, in: schema) }
         var swap = trigger.dropStatements(in: schema)
         if isNotNull {
             let check = OnlineTrigger.prefix + "not_null_" + digest
@@ -70,7 +68,7 @@ extension AlterColumnType: OnlineChange {
         swap += [
             PlannedStatement("ALTER TABLE \(ident: schema, table) DROP COLUMN \(ident: column)", lock: .accessExclusive, summary: "drop the old \(table).\(column)"),
             PlannedStatement("ALTER TABLE \(ident: schema, table) RENAME COLUMN \(ident: shadow) TO \(ident: column)", lock: .accessExclusive, summary: "the new column takes the name \(column)"),
-        ]
+        ] + covering.map { $0.takeNameStatement(on: table, in: schema) }
         var switchOver = OnlinePhase.instant(swap, summary: "switch \(table).\(column) over to \(to): drop the trigger and the old column, rename the new one")
         switchOver.removes = [trigger]
         phases.append(switchOver)

@@ -98,6 +98,8 @@ public struct BatchedStatement: Sendable, Hashable {
     /// The `_pk` column as the statement names it (`"_pk"`, `r."_pk"`).
     public var key: SQL
     public var suffix: SQL
+    /// Run first in each batch's transaction (`SET LOCAL` of a setting the offline step has).
+    public var setup: [SQL] = []
 
     public init(schema: String, table: String, prefix: SQL, key: SQL = "\(ident: "_pk")", suffix: SQL = "") {
         self.schema = schema
@@ -114,7 +116,7 @@ public struct BatchedStatement: Sendable, Hashable {
 
     /// As `plan` prints it.
     public var template: SQL {
-        "\(prefix) AND \(key) >= :from AND \(key) < :to\(suffix)"
+        SQL.joined(setup + ["\(prefix) AND \(key) >= :from AND \(key) < :to\(suffix)"], separator: "; ")
     }
 }
 

@@ -15,7 +15,7 @@ enum OnlinePlanner {
         var phases: [OnlinePhase] = []
         var refusals: [String] = []
         var deferred: [PlannedStatement] = []
-        for change in changes {
+        for change in OnlineArrangement.arranged(AlterColumnType.resolvingCovering(changes), schema: schema) {
             guard let online = change as? any OnlineChange else {
                 let what = change.statements(in: schema).first?.summary ?? String(describing: type(of: change))
                 refusals.append("\(what): no online form yet (docs/online-migrations.md, Limits)")
@@ -27,6 +27,7 @@ enum OnlinePlanner {
             case .refused(let reason): refusals.append(reason)
             }
         }
+        if changes.contains(where: { $0 is ShortestFloatText }) { phases = phases.map(\.readingFloatTextAsOffline) }
         let triggers = OnlinePlan(phases: phases, refusals: []).liveTriggers(after: phases.count)
         let switchOver = triggers.flatMap { $0.dropStatements(in: schema) } + deferred
         phases.append(OnlinePhase(
@@ -97,14 +98,6 @@ extension DataCheck: OnlineChange {
     }
 }
 
-extension ShortestFloatText: OnlineChange {
-    /// The setting holds for one transaction; the triggers that would convert floats as text
-    /// run in the application's sessions, under their own setting.
-    func onlineForm(in schema: String) -> OnlineForm {
-        .refused("a conversion that reads floating-point numbers as text (to or from decimal, double to float): no online form yet (docs/online-migrations.md, Limits)")
-    }
-}
-
 extension OnlineTrigger {
     /// `orchestrator_online_<purpose>_<digest of table and column>`: short, and the same in
     /// every plan of the step, so a resumed run finds what an interrupted one made.
@@ -129,14 +122,14 @@ extension OnlineTrigger {
         ]
     }
 
-    /// The function (PL/pgSQL `body`) and the row trigger calling it, replacing any an
-    /// interrupted run left.
-    func installStatements(in schema: String, timing: String, body: SQL, summary: String) -> [PlannedStatement] {
-        [
-            PlannedStatement(
-                "CREATE OR REPLACE FUNCTION \(ident: schema, name)() RETURNS trigger LANGUAGE plpgsql AS \(SQL.dollarQuoted(body, tag: "online"))",
-                lock: .none, summary: "function \(name): \(summary)"
-            ),
+    /// The function (PL/pgSQL `body`, run under `setting` when given, whatever the writing
+    /// session's) and the row trigger calling it, replacing any an interrupted run left.
+    func installStatements(in schema: String, timing: String, body: SQL, summary: String, setting: SQL? = nil) -> [PlannedStatement] {
+        var function: SQL = "CREATE OR REPLACE FUNCTION \(ident: schema, name)() RETURNS trigger LANGUAGE plpgsql"
+        if let setting { function.append(" SET \(setting)") }
+        function.append(" AS \(SQL.dollarQuoted(body, tag: "online"))")
+        return [
+            PlannedStatement(function, lock: .none, summary: "function \(name): \(summary)"),
             PlannedStatement("DROP TRIGGER IF EXISTS \(ident: name) ON \(ident: schema, table)", lock: .accessExclusive, summary: "drop trigger \(name) on \(table) if left"),
             PlannedStatement(
                 "CREATE TRIGGER \(ident: name) \(unsafeRaw: timing) ON \(ident: schema, table) FOR EACH ROW EXECUTE FUNCTION \(ident: schema, name)()",

@@ -83,15 +83,102 @@ import ObjectModel
         #expect(streams.allSatisfy { $0.contains(#"AND s._pk IN (SELECT pk FROM "shop~staging"."_catch_up_keys" WHERE table_name = "#) })
     }
 
-    @Test func aStepWithAPolicyOrAJoinTableIsRefusedOnlineNamingWhy() throws {
+    static func policyStep(hooks: Set<PolicyHook>?) throws -> PlannedStep {
         var policy = Kitchen.mapping
         policy.entityMappings[1].policy = "Check"
-        let step = try HeavyweightMigration.step(
+        return try HeavyweightMigration.step(
             mapping: policy, from: Kitchen.version("Kitchen 1", Kitchen.source), to: Kitchen.version("Kitchen 2", Kitchen.destination),
-            schema: "shop", options: PlanningOptions(registeredPolicies: ["Check"])
+            schema: "shop", options: PlanningOptions(registeredPolicies: ["Check"], policyHooks: hooks.map { ["Check": $0] } ?? [:])
         )
-        #expect(step.onlineCatchUp == nil)
-        #expect(step.onlineRefusal == "entity mapping RecipeToRecipe runs custom policy 'Check', whose hooks cannot be run again for the rows written meanwhile")
+    }
+
+    @Test func aPolicyWithoutDeclaredHooksOrWithAWholeMappingHookIsRefusedOnlineNamingIt() throws {
+        let undeclared = try Self.policyStep(hooks: nil)
+        #expect(undeclared.onlineCatchUp == nil)
+        #expect(undeclared.onlineRefusal == "entity mapping RecipeToRecipe runs custom policy 'Check', which does not declare the hooks it implements (declaredHooks), so they cannot be known to run again for the rows written meanwhile")
+        let aggregating = try Self.policyStep(hooks: [.createDestinationInstances, .endInstanceCreation])
+        #expect(aggregating.onlineCatchUp == nil)
+        #expect(aggregating.onlineRefusal == "entity mapping RecipeToRecipe runs custom policy 'Check', whose hook endInstanceCreation runs once over the whole entity mapping and cannot be run again for the rows written meanwhile")
+        let two = try Self.policyStep(hooks: [.begin, .endRelationshipCreation, .performCustomValidation])
+        #expect(two.onlineRefusal == "entity mapping RecipeToRecipe runs custom policy 'Check', whose hooks begin, endRelationshipCreation run once over the whole entity mapping and cannot be run again for the rows written meanwhile")
+    }
+
+    @Test func aPolicyWithPerInstanceHooksRunsAgainForTheLoggedKeysAfterItsInsertedInstancesGo() throws {
+        // Validation and the end hook run once in stage 3, after the last round, as offline.
+        let step = try Self.policyStep(hooks: [.createDestinationInstances, .createRelationships, .performCustomValidation, .end])
+        #expect(step.onlineRefusal == nil)
+        let round = try #require(step.onlineCatchUp?.round)
+        let keys = #"(SELECT pk FROM "shop~staging"."_catch_up_keys" WHERE table_name = 'recipe')"#
+        // After the chefs logged (ChefToChef comes first), the recipes' policy instances.
+        #expect(Array(Self.statements(step).dropFirst().prefix(3)) == [
+            """
+            DELETE FROM "shop~staging"."chef" AS d USING "shop~staging"."_policy_instances" AS p
+            WHERE p.entity_mapping = 'RecipeToRecipe' AND p.source_pk IN \(keys) AND p.destination_table = 'chef' AND d._pk = p.destination_pk
+            """,
+            """
+            DELETE FROM "shop~staging"."recipe" AS d USING "shop~staging"."_policy_instances" AS p
+            WHERE p.entity_mapping = 'RecipeToRecipe' AND p.source_pk IN \(keys) AND p.destination_table = 'recipe' AND d._pk = p.destination_pk
+            """,
+            """
+            DELETE FROM "shop~staging"."_policy_instances" AS p WHERE p.entity_mapping = 'RecipeToRecipe' AND p.source_pk IN \(keys)
+            """,
+        ])
+        let streams = round.compactMap { part -> StreamedMapping? in
+            if case .stream(let stream) = part { return stream }
+            return nil
+        }
+        #expect(streams.map(\.policy) == ["Check"])
+        #expect(streams.first?.sourceRows.text.contains("AND s._pk IN \(keys)") == true)
+        // The stage 2 hook comes last, for the rows made from the logged keys.
+        guard case .createRelationships(let mapping, let sourceKeys)? = round.last else {
+            Issue.record("the round ends with the policy's stage 2 hook: \(String(describing: round.last))")
+            return
+        }
+        #expect(mapping == "RecipeToRecipe" && sourceKeys.text == keys)
+        #expect(OnlineCatchUp.phases(of: step, store: "shop").map(\.summary).contains(
+            "catch-up rounds: the rows written meanwhile mapped again (RecipeToRecipe through policy 'Check': its per-instance hooks for those rows, the instances it inserted for them replaced), until at most 1000 writes are left (at most 8 rounds)"
+        ))
+        // Chefs keep their source keys: a policy's chefs take keys from the old store's sequence.
+        #expect(step.onlineCatchUp?.keptKeys == ["chef": "chef"])
+    }
+
+    @Test func joinTablePairsOfLoggedRowsGoAndOrderedOwnersAreNumberedAgain() throws {
+        let v1 = "Recipe: {attributes: {name: string}, relationships: {tags: {destination: Tag, inverse: recipes, toMany: true, ordered: true}}}\nTag: {attributes: {name: string}, relationships: {recipes: {destination: Recipe, inverse: tags, toMany: true}}}"
+        let mapping = MappingModel(source: "v1", destination: "v2", entityMappings: [
+            EntityMappingDefinition(name: "RecipeToRecipe", type: .copy, sourceEntity: "Recipe", destinationEntity: "Recipe"),
+            EntityMappingDefinition(name: "TagToTag", type: .copy, sourceEntity: "Tag", destinationEntity: "Tag"),
+        ], file: "tags.yaml")
+        let step = try HeavyweightMigration.step(mapping: mapping, from: Kitchen.version("v1", v1), to: Kitchen.version("v2", v1), schema: "shop")
+        #expect(step.onlineRefusal == nil)
+        let phases = OnlineCatchUp.phases(of: step, store: "shop").map(\.summary)
+        #expect(phases.first?.hasSuffix(" (a link of shop.recipe__tags logs the keys of the two rows it joins)") == true, "\(phases)")
+        #expect(phases.contains("catch-up rounds: the rows written meanwhile mapped again (their links in recipe__tags made again), until at most 1000 writes are left (at most 8 rounds)"))
+        // The join table's trigger logs the keys of both rows each link joins.
+        #expect(step.onlineCatchUp?.install.last?.sql.text == """
+            CREATE TRIGGER "_orchestrator_row" AFTER INSERT OR UPDATE OR DELETE ON "shop"."recipe__tags" FOR EACH ROW EXECUTE FUNCTION "shop~staging"."_record_row_change"('recipe', 'recipe_pk', 'tag', 'tags_pk')
+            """)
+        let statements = Self.statements(step)
+        let recipes = #"(SELECT pk FROM "shop~staging"."_catch_up_keys" WHERE table_name = 'recipe')"#
+        let tags = #"(SELECT pk FROM "shop~staging"."_catch_up_keys" WHERE table_name = 'tag')"#
+        #expect(statements.contains("""
+            INSERT INTO "shop~staging"."_catch_up_owners" (link, pk)
+            SELECT DISTINCT 'RecipeToRecipe.tags', j."recipe_pk" FROM "shop~staging"."recipe__tags" AS j
+            WHERE j."recipe_pk" IS NOT NULL AND j."tags_pk" IN \(tags)
+            ON CONFLICT DO NOTHING
+            """))
+        #expect(statements.contains("""
+            DELETE FROM "shop~staging"."recipe__tags" AS j
+            WHERE j."recipe_pk" IN \(recipes) OR j."tags_pk" IN \(tags)
+            """))
+        // Those owners' links are inserted again, with every position.
+        #expect(statements.contains { $0.hasPrefix(#"INSERT INTO "shop~staging"."recipe__tags""#)
+            && $0.contains(#"OR a.destination_pk IN (SELECT pk FROM "shop~staging"."_catch_up_owners" WHERE link = 'RecipeToRecipe.tags')"#) })
+        // Both deletions come before any row or association goes.
+        guard let firstRowDelete = statements.firstIndex(where: { $0.hasPrefix(#"DELETE FROM "shop~staging"."recipe" AS d"#) }) else {
+            Issue.record("the round deletes the recipes made from the logged keys")
+            return
+        }
+        #expect(statements.prefix(firstRowDelete).contains { $0.hasPrefix(#"DELETE FROM "shop~staging"."recipe__tags""#) })
     }
 
     @Test func planOnlineShowsEachPhaseItsLockAndWhetherWritesWait() throws {

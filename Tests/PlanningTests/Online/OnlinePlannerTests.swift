@@ -68,13 +68,4 @@ import Testing
         ])
         #expect(phases.last?.statements == [], "the trigger went with the swap; nothing is left for the switch-over")
     }
-
-    @Test func aWideningOfAnIndexedColumnHasNoOnlineFormAndSaysSo() throws {
-        let online = try #require(try LightweightFixtures.step(
-            "Recipe: {attributes: {rating: int16}, indexes: {byRating: [rating]}}",
-            "Recipe: {attributes: {rating: int32}, indexes: {byRating: [rating]}}"
-        ).online)
-        #expect(!online.isSupported)
-        #expect(online.refusals.count == 1 && online.refusals[0].hasPrefix("change recipe.rating from smallint to integer: an index or constraint over the column"))
-    }
 }

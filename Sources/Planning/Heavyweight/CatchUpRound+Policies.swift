@@ -1,0 +1,74 @@
+import Mapping
+import ObjectModel
+import SQLBuilding
+
+/// What a catch-up round adds for an entity mapping with a custom policy, whose declared hooks
+/// all work per instance (`PolicyHook.isWholeMapping`: none of them): the streamed stage 1 runs
+/// `createDestinationInstances` for the round's source rows only, stage 2 runs
+/// `createRelationships` for the rows made from them. Before that, the instances the policy
+/// inserted (`insertInstance(of:)`) for those source rows go: the engine records each under
+/// the source row being mapped in `<staging>._policy_instances` while an online step runs.
+struct CatchUpPolicies {
+    var schemas: HeavyweightSchemas
+    var keys: CatchUpKeys
+
+    /// Why the policies of `mappings` cannot run again for the rows written meanwhile, or nil.
+    static func refusal(_ mappings: [ResolvedEntityMapping], policyHooks: [String: Set<PolicyHook>]) -> String? {
+        let reasons = mappings.compactMap { mapping -> String? in
+            guard let policy = mapping.policy else { return nil }
+            let runs = "entity mapping \(mapping.name) runs custom policy '\(policy)'"
+            guard let hooks = policyHooks[policy] else {
+                return "\(runs), which does not declare the hooks it implements (declaredHooks), so they cannot be known to run again for the rows written meanwhile"
+            }
+            let whole = hooks.filter(\.isWholeMapping).sorted()
+            guard !whole.isEmpty else { return nil }
+            let names = whole.map(\.rawValue).joined(separator: ", ")
+            return whole.count == 1
+                ? "\(runs), whose hook \(names) runs once over the whole entity mapping and cannot be run again for the rows written meanwhile"
+                : "\(runs), whose hooks \(names) run once over the whole entity mapping and cannot be run again for the rows written meanwhile"
+        }
+        return reasons.isEmpty ? nil : reasons.joined(separator: "; ")
+    }
+
+    /// The instances the policy of `mapping` inserted for the round's source rows, in every
+    /// table of the new store, and their records.
+    func forgetInsertedInstances(_ mapping: ResolvedEntityMapping) -> [PlannedStatement] {
+        guard mapping.policy != nil else { return [] }
+        let staging = schemas.staging
+        let mine: SQL = "p.entity_mapping = \(literal: mapping.name) AND p.source_pk IN \(keys.of(mapping.sourceTable))"
+        let deletes = schemas.destination.tables.filter(\.kind.isHierarchy).map { table in
+            PlannedStatement("""
+                DELETE FROM \(ident: staging, table.name) AS d USING \(ident: staging, OnlineCatchUp.policyInstancesTable) AS p
+                WHERE \(mine) AND p.destination_table = \(literal: table.name) AND d._pk = p.destination_pk
+                """, lock: .rowExclusive, summary: "catch-up, \(mapping.name): drop the \(table.name) rows its policy inserted for rows written meanwhile")
+        }
+        return deletes + [PlannedStatement("""
+            DELETE FROM \(ident: staging, OnlineCatchUp.policyInstancesTable) AS p WHERE \(mine)
+            """, lock: .rowExclusive, summary: "catch-up, \(mapping.name): forget those instances")]
+    }
+
+    /// Stage 2's policy hook for the rows made from the round's source rows.
+    func createRelationships(_ mapping: ResolvedEntityMapping) -> [OnlineCatchUp.CatchUpStep] {
+        guard mapping.policy != nil else { return [] }
+        return [.createRelationships(entityMapping: mapping.name, sourceKeys: keys.of(mapping.sourceTable))]
+    }
+
+    /// Under the write guard, the key sequences of tables keeping their source keys: after
+    /// every row of the source table and of the new table (a policy's instances there took
+    /// their keys from the source table's sequence, as the application's rows did meanwhile).
+    func keySequences(_ mappings: [ResolvedEntityMapping]) -> [PlannedStatement] {
+        let staging = schemas.staging, store = schemas.store
+        return Self.keptKeys(mappings).sorted(by: { $0.key < $1.key }).map { table, sourceTable in
+            PlannedStatement("""
+                SELECT setval(pg_get_serial_sequence(\(literal: schemas.sequence(of: table)), '_pk'), greatest((SELECT max(_pk) FROM \(ident: store, sourceTable)), (SELECT max(_pk) FROM \(ident: staging, table)), 1))
+                """, lock: .accessShare, summary: "keys of \(staging).\(table) after those kept from \(store).\(sourceTable)")
+        }
+    }
+
+    /// Tables of the new store keeping their source rows' keys, with the source table of each.
+    static func keptKeys(_ mappings: [ResolvedEntityMapping]) -> [String: String] {
+        var kept: [String: String] = [:]
+        for mapping in mappings where mapping.keepsSourceKeys { kept[mapping.destinationTable] = mapping.sourceTable }
+        return kept
+    }
+}

@@ -1,0 +1,92 @@
+/// Changes of a lightweight step that lean on each other where the offline step runs them all
+/// in one transaction, rearranged for `apply --online`, where the application writes between
+/// phases:
+/// 1. rows moved to another table stay in the old one until the switch-over. A foreign key
+///    that pointed at them there keeps acting until then (dropped in the switch-over, before
+///    the rows are deleted, so its delete rule does not act on the rows linking to them); the
+///    key that replaces it is built beside it (`ForeignKeyBeside`). The old table's new
+///    `_entity` check, which the moved rows would fail, is added in the switch-over too, after
+///    they are deleted.
+/// 2. rows of removed entities are deleted and the links to them cleared after the renames of
+///    tables and columns, not before: the triggers that keep new writes right meanwhile then
+///    name the tables and columns as they stay. A link whose column or table is removed
+///    needs no clearing (the drop takes its foreign key).
+enum OnlineArrangement {
+    typealias ColumnKey = LightweightDiff.ColumnKey
+
+    static func arranged(_ changes: [any SchemaChange], schema: String) -> [any SchemaChange] {
+        removalsAfterRenames(aroundMoves(changes, schema: schema))
+    }
+
+    // MARK: 1. Moves
+
+    private static func aroundMoves(_ changes: [any SchemaChange], schema: String) -> [any SchemaChange] {
+        let targets = Set(changes.compactMap { ($0 as? CopyRows)?.toTable })
+        guard !targets.isEmpty else { return changes }
+        let sources = Set(changes.compactMap { ($0 as? DeleteRows).flatMap { $0.isLossy ? nil : $0.table } })
+        var replacing: [ColumnKey: String] = [:]
+        for case let drop as DropConstraint in changes {
+            if let column = drop.continuingColumn { replacing[column] = drop.name }
+        }
+        var besides: [ColumnKey: ForeignKeyBeside] = [:]
+        for case let key as AddForeignKey in changes where targets.contains(key.foreignKey.referencedTable) {
+            let column = ColumnKey(table: key.table, column: key.foreignKey.column)
+            if let replaced = replacing[column] { besides[column] = ForeignKeyBeside(key: key, replaced: replaced) }
+        }
+        return changes.map { change -> any SchemaChange in
+            if let drop = change as? DropConstraint, let column = drop.continuingColumn, let beside = besides[column] {
+                return AtSwitchOver(deferred: beside.switchOver(in: schema))
+            }
+            if let key = change as? AddForeignKey, let beside = besides[ColumnKey(table: key.table, column: key.foreignKey.column)] {
+                return beside
+            }
+            if let check = change as? AddCheck, sources.contains(check.table), case .entityIn = check.check.kind {
+                return AtSwitchOver(deferred: check.statements(in: schema))
+            }
+            return change
+        }
+    }
+
+    // MARK: 2. Removals
+
+    private static func removalsAfterRenames(_ changes: [any SchemaChange]) -> [any SchemaChange] {
+        let isRemoval: (any SchemaChange) -> Bool = { $0 is DetachReferences || ($0 as? DeleteRows)?.isLossy == true }
+        guard changes.contains(where: isRemoval),
+              let lastRename = changes.lastIndex(where: { $0 is RenameTable || $0 is RenameColumn }) else { return changes.filter { !isCleared($0, in: changes) } }
+        var tables: [String: String] = [:]
+        var columns: [ColumnKey: String] = [:]
+        for change in changes {
+            if let rename = change as? RenameTable { tables[rename.from] = rename.to }
+            if let rename = change as? RenameColumn { columns[ColumnKey(table: rename.table, column: rename.from)] = rename.to }
+        }
+        let table = { (name: String) in tables[name] ?? name }
+        var moved: [any SchemaChange] = []
+        for change in changes where isRemoval(change) && !isCleared(change, in: changes) {
+            if var detach = change as? DetachReferences {
+                detach.table = table(detach.table)
+                detach.column = columns[ColumnKey(table: detach.table, column: detach.column)] ?? detach.column
+                detach.referencedTable = table(detach.referencedTable)
+                moved.append(detach)
+            } else if var delete = change as? DeleteRows {
+                delete.table = table(delete.table)
+                moved.append(delete)
+            }
+        }
+        var arranged: [any SchemaChange] = []
+        for (index, change) in changes.enumerated() {
+            if !isRemoval(change) { arranged.append(change) }
+            if index == lastRename { arranged += moved }
+        }
+        return arranged
+    }
+
+    /// A link in a column or table the step drops before: nothing left to clear.
+    private static func isCleared(_ change: any SchemaChange, in changes: [any SchemaChange]) -> Bool {
+        guard let detach = change as? DetachReferences else { return false }
+        return changes.contains { other in
+            if let drop = other as? DropColumn { return drop.reason == .removed && drop.table == detach.table && drop.column == detach.column }
+            if let drop = other as? DropTables { return drop.isLossy && drop.tables.contains(detach.table) }
+            return false
+        }
+    }
+}

@@ -1,0 +1,18 @@
+import SQLBuilding
+
+extension OnlinePhase {
+    /// The two phases of a change kept right by a trigger while it backfills: the trigger
+    /// installed (its function and the row trigger, in one short transaction), then batches
+    /// bringing the rows already there to what the trigger makes of the rows written meanwhile.
+    /// `does` says what the trigger does to the rows written, for the summaries.
+    static func triggeredBatches(
+        _ trigger: OnlineTrigger, in schema: String, timing: String, body: SQL, does: String, batches: BatchedStatement, summary: String
+    ) -> [OnlinePhase] {
+        var install = OnlinePhase.instant(
+            trigger.installStatements(in: schema, timing: timing, body: body, summary: does),
+            summary: "trigger on \(trigger.table): \(does)"
+        )
+        install.installs = [trigger]
+        return [install, .batched(batches, summary: summary)]
+    }
+}

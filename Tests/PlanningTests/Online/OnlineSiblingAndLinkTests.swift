@@ -1,0 +1,53 @@
+import Testing
+@testable import Planning
+
+/// Values copied between sibling columns, and ordered links moved into a join table, under
+/// `apply --online`: a trigger keeps rows written meanwhile right, batches do the rest.
+@Suite struct OnlineSiblingAndLinkTests {
+    static func posts(_ post: String) -> String {
+        """
+        BasePost: {abstract: true, attributes: {title: string}}
+        Post: {parent: BasePost, attributes: {likeCount: \(post)}}
+        ReaderPost: {parent: BasePost, attributes: {likeCount: int64}}
+        """
+    }
+
+    @Test func valuesCopiedIntoTheSharedColumnGoThroughATriggerAndBatchesAndTheOldColumnGoesAtTheSwitchOver() throws {
+        let phases = try OnlinePlannerTests.phases(Self.posts("int32"), Self.posts("int64"))
+        let trigger = "orchestrator_online_values_\(OnlineTrigger.digest("base_post.like_count"))"
+        let install = try #require(phases.first { $0.installs.map(\.name) == [trigger] })
+        #expect(install.statements.first?.sql.text.contains(#"BEGIN IF NEW."_entity" IN ('Post') THEN NEW."like_count" := NEW."like_count_integer"::bigint; END IF; RETURN NEW; END"#) == true)
+        #expect(phases.compactMap(\.batches).map(\.template.text) == [
+            #"UPDATE "s"."base_post" SET "like_count" = "like_count_integer"::bigint WHERE "_entity" IN ('Post') AND "_pk" >= :from AND "_pk" < :to"#,
+        ])
+        #expect(phases.last?.statements.map(\.sql.text).last == #"ALTER TABLE "s"."base_post" DROP COLUMN "like_count_integer""#)
+        #expect(trigger > "orchestrator_online_entity_", "fires after the entity renames' trigger")
+    }
+
+    static let cuisines = """
+        Cuisine: {relationships: {recipes: {destination: Recipe, inverse: cuisine, toMany: true, ordered: true}}}
+        Recipe: {attributes: {name: string}, relationships: {cuisine: {destination: Cuisine, inverse: recipes}}}
+        """
+
+    @Test func orderedLinksTakeTheirPositionFromTheRowTheyAreReadFrom() throws {
+        let phases = try OnlinePlannerTests.phases(Self.cuisines, """
+            Cuisine: {relationships: {recipes: {destination: Recipe, inverse: cuisines, toMany: true, ordered: true}}}
+            Recipe: {attributes: {name: string}, relationships: {cuisines: {destination: Cuisine, inverse: recipes, toMany: true, ordered: true, renamingIdentifier: cuisine}}}
+            """)
+        let batch = try #require(phases.compactMap(\.batches).first { $0.template.text.hasPrefix("INSERT INTO") }).template.text
+        let function = try #require(phases.flatMap(\.statements).first { $0.sql.text.contains("orchestrator_online_links_") && $0.sql.text.hasPrefix("CREATE OR REPLACE FUNCTION") }).sql.text
+        // The kept order column, and 0 for the recipe's one cuisine, in the join table's order.
+        #expect(batch == #"INSERT INTO "s"."cuisine__recipes" ("cuisine_pk", "recipes_pk", "recipes_order", "cuisines_order") SELECT "cuisine_pk", "_pk", "cuisine_order", 0 FROM "s"."recipe" WHERE "cuisine_pk" IS NOT NULL AND "_pk" >= :from AND "_pk" < :to FOR SHARE ON CONFLICT DO NOTHING"#)
+        #expect(function.contains(#"OLD."cuisine_order" IS NOT DISTINCT FROM NEW."cuisine_order""#), "a new position alone moves the link")
+        #expect(function.contains(#"VALUES (NEW."cuisine_pk", NEW."_pk", NEW."cuisine_order", 0) ON CONFLICT DO NOTHING"#))
+    }
+
+    @Test func aPositionNumberedAcrossRowsHasNoOnlineFormAndSaysSo() throws {
+        let online = try #require(try LightweightFixtures.step(
+            "Cuisine: {relationships: {recipes: {destination: Recipe, inverse: cuisine, toMany: true}}}\nRecipe: {attributes: {name: string}, relationships: {cuisine: {destination: Cuisine, inverse: recipes}}}",
+            "Cuisine: {relationships: {recipes: {destination: Recipe, inverse: cuisines, toMany: true, ordered: true}}}\nRecipe: {attributes: {name: string}, relationships: {cuisines: {destination: Cuisine, inverse: recipes, toMany: true, renamingIdentifier: cuisine}}}"
+        ).online)
+        #expect(online.refusals.count == 1)
+        #expect(online.refusals.first?.hasSuffix("across rows, which has no online form yet (docs/online-migrations.md, Limits)") == true, "\(online.refusals)")
+    }
+}
