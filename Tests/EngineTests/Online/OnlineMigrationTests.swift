@@ -144,8 +144,10 @@ import TestSupport
 
     /// The live store equals the shadow store (the same writes, never migrated online) once the
     /// shadow is migrated offline: catalog and every row; no trigger or checkpoint is left.
-    static func expectSameAsOfflineMigrationOfShadow(_ model: VersionedModel, on connection: PostgresConnection, sourceLocation: SourceLocation = #_sourceLocation) throws {
-        _ = try StoreMigrator(connection: connection, model: model, store: shadow).apply()
+    static func expectSameAsOfflineMigrationOfShadow(
+        _ model: VersionedModel, allowDataLoss: Bool = false, on connection: PostgresConnection, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        _ = try StoreMigrator(connection: connection, model: model, store: shadow).apply(options: ApplyOptions(allowDataLoss: allowDataLoss))
         #expect(try S.catalog(of: S.store, on: connection) == S.catalog(of: shadow, on: connection), sourceLocation: sourceLocation)
         for table in try connection.execute("SELECT table_name FROM information_schema.tables WHERE table_schema = \(shadow) ORDER BY 1").rows.compactMap({ $0[0] }) {
             let names = try columns(in: shadow, table: table, on: connection).map(\.name).sorted()
