@@ -14,8 +14,7 @@ struct ApplyCommand: ParsableCommand {
     @OptionGroup var modelOptions: ModelOptions
     @OptionGroup var storeOptions: StoreOptions
     @OptionGroup var formatOptions: FormatOptions
-    @OptionGroup var mappingOptions: MappingOptions
-    @OptionGroup var heavyweightOptions: HeavyweightOptions
+    @OptionGroup var migrationOptions: MigrationOptions
 
     @Option(name: .long, help: "Bring the store to this version instead of the current one.")
     var to: String?
@@ -57,43 +56,35 @@ struct ApplyCommand: ParsableCommand {
         try reportingFailures {
             // A saved plan that cannot be used stops the command before anything else.
             let expectedPlan = try plan.map { ExpectedPlan(saved: try SavedPlan.read(from: $0), file: $0) }
-            let model = try modelOptions.loadEachVersion()
-            try modelOptions.checkVersion(to, in: model)
-            try model.requireUsable([to ?? model.currentVersionName])
-            let explicitMappings = try mappingOptions.explicitMappings(for: model)
-            let url = try storeOptions.resolvedDatabaseURL()
-            let connection = try connect(url)
-            defer { connection.close() }
-            let store = storeOptions.storeName(for: model)
-            let migrator = heavyweightOptions.migrator(
-                connection: connection, model: model, store: store, targetVersion: to, explicitMappings: explicitMappings
-            )
-            let isText = formatOptions.format == .text
-            let progress = ProgressReporter(mode: ProgressReporter.Mode(format: formatOptions.format))
-            // A failure mid-pass leaves a bar open: end its line before the error is printed.
-            defer { progress.finish() }
-            var options = ApplyOptions(lockTimeoutMilliseconds: lockTimeout, allowDataLoss: allowDataLoss, restart: restart, lockWaitSeconds: lockWait, online: online)
-            options.batchSize = batchSize
-            options.expectedPlan = expectedPlan
-            let onStep = { (number: Int, count: Int, step: PlannedStep) in
-                if isText {
-                    let title = ProgressRendering.stepTitle(kind: step.kind.rawValue, from: step.from, to: step.to)
-                    printLine("step \(number) of \(count): \(title) (\(step.statements.count) statements)")
+            try migrationOptions.withMigrator(model: modelOptions, store: storeOptions, target: to) { _, migrator in
+                let store = migrator.store
+                let isText = formatOptions.format == .text
+                let progress = ProgressReporter(mode: ProgressReporter.Mode(format: formatOptions.format))
+                // A failure mid-pass leaves a bar open: end its line before the error is printed.
+                defer { progress.finish() }
+                var options = ApplyOptions(lockTimeoutMilliseconds: lockTimeout, allowDataLoss: allowDataLoss, restart: restart, lockWaitSeconds: lockWait, online: online)
+                options.batchSize = batchSize
+                options.expectedPlan = expectedPlan
+                let onStep = { (number: Int, count: Int, step: PlannedStep) in
+                    if isText {
+                        let title = ProgressRendering.stepTitle(kind: step.kind.rawValue, from: step.from, to: step.to)
+                        printLine("step \(number) of \(count): \(title) (\(step.statements.count) statements)")
+                    }
                 }
-            }
-            let onLockWait: LockWaitHandler = { holders in
-                printNotice("waiting up to \(String(format: "%g", lockWait)) s (--lock-wait) for store \(store), which is being migrated by \(holders.map(\.description).joined(separator: "; "))")
-            }
-            if dryRun {
-                let rehearsal = try migrator.rehearse(options: options, onStep: onStep, onProgress: progress.report, onLockWait: onLockWait)
-                progress.finish()
-                try RehearsalRendering.print(rehearsal, store: store, format: formatOptions.format)
-                return
-            }
-            let report = try migrator.apply(options: options, onStep: onStep, onProgress: progress.report, onLockWait: onLockWait)
-            switch formatOptions.format {
-            case .json: printLine(ApplyRendering.json(report, store: store).rendered)
-            case .text: ApplyRendering.text(report, store: store).forEach { printLine($0) }
+                let onLockWait: LockWaitHandler = { holders in
+                    printNotice("waiting up to \(String(format: "%g", lockWait)) s (--lock-wait) for store \(store), which is being migrated by \(holders.map(\.description).joined(separator: "; "))")
+                }
+                if dryRun {
+                    let rehearsal = try migrator.rehearse(options: options, onStep: onStep, onProgress: progress.report, onLockWait: onLockWait)
+                    progress.finish()
+                    try RehearsalRendering.print(rehearsal, store: store, format: formatOptions.format)
+                    return
+                }
+                let report = try migrator.apply(options: options, onStep: onStep, onProgress: progress.report, onLockWait: onLockWait)
+                switch formatOptions.format {
+                case .json: printLine(ApplyRendering.json(report, store: store).rendered)
+                case .text: ApplyRendering.text(report, store: store).forEach { printLine($0) }
+                }
             }
         }
     }

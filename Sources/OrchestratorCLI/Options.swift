@@ -92,16 +92,33 @@ struct HeavyweightOptions: ParsableArguments {
 
     @Flag(name: .long, help: "Run every entity mapping of a heavyweight step through the streaming path (Swift), as one with a custom policy runs.")
     var streaming = false
+}
 
-    /// A migrator for the command, with these choices and the policies the program registered.
-    func migrator(
-        connection: PostgresConnection, model: VersionedModel, store: String, targetVersion: String?, explicitMappings: [ExplicitMapping]
-    ) -> StoreMigrator {
+/// What `plan` and `apply` share beyond the model and the store: the mapping models they
+/// follow, how heavyweight steps run, and the migrator both start from.
+struct MigrationOptions: ParsableArguments {
+    @OptionGroup var mappingOptions: MappingOptions
+    @OptionGroup var heavyweightOptions: HeavyweightOptions
+
+    /// Every version read, `target` checked and usable, the mapping models found and checked;
+    /// then a migrator for the store, with these choices and the policies the program
+    /// registered, over a connection that closes when `body` returns.
+    func withMigrator<Result>(
+        model modelOptions: ModelOptions, store storeOptions: StoreOptions, target: String?,
+        _ body: (VersionedModel, StoreMigrator) throws -> Result
+    ) throws -> Result {
+        let model = try modelOptions.loadEachVersion()
+        try modelOptions.checkVersion(target, in: model)
+        try model.requireUsable([target ?? model.currentVersionName])
+        let explicitMappings = try mappingOptions.explicitMappings(for: model)
+        let url = try storeOptions.resolvedDatabaseURL()
+        let connection = try connect(url)
+        defer { connection.close() }
         var migrator = StoreMigrator(
-            connection: connection, model: model, store: store, targetVersion: targetVersion, explicitMappings: explicitMappings
+            connection: connection, model: model, store: storeOptions.storeName(for: model), targetVersion: target, explicitMappings: explicitMappings
         )
-        migrator.keepBackup = !noBackup
-        migrator.forceStreaming = streaming
-        return migrator
+        migrator.keepBackup = !heavyweightOptions.noBackup
+        migrator.forceStreaming = heavyweightOptions.streaming
+        return try body(model, migrator)
     }
 }

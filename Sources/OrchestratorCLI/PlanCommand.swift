@@ -16,8 +16,7 @@ struct PlanCommand: ParsableCommand {
 
     @OptionGroup var modelOptions: ModelOptions
     @OptionGroup var storeOptions: StoreOptions
-    @OptionGroup var mappingOptions: MappingOptions
-    @OptionGroup var heavyweightOptions: HeavyweightOptions
+    @OptionGroup var migrationOptions: MigrationOptions
 
     @Option(name: .long, help: "Output format: text, json, or sql (a script to review and run with psql -1 -v ON_ERROR_STOP=1 -f; exit 1 for a step that needs Swift).")
     var format: PlanFormat = .text
@@ -42,30 +41,22 @@ struct PlanCommand: ParsableCommand {
 
     func run() throws {
         try reportingFailures {
-            let model = try modelOptions.loadEachVersion()
-            try modelOptions.checkVersion(to, in: model)
-            try model.requireUsable([to ?? model.currentVersionName])
-            let explicitMappings = try mappingOptions.explicitMappings(for: model)
-            let url = try storeOptions.resolvedDatabaseURL()
-            let connection = try connect(url)
-            defer { connection.close() }
-            let migrator = heavyweightOptions.migrator(
-                connection: connection, model: model, store: storeOptions.storeName(for: model), targetVersion: to, explicitMappings: explicitMappings
-            )
-            let plan = try migrator.plan()
-            // The script first: a plan it refuses is neither printed nor saved.
-            // A script runs without apply's checks: data loss needs the same consent here.
-            if format == .sql { try DataLossNotAllowed.check(plan, options: ApplyOptions(allowDataLoss: allowDataLoss)) }
-            let script = format == .sql ? try PlanRendering.sql(plan, model: model) : []
-            if let out { try SavedPlan(plan: plan, migrator: migrator, online: online).write(to: out) }
-            switch format {
-            case .json: printLine((online ? OnlinePlanRendering.json(plan) : PlanRendering.json(plan)).rendered)
-            case .text:
-                PlanRendering.text(plan).forEach { printLine($0) }
-                if online { OnlinePlanRendering.text(plan).forEach { printLine($0) } }
-            case .sql: script.forEach { printLine($0) }
+            try migrationOptions.withMigrator(model: modelOptions, store: storeOptions, target: to) { model, migrator in
+                let plan = try migrator.plan()
+                // The script first: a plan it refuses is neither printed nor saved.
+                // A script runs without apply's checks: data loss needs the same consent here.
+                if format == .sql { try DataLossNotAllowed.check(plan, options: ApplyOptions(allowDataLoss: allowDataLoss)) }
+                let script = format == .sql ? try PlanRendering.sql(plan, model: model) : []
+                if let out { try SavedPlan(plan: plan, migrator: migrator, online: online).write(to: out) }
+                switch format {
+                case .json: printLine((online ? OnlinePlanRendering.json(plan) : PlanRendering.json(plan)).rendered)
+                case .text:
+                    PlanRendering.text(plan).forEach { printLine($0) }
+                    if online { OnlinePlanRendering.text(plan).forEach { printLine($0) } }
+                case .sql: script.forEach { printLine($0) }
+                }
+                if let out, format == .text { printLine("plan saved to \(out): apply it with apply --plan \(out)") }
             }
-            if let out, format == .text { printLine("plan saved to \(out): apply it with apply --plan \(out)") }
         }
     }
 }

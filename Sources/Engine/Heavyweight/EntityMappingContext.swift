@@ -124,6 +124,7 @@ final class InstanceWriter {
                 "SELECT nextval(pg_get_serial_sequence(\(literal: sequence), '_pk')) AS key FROM generate_series(1, 1000)"
             )
             keys[table] = block.rows.compactMap { $0[0].flatMap { Int64($0) } }.reversed()
+            if let last = keys[table]?.first { try keepStagingSequence(of: table, past: last) }
         }
         return keys[table]!.removeLast()
     }

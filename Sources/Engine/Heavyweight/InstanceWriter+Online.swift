@@ -23,6 +23,16 @@ extension InstanceWriter {
         insertedBySource.append([entityMapping, String(source), try columns(of: instance.entity).table, String(instance.primaryKey)])
     }
 
+    /// After a block of keys from the old store's sequence: the staging table's sequence moves
+    /// past it too, so that a run continuing this one without `--online` (which draws from
+    /// the staging sequence) cannot take one of those keys again.
+    func keepStagingSequence(of table: String, past key: Int64) throws {
+        guard online?.sequence(of: table) != nil else { return }
+        let sequence = quoteIdentifier(schema) + "." + quoteIdentifier(table)
+        let serial: SQL = "pg_get_serial_sequence(\(literal: sequence), '_pk')"
+        _ = try connection.execute("SELECT setval(\(serial), greatest(\(key), nextval(\(serial))))")
+    }
+
     func flushInsertedBySource() throws {
         guard !insertedBySource.isEmpty else { return }
         try connection.copyIn("""

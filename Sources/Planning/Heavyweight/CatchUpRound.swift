@@ -3,7 +3,8 @@ import ObjectModel
 import SQLBuilding
 
 /// Plans the catch-up round of an online heavyweight step (`OnlineCatchUp`):
-/// 0. the links of rows written meanwhile (`CatchUpLinks`): join table pairs go, owners of
+/// 0. the rows reading a row written meanwhile through a to-one path join the keys
+///    (`CatchUpKeyPaths`); the links of rows written meanwhile (`CatchUpLinks`): join table pairs go, owners of
 ///    ordered links are noted;
 /// 1. per entity mapping, the destination rows made from the round's source keys are deleted;
 ///    association rows go only where the source row is gone or no longer passes the filter;
@@ -16,15 +17,16 @@ struct CatchUpRound {
     var forceStreaming: Bool
 
     /// Why the step cannot run online, or nil.
-    static func refusal(_ mappings: [ResolvedEntityMapping], policyHooks: [String: Set<PolicyHook>]) -> String? {
-        CatchUpPolicies.refusal(mappings, policyHooks: policyHooks)
+    static func refusal(_ mappings: [ResolvedEntityMapping], schemas: HeavyweightSchemas, policyHooks: [String: Set<PolicyHook>]) -> String? {
+        CatchUpPolicies.refusal(mappings, policyHooks: policyHooks) ?? CatchUpKeyPaths.refusal(mappings, schemas: schemas)
     }
 
     func steps(_ mappings: [ResolvedEntityMapping]) -> [OnlineCatchUp.CatchUpStep] {
         let keys = CatchUpKeys(staging: schemas.staging)
         let staging = schemas.staging, store = schemas.store
         let policies = CatchUpPolicies(schemas: schemas, keys: keys)
-        var steps = CatchUpLinks(schemas: schemas, keys: keys).statements(mappings).map(CatchUpStep.statement)
+        var steps = (CatchUpKeyPaths(schemas: schemas, keys: keys).statements(mappings) + CatchUpLinks(schemas: schemas, keys: keys).statements(mappings))
+            .map(CatchUpStep.statement)
         for mapping in mappings {
             steps += policies.forgetInsertedInstances(mapping).map(CatchUpStep.statement)
             let summary = "catch-up, \(mapping.name): drop the \(mapping.destinationEntity) rows made from \(mapping.sourceTable) rows written meanwhile"

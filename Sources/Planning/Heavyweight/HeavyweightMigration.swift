@@ -130,7 +130,7 @@ public enum HeavyweightMigration {
         step.swap = swap
         step.stagingSchema = staging
         step.changeTracking = tracking
-        step.onlineRefusal = CatchUpRound.refusal(resolved, policyHooks: options.policyHooks)
+        step.onlineRefusal = CatchUpRound.refusal(resolved, schemas: schemas, policyHooks: options.policyHooks)
         if step.onlineRefusal == nil {
             let round = CatchUpRound(schemas: schemas, forceStreaming: options.forceStreaming).steps(resolved)
             step.onlineCatchUp = OnlineCatchUp(

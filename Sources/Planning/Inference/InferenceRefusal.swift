@@ -46,59 +46,67 @@ public struct InferenceRefusal: Sendable, Hashable, CustomStringConvertible {
 extension InferenceRefusal {
     static let writeMappingModel = "write a mapping model"
 
+    /// The message in its three parts: `changed; because (instead)`.
+    init(
+        entity: String, property: String? = nil, code: Code,
+        changed: String, because: String, instead: String = writeMappingModel
+    ) {
+        self.init(entity: entity, property: property, code: code, message: "\(changed); \(because) (\(instead))")
+    }
+
     static func addedNonOptionalWithoutDefault(entity: String, attribute: String) -> Self {
         Self(
             entity: entity, property: attribute, code: .nonOptionalWithoutDefault,
-            message: "added as non-optional without a default; existing rows would need a value invented (give it a default, make it optional, or \(writeMappingModel))"
+            changed: "added as non-optional without a default", because: "existing rows would need a value invented", instead: "give it a default, make it optional, or \(writeMappingModel)"
         )
     }
 
     static func madeNonOptionalWithoutDefault(entity: String, attribute: String) -> Self {
         Self(
             entity: entity, property: attribute, code: .nonOptionalWithoutDefault,
-            message: "made non-optional without a default; existing rows would need a value invented (give it a default, or \(writeMappingModel))"
+            changed: "made non-optional without a default", because: "existing rows would need a value invented", instead: "give it a default, or \(writeMappingModel)"
         )
     }
 
     static func lossyTypeChange(entity: String, attribute: String, from: AttributeType, to: AttributeType) -> Self {
         Self(
             entity: entity, property: attribute, code: .lossyTypeChange,
-            message: "type changed from \(from.rawValue) to \(to.rawValue); an inferred mapping converts only between number types (Boolean, Integer 16/32/64, Decimal, Float, Double), as Core Data's does (\(writeMappingModel))"
+            changed: "type changed from \(from.rawValue) to \(to.rawValue)", because: "an inferred mapping converts only between number types (Boolean, Integer 16/32/64, Decimal, Float, Double), as Core Data's does"
         )
     }
 
     static func toManyToToOne(entity: String, relationship: String) -> Self {
         Self(
             entity: entity, property: relationship, code: .toManyToToOne,
-            message: "changed from to-many to to-one; rows linked to several objects would lose links (\(writeMappingModel))"
+            changed: "changed from to-many to to-one", because: "rows linked to several objects would lose links"
         )
     }
 
     static func destinationChanged(entity: String, relationship: String, from: String, to: String) -> Self {
         Self(
             entity: entity, property: relationship, code: .relationshipDestinationChanged,
-            message: "destination changed from \(from) to \(to); existing links point to \(from) objects (\(writeMappingModel))"
+            changed: "destination changed from \(from) to \(to)", because: "existing links point to \(from) objects"
         )
     }
 
     static func mergedHierarchies(entity: String, root: String, otherSourceRoot: String, sourceRoot: String) -> Self {
         Self(
             entity: entity, code: .mergedHierarchies,
-            message: "moved into the hierarchy of \(root), joining entities of the source hierarchy of \(otherSourceRoot); rows stored apart (hierarchies of \(sourceRoot) and \(otherSourceRoot)) would share one table, and merging hierarchies is not inferred (\(writeMappingModel))"
+            changed: "moved into the hierarchy of \(root), joining entities of the source hierarchy of \(otherSourceRoot)", because: "rows stored apart (hierarchies of \(sourceRoot) and \(otherSourceRoot)) would share one table, and merging hierarchies is not inferred"
         )
     }
 
     static func madeAbstract(entity: String) -> Self {
         Self(
             entity: entity, code: .madeAbstract,
-            message: "made abstract; its existing rows would belong to no concrete entity (move them to a sub-entity with a mapping model)"
+            changed: "made abstract", because: "its existing rows would belong to no concrete entity", instead: "move them to a sub-entity with a mapping model"
         )
     }
 
     static func contestedRenamingIdentifier(entity: String, property: String?, identifier: String, claimedBy other: String) -> Self {
         Self(
             entity: entity, property: property, code: .contestedRenamingIdentifier,
-            message: "renaming identifier '\(identifier)' is also claimed by \(other); only one element can continue '\(identifier)' (change one of the identifiers)"
+            changed: "renaming identifier '\(identifier)' is also claimed by \(other)", because: "only one element can continue '\(identifier)'", instead: "change one of the identifiers"
         )
     }
 }

@@ -57,7 +57,7 @@ extension LightweightDiff {
                       Self.storedColumns(of: sourceEntity, in: source, columns: pairing.sourceColumns).contains(sourceColumn) else { continue }
                 cleared.append(name)
             }
-            if !cleared.isEmpty { add(.fill, ClearValues(table: table.name, column: column.name, entities: cleared)) }
+            if !cleared.isEmpty { add(.fill, ClearValues(table: table.name, column: column.name, entities: cleared).describing(column, of: table)) }
         }
     }
 

@@ -60,6 +60,10 @@ struct ClearValues: SchemaChange {
     var table: String
     var column: String
     var entities: [String]
+    /// What `apply --online` needs to build the column beside the old one (`describing`).
+    var type = ""
+    var defaultExpression: SQL?
+    var covering: [CoveringConstraint] = []
 
     func statements(in schema: String) -> [PlannedStatement] {
         [PlannedStatement(

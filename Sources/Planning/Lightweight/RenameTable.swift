@@ -9,22 +9,20 @@ struct RenameTable: SchemaChange {
     var hasIdentity: Bool
 
     func statements(in schema: String) -> [PlannedStatement] {
+        // Each rename is a catalog change under ACCESS EXCLUSIVE.
+        func rename(_ sql: SQL, _ summary: String) -> PlannedStatement {
+            PlannedStatement(sql, lock: .accessExclusive, summary: summary)
+        }
         var statements = [
-            PlannedStatement(
-                "ALTER TABLE \(ident: schema, from) RENAME TO \(ident: to)",
-                lock: .accessExclusive, summary: "rename table \(from) -> \(to)"
-            ),
-            PlannedStatement(
+            rename("ALTER TABLE \(ident: schema, from) RENAME TO \(ident: to)", "rename table \(from) -> \(to)"),
+            rename(
                 "ALTER TABLE \(ident: schema, to) RENAME CONSTRAINT \(ident: ImplicitNames.primaryKey(table: from)) TO \(ident: ImplicitNames.primaryKey(table: to))",
-                lock: .accessExclusive, summary: "rename primary key of \(to)"
+                "rename primary key of \(to)"
             ),
         ]
         if hasIdentity {
             let sequence = (from: ImplicitNames.identitySequence(table: from, column: "_pk"), to: ImplicitNames.identitySequence(table: to, column: "_pk"))
-            statements.append(PlannedStatement(
-                "ALTER SEQUENCE \(ident: schema, sequence.from) RENAME TO \(ident: sequence.to)",
-                lock: .accessExclusive, summary: "rename identity sequence of \(to)"
-            ))
+            statements.append(rename("ALTER SEQUENCE \(ident: schema, sequence.from) RENAME TO \(ident: sequence.to)", "rename identity sequence of \(to)"))
         }
         return statements
     }

@@ -5,20 +5,6 @@ import SQLBuilding
 // ranges of `_pk`, each its own short transaction. Rows the batches already passed and rows
 // they have not reached are both right at the end. The triggers go in the switch-over.
 
-extension OnlineTrigger {
-    /// The pattern of a backfill: this `BEFORE INSERT OR UPDATE` trigger runs `body` (PL/pgSQL
-    /// setting `NEW`) on every row written, `does` saying what it gives them; then `batch`
-    /// (ending in a `WHERE` condition) runs in batches.
-    func keepingRowsRight(on table: String, body: SQL, does: String, batch: SQL, summary: String, in schema: String) -> OnlineForm {
-        var install = OnlinePhase.instant(
-            installStatements(in: schema, timing: "BEFORE INSERT OR UPDATE", body: body, summary: "rows written get \(does)"),
-            summary: "trigger on \(table): rows written meanwhile get \(does)"
-        )
-        install.installs = [self]
-        return .phases([install, .batched(BatchedStatement(schema: schema, table: table, prefix: batch), summary: summary + ", in batches")])
-    }
-}
-
 extension BackfillNulls: OnlineChange {
     func onlineForm(in schema: String) -> OnlineForm {
         let trigger = OnlineTrigger.named("backfill", table: table, column: column)
@@ -27,10 +13,10 @@ extension BackfillNulls: OnlineChange {
         let body: SQL = "BEGIN IF \(condition) THEN NEW.\(ident: column) := \(value); END IF; RETURN NEW; END"
         var prefix: SQL = "UPDATE \(ident: schema, table) SET \(ident: column) = \(value) WHERE \(ident: column) IS NULL"
         if let entities { prefix.append(" AND \(ident: "_entity") IN (\(literals: entities))") }
-        return trigger.keepingRowsRight(
-            on: table, body: body, does: "\(column)'s default for NULL", batch: prefix,
-            summary: "backfill NULLs of \(table).\(column) with its default", in: schema
-        )
+        return .phases(OnlinePhase.triggeredBatches(
+            trigger, in: schema, timing: "BEFORE INSERT OR UPDATE", body: body, does: "rows written meanwhile get \(column)'s default for NULL",
+            batches: BatchedStatement(schema: schema, table: table, prefix: prefix), summary: "backfill NULLs of \(table).\(column) with its default, in batches"
+        ))
     }
 }
 
@@ -44,7 +30,10 @@ extension UpdateEntityNames: OnlineChange {
             THEN NEW.\(ident: "_entity") := CASE NEW.\(ident: "_entity")\(cases) END; END IF; RETURN NEW; END
             """
         let offline = statements(in: schema)[0]
-        return trigger.keepingRowsRight(on: table, body: body, does: "the new entity names", batch: offline.sql, summary: offline.summary, in: schema)
+        return .phases(OnlinePhase.triggeredBatches(
+            trigger, in: schema, timing: "BEFORE INSERT OR UPDATE", body: body, does: "rows written meanwhile get the new entity names",
+            batches: BatchedStatement(schema: schema, table: table, prefix: offline.sql), summary: offline.summary + ", in batches"
+        ))
     }
 }
 

@@ -11,7 +11,10 @@ import SQLBuilding
 //    valid check), the old column is dropped and the new one takes its name, and so do the
 //    indexes and constraints built on it.
 
-extension AlterColumnType: OnlineChange {
+extension AlterColumnType: ColumnRebuild {
+    var rebuildSummary: String { "change \(table).\(column) from \(from) to \(to)" }
+    var swapsAtSwitchOver: Bool { false }
+
     /// NOT NULL kept (a column made NOT NULL or nullable by the step is so by its own change),
     /// the destination's default, and the indexes and constraints over the column (which
     /// PostgreSQL rebuilds along with an `ALTER COLUMN … TYPE`, and which a column built beside

@@ -95,31 +95,50 @@ enum CoveringConstraint: Sendable, Hashable {
     }
 }
 
-extension AlterColumnType {
-    /// The step's changes as `apply --online` plans them: a type change rebuilds only what
-    /// covers the column when it runs (the step adds its new indexes and constraints at its
-    /// end, on the final column); one whose index or constraint also covers another column the
-    /// step retypes is refused (each swap would drop the other's rebuilt index).
-    static func resolvingCovering(_ changes: [any SchemaChange]) -> [any SchemaChange] {
-        var addedLater: [String: Set<String>] = [:]
-        for change in changes {
+/// A change that builds its column anew beside the old one under `apply --online`, with the
+/// indexes and constraints that cover it (`covering`).
+protocol ColumnRebuild: OnlineChange {
+    var table: String { get }
+    var column: String { get }
+    var covering: [CoveringConstraint] { get set }
+    /// Names the change in a refusal.
+    var rebuildSummary: String { get }
+    /// The new column takes the old one's place only in the switch-over (the application reads
+    /// the old one until then), so what the step adds over the column later would go with it.
+    var swapsAtSwitchOver: Bool { get }
+}
+
+extension CoveringConstraint {
+    /// The step's changes as `apply --online` plans them: a rebuilt column rebuilds only what
+    /// covers it when it runs (the step adds its new indexes and constraints at its end, on the
+    /// final column). Refused: a rebuild whose index or constraint also covers another column
+    /// the step rebuilds (each swap would drop the other's rebuilt index), and one swapped in at
+    /// the switch-over when the step later adds something over the column or drops it.
+    static func resolving(_ changes: [any SchemaChange]) -> [any SchemaChange] {
+        var later: [(position: Int, table: String, name: String, what: String, columns: [String])] = []
+        for (position, change) in changes.enumerated() {
             switch change {
-            case let index as CreateIndex: addedLater[index.table, default: []].insert(index.index.name)
-            case let unique as AddUnique: addedLater[unique.table, default: []].insert(unique.unique.name)
-            case let check as AddCheck: addedLater[check.table, default: []].insert(check.check.name)
+            case let index as CreateIndex: later.append((position, index.table, index.index.name, "index \(index.index.name)", index.index.columns))
+            case let unique as AddUnique: later.append((position, unique.table, unique.unique.name, "uniqueness constraint \(unique.unique.name)", unique.unique.columns))
+            case let check as AddCheck: later.append((position, check.table, check.check.name, "check \(check.check.name)", check.check.kind.requiredColumn.map { [$0] } ?? []))
+            case let drop as DropColumn: later.append((position, drop.table, "", "the column's drop", [drop.column]))
             default: break
             }
         }
-        let retyped = changes.compactMap { $0 as? AlterColumnType }
-        return changes.map { change in
-            guard var alter = change as? AlterColumnType else { return change }
-            alter.covering.removeAll { addedLater[alter.table]?.contains($0.name) == true }
-            let others = Set(retyped.filter { $0.table == alter.table && $0.column != alter.column }.map(\.column))
-            let shared = alter.covering.filter { !others.isDisjoint(with: $0.columns) }.map(\.name)
-            guard shared.isEmpty else {
-                return OnlineRefusal(change: alter, reason: "change \(alter.table).\(alter.column) from \(alter.from) to \(alter.to): \(shared.joined(separator: ", ")) also covers another column the step retypes, which has no online rebuild yet (docs/online-migrations.md, Limits)")
+        let rebuilds = changes.compactMap { $0 as? any ColumnRebuild }
+        return changes.enumerated().map { position, change in
+            guard var rebuild = change as? any ColumnRebuild else { return change }
+            let after = later.filter { $0.position > position && $0.table == rebuild.table }
+            rebuild.covering.removeAll { covering in after.contains { $0.name == covering.name } }
+            if rebuild.swapsAtSwitchOver, let next = after.first(where: { $0.columns.contains(rebuild.column) }) {
+                return OnlineRefusal(change: rebuild, reason: "\(rebuild.rebuildSummary): \(next.what) comes later in the step, which has no online form with it yet (docs/online-migrations.md, Limits)")
             }
-            return alter
+            let others = Set(rebuilds.filter { $0.table == rebuild.table && $0.column != rebuild.column }.map(\.column))
+            let shared = rebuild.covering.filter { !others.isDisjoint(with: $0.columns) }.map(\.name)
+            guard shared.isEmpty else {
+                return OnlineRefusal(change: rebuild, reason: "\(rebuild.rebuildSummary): \(shared.joined(separator: ", ")) also covers another column the step rebuilds, which has no online rebuild yet (docs/online-migrations.md, Limits)")
+            }
+            return rebuild
         }
     }
 }

@@ -15,7 +15,7 @@ enum OnlinePlanner {
         var phases: [OnlinePhase] = []
         var refusals: [String] = []
         var deferred: [PlannedStatement] = []
-        for change in OnlineArrangement.arranged(AlterColumnType.resolvingCovering(changes), schema: schema) {
+        for change in CoveringConstraint.resolving(OnlineArrangement.arranged(changes, schema: schema)) {
             guard let online = change as? any OnlineChange else {
                 let what = change.statements(in: schema).first?.summary ?? String(describing: type(of: change))
                 refusals.append("\(what): no online form yet (docs/online-migrations.md, Limits)")
@@ -24,6 +24,7 @@ enum OnlinePlanner {
             switch online.onlineForm(in: schema) {
             case .phases(let own): phases += own
             case .atSwitchOver(let statements): deferred += statements
+            case .phasesThenAtSwitchOver(let own, let statements): phases += own; deferred += statements
             case .refused(let reason): refusals.append(reason)
             }
         }
@@ -43,6 +44,9 @@ enum OnlineForm {
     case phases([OnlinePhase])
     /// Statements that must wait for the switch-over (the old layout is read until then).
     case atSwitchOver([PlannedStatement])
+    /// Phases now, and statements at the switch-over (a column built beside one the application
+    /// still reads, swapped in there).
+    case phasesThenAtSwitchOver([OnlinePhase], [PlannedStatement])
     case refused(String)
 }
 

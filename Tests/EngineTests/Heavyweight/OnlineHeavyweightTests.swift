@@ -171,14 +171,21 @@ import TestSupport
 
     /// `apply --online` whose session is killed once the chefs are copied, as in a crash.
     static func crashOnlineRun(_ model: VersionedModel, on connection: PostgresConnection) throws {
+        try crashOnlineRun(after: "ChefToChef", on: connection) { Kitchen.migrator(model, Kitchen.kitchenMapping(), on: $0) }
+    }
+
+    /// `apply --online` of the migrator `make` gives, its session killed once the first pass of
+    /// `entityMapping` is done.
+    static func crashOnlineRun(after entityMapping: String, on connection: PostgresConnection, _ make: (PostgresConnection) throws -> StoreMigrator) throws {
         let session = try connection.reconnect()
         defer { session.close() }
         let pid = try session.execute("SELECT pg_backend_pid() AS pid").int(0, "pid") ?? 0
         var options = ApplyOptions()
         options.online = true
+        let migrator = try make(session)
         #expect(throws: StepFailure.self) {
-            _ = try Kitchen.migrator(model, Kitchen.kitchenMapping(), on: session).apply(options: options, onProgress: { event in
-                guard event.kind == .passFinished, event.entityMapping == "ChefToChef" else { return }
+            _ = try migrator.apply(options: options, onProgress: { event in
+                guard event.kind == .passFinished, event.entityMapping == entityMapping else { return }
                 _ = try? connection.execute("SELECT pg_terminate_backend(\(Int(pid)))")
             })
         }

@@ -118,6 +118,22 @@ import TestSupport
         }
     }
 
+    @Test func anOnlineRunCrashedAfterThePolicyRanContinuesWithoutOnlineTakingNoKeyTwice() throws {
+        try S.withStore(try Kitchen.kitchen()) { connection in
+            try Online.crashOnlineRun(after: "RecipeToRecipe", on: connection) { try Self.migrator("Brigade", on: $0) }
+            // The sous chefs took keys from shop.chef's sequence; the staging sequence is past them.
+            let sequence = try connection.execute(#"SELECT pg_get_serial_sequence('"shop~staging"."chef"', '_pk') AS s"#).value(0, "s") ?? ""
+            let last = try connection.execute("SELECT last_value FROM \(unsafeRaw: sequence)").int(0, "last_value") ?? 0
+            let sous = try connection.execute(#"SELECT max(_pk) AS k FROM "shop~staging".chef WHERE name LIKE 'sous chef of %'"#).int(0, "k") ?? 0
+            #expect(sous > 0 && last >= sous, "staging sequence at \(last), sous chefs up to \(sous)")
+
+            _ = try Self.migrator("Brigade", on: connection).apply()
+            #expect(try S.version(on: connection) == "Kitchen 2")
+            try Online.expectNoTriggersLeft(on: connection)
+            #expect(try Self.snapshot(S.store, on: connection) == Self.offlineMigration(after: []).migrated)
+        }
+    }
+
     @Test func aPolicyWithAHookOverTheWholeEntityMappingIsRefusedOnlineNamingIt() throws {
         try S.withStore(try Kitchen.kitchen(), rows: 20) { connection in
             let migrator = try Self.migrator("Tally", on: connection)

@@ -21,16 +21,12 @@ final class ConcurrentWriter: @unchecked Sendable {
     private(set) var failure: (error: Error, afterSwitchOver: Bool)?
     private let done = DispatchSemaphore(value: 0)
     private var generator = SystemRandomNumberGenerator()
-    /// One transaction's writes, the same in both stores; nil: those of the online test model.
-    typealias Write = (ConcurrentWriter, PostgresConnection) throws -> Void
-    private let write: Write?
 
-    init(url: String, live: String, shadow: String, targetVersion: String = "v2", write: Write? = nil) {
+    init(url: String, live: String, shadow: String, targetVersion: String = "v2") {
         self.url = url
         self.targetVersion = targetVersion
         self.live = live
         self.shadow = shadow
-        self.write = write
     }
 
     func start() {
@@ -47,19 +43,8 @@ final class ConcurrentWriter: @unchecked Sendable {
             defer { connection.close() }
             while !isStopped {
                 do {
-                    try connection.transaction {
-                        guard let write else { return try writeOnce(on: connection) }
-                        try write(self, connection)
-                        // The first version's application: a write the switch-over preceded is
-                        // rolled back. One that locked a table first holds the switch-over off
-                        // until it commits, so it reads the version from before.
-                        if try connection.execute("SELECT version_name FROM orchestrator.stores WHERE store = \(live)").rows.first?.first == targetVersion {
-                            throw SwitchedOver()
-                        }
-                    }
+                    try connection.transaction { try writeOnce(on: connection) }
                     lock.withLock { committed += 1 }
-                } catch is SwitchedOver {
-                    return
                 } catch {
                     let version = try? connection.execute("SELECT version_name FROM orchestrator.stores WHERE store = \(live)").rows.first?.first
                     let switched = version == targetVersion
@@ -70,8 +55,6 @@ final class ConcurrentWriter: @unchecked Sendable {
         }.start()
     }
 
-    private struct SwitchedOver: Error {}
-
     /// Stops the writer and waits for its last transaction.
     func stop() {
         lock.withLock { stopped = true }
@@ -81,9 +64,9 @@ final class ConcurrentWriter: @unchecked Sendable {
     var commits: Int { lock.withLock { committed } }
     private var isStopped: Bool { lock.withLock { stopped } }
 
-    func value(_ number: Int?) -> SQLValue { number.map { .int(Int64($0)) } ?? .null }
+    private func value(_ number: Int?) -> SQLValue { number.map { .int(Int64($0)) } ?? .null }
 
-    func random(_ range: ClosedRange<Int>) -> Int { Int.random(in: range, using: &generator) }
+    private func random(_ range: ClosedRange<Int>) -> Int { Int.random(in: range, using: &generator) }
 
     /// One write, the same in both stores: keys are drawn over the whole table (rows the
     /// backfill passed and rows it has not reached), new keys taken from the live store.
@@ -129,7 +112,7 @@ final class ConcurrentWriter: @unchecked Sendable {
     }
 
     /// The row the live store just took, with the same `_pk`, into the shadow store.
-    func mirror(_ table: String, key: QueryResult, columns: String, values: String, on connection: PostgresConnection) throws {
+    private func mirror(_ table: String, key: QueryResult, columns: String, values: String, on connection: PostgresConnection) throws {
         guard let pk = key.rows.first?.first.flatMap({ $0 }) else { return }
         try connection.execute("INSERT INTO \(ident: shadow, table) (_pk, \(unsafeRaw: columns)) OVERRIDING SYSTEM VALUE VALUES (\(unsafeRaw: pk), \(unsafeRaw: values))")
     }

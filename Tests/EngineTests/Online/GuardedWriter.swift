@@ -55,7 +55,9 @@ final class GuardedWriter: @unchecked Sendable {
                             if try version(on: connection) == targetVersion { throw SwitchedOver() }
                         }
                         lock.withLock { committed += 1 }
-                    } catch let error as PostgresError where error.sqlState == .deadlockDetected {
+                    } catch let error as PostgresError where error.sqlState == .deadlockDetected || error.sqlState == .undefinedTable {
+                        // A deadlock with a short lock of the migration, or a table it renamed
+                        // meanwhile: the application tries again.
                         continue
                     }
                 }
@@ -97,8 +99,9 @@ final class GuardedWriter: @unchecked Sendable {
 
     /// A row inserted into the live store and, with the `_pk` it took, into the shadow store;
     /// `values` are given the store's schema. A row the live store skipped is skipped in both.
-    func insert(into table: String, columns: [String], values: (String) -> SQL, on connection: PostgresConnection) throws {
-        let key = try connection.execute("INSERT INTO \(ident: live, table) (\(idents: columns)) VALUES (\(values(live))) RETURNING _pk")
+    /// `liveTable` names the table in the live store, when the step renamed it already.
+    func insert(into table: String, liveTable: String? = nil, columns: [String], values: (String) -> SQL, on connection: PostgresConnection) throws {
+        let key = try connection.execute("INSERT INTO \(ident: live, liveTable ?? table) (\(idents: columns)) VALUES (\(values(live))) RETURNING _pk")
         guard let pk = key.rows.first?.first.flatMap({ $0 }).flatMap({ Int64($0) }) else { return }
         try connection.execute("INSERT INTO \(ident: shadow, table) (\(idents: ["_pk"] + columns)) OVERRIDING SYSTEM VALUE VALUES (\(literal: pk), \(values(shadow)))")
     }

@@ -15,19 +15,24 @@ import TestSupport
     typealias S = MigratedStore
     typealias Online = OnlineMigrationTests
 
-    /// The row the live store just took, with the same `_pk`, into the shadow store.
-    static func insert(_ table: String, _ values: [(column: String, value: SQLValue)], writer: ConcurrentWriter, on connection: PostgresConnection) throws -> Int64 {
-        let columns = values.map(\.column)
-        let binds = SQL.joined(values.map { "\($0.value)" }, separator: ", ")
-        let key = try connection.execute("INSERT INTO \(ident: writer.live, table) (\(idents: columns)) VALUES (\(binds)) RETURNING _pk")
-        let pk = try #require(key.rows.first?.first.flatMap { $0 }.flatMap { Int64($0) })
-        try connection.execute("INSERT INTO \(ident: writer.shadow, table) (\(idents: ["_pk"] + columns)) OVERRIDING SYSTEM VALUE VALUES (\(pk), \(binds))")
-        return pk
+    /// The store and its shadow at v1 (`prepare` runs then, on the migrating session);
+    /// `apply --online` while `write` writes both; the live store then equals the shadow
+    /// migrated offline.
+    static func migrateOnlineWhileWriting(
+        _ model: VersionedModel, prepare: (PostgresConnection) throws -> Void = { _ in }, write: @escaping GuardedWriter.Write,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        try GuardedWriter.withShadowedStore(model, store: S.store, shadow: Online.shadow, write: write) { connection, writer, _ in
+            try prepare(connection)
+            try OnlineRowMoveMigrationTests.migrateWhileWriting(model, writer: writer, on: connection, sourceLocation: sourceLocation)
+            try connection.execute("RESET ALL")  // what `prepare` set
+            try Online.expectSameAsOfflineMigrationOfShadow(model, on: connection, sourceLocation: sourceLocation)
+        }
     }
 
-    /// The same statement on both stores (`store` names the table's schema).
-    static func both(_ writer: ConcurrentWriter, on connection: PostgresConnection, _ statement: (_ store: String) -> SQL) throws {
-        for store in [writer.live, writer.shadow] { try connection.execute(statement(store)) }
+    /// A row inserted into both stores with the same `_pk`: `values` bound in column order.
+    static func insert(_ table: String, _ values: [(column: String, value: SQLValue)], writer: GuardedWriter, on connection: PostgresConnection) throws {
+        try writer.insert(into: table, columns: values.map(\.column), values: { _ in SQL.joined(values.map { "\($0.value)" }, separator: ", ") }, on: connection)
     }
 
     @Test func aWidenedColumnKeepsItsIndexesUniquenessConstraintsAndChecksUnderTheirNames() throws {
@@ -37,28 +42,29 @@ import TestSupport
             Cake: {parent: Dessert, attributes: {layers: {type: int16, optional: false, default: 1}, sku: int16}, uniquenessConstraints: [[sku]]}
             """
         let model = try S.model([("v1", S.version(v1)), ("v2", S.version(v1.replacingOccurrences(of: "int16", with: "int32")))])
-        try Online.migrateOnlineWhileWriting(model, tables: ["recipe", "dessert"], write: { writer, connection in
+        try Self.migrateOnlineWhileWriting(model, write: { writer, connection in
             let (recipe, dessert, number) = (writer.random(1...400), writer.random(1...700), writer.random(1...9000))
             switch writer.random(0...6) {
             case 0:
                 // Unique codes: the negated key, never a sample value.
-                let pk = try Self.insert("recipe", [("_entity", .text("Recipe")), ("name", .text("new")), ("rating", writer.value(number % 3 == 0 ? nil : number))], writer: writer, on: connection)
-                try Self.both(writer, on: connection) { "UPDATE \(ident: $0, "recipe") SET code = -_pk WHERE _pk = \(pk)" }
+                let rating: SQLValue = number % 3 == 0 ? .null : .int(Int64(number))
+                try Self.insert("recipe", [("_entity", .text("Recipe")), ("name", .text("new")), ("rating", rating)], writer: writer, on: connection)
+                try writer.both({ "UPDATE \(ident: $0, "recipe") SET code = -_pk WHERE _pk = (SELECT max(_pk) FROM \(ident: $0, "recipe"))" }, on: connection)
             case 1, 2:
-                try Self.both(writer, on: connection) {
-                    "UPDATE \(ident: $0, "recipe") SET rating = \(writer.value(number % 4 == 0 ? nil : number)), code = CASE WHEN code IS NULL THEN -_pk END, name = name || '!' WHERE _pk = \(recipe)"
-                }
+                try writer.both({
+                    "UPDATE \(ident: $0, "recipe") SET rating = \(number % 4 == 0 ? SQLValue.null : .int(Int64(number))), code = CASE WHEN code IS NULL THEN -_pk END, name = name || '!' WHERE _pk = \(recipe)"
+                }, on: connection)
             case 3:
-                try Self.both(writer, on: connection) { "DELETE FROM \(ident: $0, "recipe") WHERE _pk = \(recipe)" }
+                try writer.both({ "DELETE FROM \(ident: $0, "recipe") WHERE _pk = \(recipe)" }, on: connection)
             case 4:
-                let pk = try Self.insert("dessert", [("_entity", .text("Cake")), ("name", .text("cake")), ("layers", .int(Int64(number % 50 + 1)))], writer: writer, on: connection)
-                try Self.both(writer, on: connection) { "UPDATE \(ident: $0, "dessert") SET sku = -_pk WHERE _pk = \(pk)" }
+                try Self.insert("dessert", [("_entity", .text("Cake")), ("name", .text("cake")), ("layers", .int(Int64(number % 50 + 1)))], writer: writer, on: connection)
+                try writer.both({ "UPDATE \(ident: $0, "dessert") SET sku = -_pk WHERE _pk = (SELECT max(_pk) FROM \(ident: $0, "dessert"))" }, on: connection)
             case 5:
-                try Self.both(writer, on: connection) {
+                try writer.both({
                     "UPDATE \(ident: $0, "dessert") SET layers = \(number % 50 + 1), sku = CASE WHEN sku IS NULL THEN -_pk END WHERE _pk = \(dessert) AND _entity = 'Cake'"
-                }
+                }, on: connection)
             default:
-                try Self.both(writer, on: connection) { "DELETE FROM \(ident: $0, "dessert") WHERE _pk = \(dessert)" }
+                try writer.both({ "DELETE FROM \(ident: $0, "dessert") WHERE _pk = \(dessert)" }, on: connection)
             }
         })
     }
@@ -75,9 +81,9 @@ import TestSupport
         ])
         // Texts that PostgreSQL reads the same into a double and a decimal column, so that
         // writes before and after the swap of a column are the same in both stores.
-        let rating = { (writer: ConcurrentWriter) in SQLValue.text(String(Double(3 * writer.random(1...3000) + 1) / 3)) }
-        let price = { (writer: ConcurrentWriter) in SQLValue.text(String(Double(writer.random(1...3000)) / 7 + 0.1)) }
-        try Online.migrateOnlineWhileWriting(model, tables: ["recipe"], prepare: { connection in
+        let rating = { (writer: GuardedWriter) in SQLValue.text(String(Double(3 * writer.random(1...3000) + 1) / 3)) }
+        let price = { (writer: GuardedWriter) in SQLValue.text(String(Double(writer.random(1...3000)) / 7 + 0.1)) }
+        try Self.migrateOnlineWhileWriting(model, prepare: { connection in
             try connection.transaction {
                 try connection.execute("SET LOCAL extra_float_digits = 1")
                 for store in [S.store, Online.shadow] {
@@ -93,47 +99,61 @@ import TestSupport
             let recipe = writer.random(1...400)
             switch writer.random(0...4) {
             case 0:
-                _ = try Self.insert("recipe", [("_entity", .text("Recipe")), ("name", .text("new")), ("rating", rating(writer)), ("price", price(writer))], writer: writer, on: connection)
+                try Self.insert("recipe", [("_entity", .text("Recipe")), ("name", .text("new")), ("rating", rating(writer)), ("price", price(writer))], writer: writer, on: connection)
             case 1, 2:
                 let (r, p) = (rating(writer), price(writer))
-                try Self.both(writer, on: connection) { "UPDATE \(ident: $0, "recipe") SET rating = \(r), price = \(p), name = name || '!' WHERE _pk = \(recipe)" }
+                try writer.both({ "UPDATE \(ident: $0, "recipe") SET rating = \(r), price = \(p), name = name || '!' WHERE _pk = \(recipe)" }, on: connection)
             default:
-                try Self.both(writer, on: connection) { "DELETE FROM \(ident: $0, "recipe") WHERE _pk = \(recipe)" }
+                try writer.both({ "DELETE FROM \(ident: $0, "recipe") WHERE _pk = \(recipe)" }, on: connection)
             }
         })
     }
 
-    /// Sibling columns (docs/store-format.md): Post's likeCount becomes a bigint as
-    /// ReaderPost's is, so the two share a column again: Post's values are copied into it and
-    /// their integer column goes at the switch-over.
-    @Test func valuesCopiedIntoTheColumnSiblingsShareAgainKeepEveryWrite() throws {
-        let posts = { (post: String) in
-            S.version("""
-                BasePost: {abstract: true, attributes: {title: string}}
-                Post: {parent: BasePost, attributes: {likeCount: \(post)}}
-                ReaderPost: {parent: BasePost, attributes: {likeCount: int64}}
-                Note: {parent: BasePost, attributes: {likeCount: string}}
-                """)
-        }
-        let model = try S.model([("v1", posts("int32")), ("v2", posts("int64"))])
-        try Online.migrateOnlineWhileWriting(model, tables: ["base_post"], write: { writer, connection in
+    /// Posts whose sibling entities declare likeCount (docs/store-format.md); Post's is indexed.
+    static func posts(post: String, reader: String) -> String {
+        S.version("""
+            BasePost: {abstract: true, attributes: {title: string}}
+            Post: {parent: BasePost, attributes: {likeCount: \(post)}, indexes: {byLikes: [likeCount]}}
+            ReaderPost: {parent: BasePost, attributes: {likeCount: \(reader)}}
+            Note: {parent: BasePost, attributes: {likeCount: string}}
+            """)
+    }
+
+    /// The first version's application writing posts: likeCount in the column of each entity.
+    static func writePosts(columns: [String: String]) -> GuardedWriter.Write {
+        { writer, connection in
             let (post, count) = (writer.random(1...1000), Int64(writer.random(0...5000)))
             let value: SQLValue = count % 5 == 0 ? .null : .int(count)
-            switch writer.random(0...5) {
+            let entity = ["Post", "ReaderPost"][writer.random(0...1)]
+            let column = columns[entity]!
+            switch writer.random(0...4) {
             case 0:
-                _ = try Self.insert("base_post", [("_entity", .text("Post")), ("title", .text("new")), ("like_count_integer", value)], writer: writer, on: connection)
-            case 1:
-                _ = try Self.insert("base_post", [("_entity", .text("ReaderPost")), ("title", .text("new")), ("like_count_bigint", value)], writer: writer, on: connection)
-            case 2, 3:
-                try Self.both(writer, on: connection) {
-                    "UPDATE \(ident: $0, "base_post") SET like_count_integer = \(value), title = title || '!' WHERE _pk = \(post) AND _entity = 'Post'"
-                }
-            case 4:
-                try Self.both(writer, on: connection) { "UPDATE \(ident: $0, "base_post") SET title = title || '?' WHERE _pk = \(post)" }
+                try Self.insert("base_post", [("_entity", .text(entity)), ("title", .text("new")), (column, value)], writer: writer, on: connection)
+            case 1, 2:
+                try writer.both({
+                    "UPDATE \(ident: $0, "base_post") SET \(ident: column) = \(value), title = title || '!' WHERE _pk = \(post) AND _entity = \(entity)"
+                }, on: connection)
+            case 3:
+                try writer.both({ "UPDATE \(ident: $0, "base_post") SET title = title || '?' WHERE _pk = \(post)" }, on: connection)
             default:
-                try Self.both(writer, on: connection) { "DELETE FROM \(ident: $0, "base_post") WHERE _pk = \(post)" }
+                try writer.both({ "DELETE FROM \(ident: $0, "base_post") WHERE _pk = \(post)" }, on: connection)
             }
-        })
+        }
+    }
+
+    /// Post's likeCount becomes a bigint as ReaderPost's is, so the two share a column again:
+    /// Post's values are copied into it, and their integer column goes at the switch-over.
+    @Test func valuesCopiedIntoTheColumnSiblingsShareAgainKeepEveryWrite() throws {
+        let model = try S.model([("v1", Self.posts(post: "int32", reader: "int64")), ("v2", Self.posts(post: "int64", reader: "int64"))])
+        try Self.migrateOnlineWhileWriting(model, write: Self.writePosts(columns: ["Post": "like_count_integer", "ReaderPost": "like_count_bigint"]))
+    }
+
+    /// The shared column split: ReaderPost's likeCount becomes a bigint, so its values are
+    /// copied out of the integer column Post keeps, and that column is built anew without them
+    /// (the application reads them there until the switch-over), with Post's index.
+    @Test func valuesCopiedOutOfASharedColumnAndClearedThereKeepEveryWrite() throws {
+        let model = try S.model([("v1", Self.posts(post: "int32", reader: "int32")), ("v2", Self.posts(post: "int32", reader: "int64"))])
+        try Self.migrateOnlineWhileWriting(model, write: Self.writePosts(columns: ["Post": "like_count_integer", "ReaderPost": "like_count_integer"]))
     }
 
     /// Cuisine.recipes, ordered, stored by Recipe's to-one with its order column, becomes a
@@ -153,25 +173,25 @@ import TestSupport
         let order = try #require(StoreLayout(version: model.versions[0], schema: S.store).table(named: "recipe")?.columns.first {
             if case .order = $0.role { true } else { false }
         }).name
-        try Online.migrateOnlineWhileWriting(model, tables: ["cuisine", "recipe"], write: { writer, connection in
+        try Self.migrateOnlineWhileWriting(model, write: { writer, connection in
             let (recipe, cuisine, position) = (writer.random(1...400), writer.random(1...330), writer.random(0...20))
             let link: SQLValue = writer.random(0...3) == 0 ? .null : .int(Int64(cuisine))
             switch writer.random(0...6) {
             case 0:
                 let exists = try connection.execute("SELECT 1 FROM \(ident: writer.live, "cuisine") WHERE _pk = \(cuisine)").rows.isEmpty == false
-                _ = try Self.insert("recipe", [("_entity", .text("Recipe")), ("name", .text("new")), ("cuisine_pk", exists ? link : .null), (order, .int(Int64(position)))], writer: writer, on: connection)
+                try Self.insert("recipe", [("_entity", .text("Recipe")), ("name", .text("new")), ("cuisine_pk", exists ? link : .null), (order, .int(Int64(position)))], writer: writer, on: connection)
             case 1, 2:
-                try Self.both(writer, on: connection) {
+                try writer.both({
                     "UPDATE \(ident: $0, "recipe") SET cuisine_pk = (SELECT _pk FROM \(ident: $0, "cuisine") WHERE _pk = \(link)), \(ident: order) = \(position) WHERE _pk = \(recipe)"
-                }
+                }, on: connection)
             case 3:
-                try Self.both(writer, on: connection) { "UPDATE \(ident: $0, "recipe") SET \(ident: order) = \(position) WHERE _pk = \(recipe)" }
+                try writer.both({ "UPDATE \(ident: $0, "recipe") SET \(ident: order) = \(position) WHERE _pk = \(recipe)" }, on: connection)
             case 4:
-                try Self.both(writer, on: connection) { "DELETE FROM \(ident: $0, "recipe") WHERE _pk = \(recipe)" }
+                try writer.both({ "DELETE FROM \(ident: $0, "recipe") WHERE _pk = \(recipe)" }, on: connection)
             case 5:
-                try Self.both(writer, on: connection) { "DELETE FROM \(ident: $0, "cuisine") WHERE _pk = \(cuisine)" }
+                try writer.both({ "DELETE FROM \(ident: $0, "cuisine") WHERE _pk = \(cuisine)" }, on: connection)
             default:
-                _ = try Self.insert("cuisine", [("_entity", .text("Cuisine")), ("name", .text("fusion"))], writer: writer, on: connection)
+                try Self.insert("cuisine", [("_entity", .text("Cuisine")), ("name", .text("fusion"))], writer: writer, on: connection)
             }
         })
     }

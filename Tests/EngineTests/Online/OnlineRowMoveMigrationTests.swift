@@ -106,6 +106,114 @@ import TestSupport
         }
     }
 
+    /// Pie is removed: its rows are deleted, and the links to them from kept rows (a menu's
+    /// special, whose foreign key cascades from the inverse's delete rule, so a link left would
+    /// delete the menu with the pie; and a dessert's pairing in the
+    /// same table) cleared.
+    static func removedEntity() throws -> VersionedModel {
+        let kept = """
+            Dessert: {attributes: {name: string}, relationships: {pairing: {destination: Dessert}, menus: {destination: Menu, inverse: special, toMany: true, deleteRule: cascade}}}
+            Cake: {parent: Dessert, attributes: {layers: int16}}
+            Menu: {attributes: {title: string}, relationships: {special: {destination: Dessert, inverse: menus}}}
+            """
+        return try S.model([("v1", S.version(kept + "\nPie: {parent: Dessert, attributes: {crust: string}}")), ("v2", S.version(kept))])
+    }
+
+    /// First-version writes: pies inserted (the live store skips them, the step would delete
+    /// them) and updated, links set to pies and to other rows, kept rows deleted.
+    static func writeDesserts(_ w: GuardedWriter, _ connection: PostgresConnection) throws {
+        // The sample rows: desserts 1-300, cakes 301-600, pies 601-900.
+        let dessert = w.random(1...950), other = w.random(0...1) == 0 ? w.random(601...900) : w.random(1...950), menu = w.random(1...330)
+        let link: (String) -> SQL = { "(SELECT _pk FROM \(ident: $0, "dessert") WHERE _pk = \(literal: other))" }
+        switch w.random(0...8) {
+        case 0:
+            try w.insert(into: "dessert", columns: ["_entity", "name"], values: { _ in "'Pie', 'apple'" }, on: connection)
+        case 1:
+            try w.insert(into: "dessert", columns: ["_entity", "name", "layers", "pairing_pk"], values: { "'Cake', 'sponge', 2, \(link($0))" }, on: connection)
+        case 2:
+            try w.both({ "UPDATE \(ident: $0, "dessert") SET name = name || '!', pairing_pk = \(link($0)) WHERE _pk = \(literal: dessert)" }, on: connection)
+        case 3:
+            // Not a pie: once the links to pies are cleared, deleting one no longer cascades to
+            // the menus that linked to it (docs/online-migrations.md, Limits).
+            try w.both({ "DELETE FROM \(ident: $0, "dessert") WHERE _pk = \(literal: dessert) AND _entity <> 'Pie'" }, on: connection)
+        case 4, 5, 6:
+            try w.both({ "UPDATE \(ident: $0, "menu") SET title = title || '~', special_pk = \(link($0)) WHERE _pk = \(literal: menu)" }, on: connection)
+        case 7:
+            try w.both({ "DELETE FROM \(ident: $0, "menu") WHERE _pk = \(literal: menu)" }, on: connection)
+        default:
+            try w.insert(into: "menu", columns: ["_entity", "title", "special_pk"], values: { "'Menu', 'lunch', \(link($0))" }, on: connection)
+        }
+    }
+
+    @Test func rowsOfARemovedEntityAreDeletedAndTheLinksToThemClearedWhileTheApplicationWrites() throws {
+        let model = try Self.removedEntity()
+        try GuardedWriter.withShadowedStore(model, store: S.store, shadow: Self.shadow, write: Self.writeDesserts) { connection, writer, _ in
+            // Online asks for the same consent as offline, before anything changes.
+            let offline = #expect(throws: DataLossNotAllowed.self) { try StoreMigrator(connection: connection, model: model, store: S.store).apply() }
+            let online = #expect(throws: DataLossNotAllowed.self) {
+                try StoreMigrator(connection: connection, model: model, store: S.store).apply(options: ApplyOptions(online: true))
+            }
+            #expect(online?.losses == offline?.losses && online?.losses.isEmpty == false)
+            #expect(try S.version(on: connection) == "v1")
+            #expect(try connection.execute("SELECT count(*) AS n FROM shop.dessert WHERE _entity = 'Pie'").int(0, "n") == 300)
+
+            try Self.migrateWhileWriting(model, writer: writer, allowDataLoss: true, on: connection)
+            try OnlineMigrationTests.expectSameAsOfflineMigrationOfShadow(model, allowDataLoss: true, on: connection)
+        }
+    }
+
+    /// Alpha is renamed Zeta, which moves the one-to-one's column from Alpha's table to
+    /// Beta's (the side that sorts first holds it).
+    static func oneToOneSides() throws -> VersionedModel {
+        try S.model([
+            ("v1", S.version("""
+                Alpha: {attributes: {name: string}, relationships: {partner: {destination: Beta, inverse: alpha}}}
+                Beta: {attributes: {name: string}, relationships: {alpha: {destination: Alpha, inverse: partner}}}
+                """)),
+            ("v2", S.version("""
+                Zeta: {renamingIdentifier: Alpha, attributes: {name: string}, relationships: {partner: {destination: Beta, inverse: alpha}}}
+                Beta: {attributes: {name: string}, relationships: {alpha: {destination: Zeta, inverse: partner}}}
+                """)),
+        ])
+    }
+
+    /// First-version writes, keeping the relationship one-to-one as Core Data does (a beta's
+    /// former alpha lets go first): links set, moved and cleared, rows inserted and deleted on
+    /// both sides. Alpha's table takes its new name at its phase: the application finds it.
+    static func writePartners(_ w: GuardedWriter, _ connection: PostgresConnection) throws {
+        let live = try connection.execute("SELECT to_regclass(\(quoteIdentifier(w.live) + ".zeta")) IS NOT NULL AS renamed").rows.first?.first == "t" ? "zeta" : "alpha"
+        let alphas: (String) -> String = { $0 == w.live ? live : "alpha" }
+        let alpha = w.random(1...330), beta = w.random(1...330)
+        let partner: (String) -> SQL = { "(SELECT _pk FROM \(ident: $0, "beta") WHERE _pk = \(literal: beta))" }
+        let letGo: (String) -> SQL = { "UPDATE \(ident: $0, alphas($0)) SET partner_pk = NULL WHERE partner_pk = \(literal: beta)" }
+        switch w.random(0...6) {
+        case 0, 1, 2:
+            try w.both(letGo, on: connection)
+            try w.both({ "UPDATE \(ident: $0, alphas($0)) SET name = name || '!', partner_pk = \(partner($0)) WHERE _pk = \(literal: alpha)" }, on: connection)
+        case 3:
+            try w.both({ "UPDATE \(ident: $0, alphas($0)) SET partner_pk = NULL WHERE _pk = \(literal: alpha)" }, on: connection)
+        case 4:
+            try w.both(letGo, on: connection)
+            try w.insert(into: "alpha", liveTable: live, columns: ["_entity", "name", "partner_pk"], values: { "'Alpha', 'new', \(partner($0))" }, on: connection)
+        case 5:
+            let side = w.random(0...1)
+            try w.both({ "DELETE FROM \(ident: $0, side == 0 ? alphas($0) : "beta") WHERE _pk = \(literal: alpha)" }, on: connection)
+        default:
+            try w.insert(into: "beta", columns: ["_entity", "name"], values: { _ in "'Beta', 'b'" }, on: connection)
+        }
+    }
+
+    @Test func aOneToOneWhoseColumnChangesSidesKeepsEveryLinkWrittenWhileItMoves() throws {
+        let model = try Self.oneToOneSides()
+        try GuardedWriter.withShadowedStore(model, store: S.store, shadow: Self.shadow, write: Self.writePartners) { connection, writer, _ in
+            let linked = try connection.execute("SELECT count(*) AS n FROM shop.alpha WHERE partner_pk IS NOT NULL").int(0, "n")!
+            #expect(linked > 100)
+            try Self.migrateWhileWriting(model, writer: writer, on: connection)
+            try OnlineMigrationTests.expectSameAsOfflineMigrationOfShadow(model, on: connection)
+            #expect(try connection.execute("SELECT count(*) AS n FROM shop.beta WHERE alpha_pk IS NOT NULL").int(0, "n")! > 100)
+        }
+    }
+
     /// Runs `apply --online` while `writer` writes, and checks it wrote meanwhile, unharmed.
     static func migrateWhileWriting(
         _ model: VersionedModel, writer: GuardedWriter, allowDataLoss: Bool = false, on connection: PostgresConnection,

@@ -181,6 +181,26 @@ import ObjectModel
         #expect(statements.prefix(firstRowDelete).contains { $0.hasPrefix(#"DELETE FROM "shop~staging"."recipe__tags""#) })
     }
 
+    @Test func rowsReadingALoggedRowThroughAToOneJoinTheKeysFirst() throws {
+        var named = Kitchen.mapping
+        named.entityMappings[1].attributeMappings.append(PropertyMappingDefinition(name: "name", valueExpression: "$source.chef.name"))
+        let first = Self.statements(try Kitchen.step(named)).first ?? ""
+        #expect(first.hasPrefix(#"INSERT INTO "shop~staging"."_catch_up_keys" (table_name, pk)"#))
+        #expect(first.contains(#"SELECT DISTINCT 'recipe', s._pk FROM "shop"."recipe" AS s"#))
+        #expect(first.contains(#"."_pk" IN (SELECT pk FROM "shop~staging"."_catch_up_keys" WHERE table_name = 'chef')"#))
+
+        // Card keeps the one-to-one's column: a card moving to another recipe writes no recipe.
+        let cards = "Card: {attributes: {title: string}, relationships: {recipe: {destination: Recipe, inverse: card}}}\nRecipe: {attributes: {name: string}, relationships: {card: {destination: Card, inverse: recipe}}}"
+        let mapping = MappingModel(source: "v1", destination: "v2", entityMappings: [
+            EntityMappingDefinition(name: "CardToCard", type: .copy, sourceEntity: "Card", destinationEntity: "Card"),
+            EntityMappingDefinition(name: "RecipeToRecipe", type: .transform, sourceEntity: "Recipe", destinationEntity: "Recipe",
+                                    attributeMappings: [PropertyMappingDefinition(name: "name", valueExpression: "$source.card.title")]),
+        ], file: "cards.yaml")
+        let step = try HeavyweightMigration.step(mapping: mapping, from: Kitchen.version("v1", cards), to: Kitchen.version("v2", cards), schema: "shop")
+        #expect(step.onlineCatchUp == nil)
+        #expect(step.onlineRefusal == "entity mapping RecipeToRecipe reads $source.card, a to-one kept in the other row's column, whose changes do not write the rows reading it")
+    }
+
     @Test func planOnlineShowsEachPhaseItsLockAndWhetherWritesWait() throws {
         let phases = OnlineCatchUp.phases(of: try Kitchen.step(), store: "shop")
         #expect(phases.map(\.summary) == [

@@ -86,6 +86,6 @@ import Testing
         #expect(!online.isSupported)
         #expect(online.refusals.count == 2)
         #expect(online.refusals.first?.hasPrefix("change recipe.rating from smallint to integer: ") == true)
-        #expect(online.refusals.first?.hasSuffix("also covers another column the step retypes, which has no online rebuild yet (docs/online-migrations.md, Limits)") == true)
+        #expect(online.refusals.first?.hasSuffix("also covers another column the step rebuilds, which has no online rebuild yet (docs/online-migrations.md, Limits)") == true)
     }
 }

@@ -52,4 +52,66 @@ import Testing
             #"ALTER TABLE "s"."animal" ADD CONSTRAINT "animal_entity_check" CHECK ("_entity" IN ('Animal'))"#,
         ])
     }
+
+    /// After the renames, so that the triggers name the table and column as they stay.
+    @Test func linksToRemovedRowsAreClearedThenTheRowsDeletedInBatchesUnderTriggersAfterTheRenames() throws {
+        let phases = try OnlinePlannerTests.phases(
+            "Dessert: {attributes: {name: string}}\nCake: {parent: Dessert, attributes: {layers: int16}}\nPie: {parent: Dessert, attributes: {crust: string}}\nMenu: {attributes: {title: string}, relationships: {special: {destination: Dessert}}}",
+            "Dessert: {attributes: {name: string}}\nCake: {parent: Dessert, attributes: {layers: int16}}\nCarte: {renamingIdentifier: Menu, attributes: {title: string}, relationships: {highlight: {destination: Dessert, renamingIdentifier: special}}}"
+        )
+        let renamed = try #require(phases.lastIndex { $0.statements.contains { $0.sql.text.contains(#"RENAME COLUMN "special_pk" TO "highlight_pk""#) } })
+        let (detach, removed) = ("orchestrator_online_detach_\(OnlineTrigger.digest("carte.highlight_pk"))", "orchestrator_online_removed_\(OnlineTrigger.digest("dessert._entity"))")
+        #expect(phases[renamed + 1].installs == [OnlineTrigger(table: "carte", name: detach)])
+        #expect(phases[renamed + 1].statements[0].sql.text.contains(#"AND EXISTS (SELECT 1 FROM "s"."dessert" WHERE "_pk" = NEW."highlight_pk" AND "_entity" IN ('Pie')) THEN"#))
+        #expect(phases[renamed + 1].statements.last?.sql.text == #"CREATE TRIGGER "\#(detach)" BEFORE INSERT OR UPDATE ON "s"."carte" FOR EACH ROW EXECUTE FUNCTION "s"."\#(detach)"()"#)
+        #expect(phases[renamed + 2].batches?.template.text == #"UPDATE "s"."carte" SET "highlight_pk" = NULL WHERE "highlight_pk" IN (SELECT "_pk" FROM "s"."dessert" WHERE "_entity" IN ('Pie')) AND "_pk" >= :from AND "_pk" < :to"#)
+        #expect(phases[renamed + 3].installs == [OnlineTrigger(table: "dessert", name: removed)])
+        #expect(phases[renamed + 3].statements[0].sql.text.hasSuffix(#"AS $online$BEGIN IF NEW."_entity" IN ('Pie') THEN RETURN NULL; END IF; RETURN NEW; END$online$"#))
+        #expect(phases[renamed + 3].statements.last?.sql.text == #"CREATE TRIGGER "\#(removed)" BEFORE INSERT OR UPDATE OF _entity ON "s"."dessert" FOR EACH ROW EXECUTE FUNCTION "s"."\#(removed)"()"#)
+        #expect(phases[renamed + 4].batches?.template.text == #"DELETE FROM "s"."dessert" WHERE "_entity" IN ('Pie') AND "_pk" >= :from AND "_pk" < :to"#)
+        #expect(Self.sql(phases).filter { $0.hasPrefix("DELETE") || $0.contains("= NULL WHERE") }.count == 2, "each runs once, in batches")
+        // The new _entity check comes after the rows left; the switch-over drops both triggers.
+        #expect(try #require(phases.firstIndex { $0.summary == "check dessert_entity_check on dessert, for new writes" }) > renamed + 4)
+        let switchOver = Set(phases.last?.statements.map(\.sql.text) ?? [])
+        #expect(switchOver.isSuperset(of: [
+            #"DROP TRIGGER IF EXISTS "\#(detach)" ON "s"."carte""#, #"DROP TRIGGER IF EXISTS "\#(removed)" ON "s"."dessert""#,
+        ]))
+    }
+
+    /// A link whose column the step removes needs no clearing: the column's drop takes it.
+    @Test func aLinkToRemovedRowsInARemovedColumnIsNotClearedOnline() throws {
+        let phases = try OnlinePlannerTests.phases(
+            "Dessert: {attributes: {name: string}}\nPie: {parent: Dessert}\nMenu: {relationships: {special: {destination: Pie}}}",
+            "Dessert: {attributes: {name: string}}\nMenu: {attributes: {title: string}}"
+        )
+        let sql = Self.sql(phases)
+        #expect(!sql.contains { $0.contains("special_pk\" = NULL") })
+        #expect(sql.contains(#"ALTER TABLE "s"."menu" DROP COLUMN "special_pk""#))
+        #expect(sql.contains(#"DELETE FROM "s"."dessert" WHERE "_entity" IN ('Pie') AND "_pk" >= :from AND "_pk" < :to"#))
+    }
+
+    @Test func aOneToOneWhoseColumnChangesSidesIsFilledBesideTheOldColumnUnderAMirroringTrigger() throws {
+        let phases = try OnlinePlannerTests.phases(
+            "Alpha: {relationships: {partner: {destination: Beta, inverse: alpha}}}\nBeta: {relationships: {alpha: {destination: Alpha, inverse: partner}}}",
+            "Zeta: {renamingIdentifier: Alpha, relationships: {partner: {destination: Beta, inverse: alpha}}}\nBeta: {relationships: {alpha: {destination: Zeta, inverse: partner}}}"
+        )
+        let sql = Self.sql(phases)
+        let trigger = "orchestrator_online_side_\(OnlineTrigger.digest("zeta.beta.alpha_pk"))"
+        let install = try #require(phases.firstIndex { $0.installs == [OnlineTrigger(table: "zeta", name: trigger)] })
+        #expect(try #require(sql.firstIndex(of: #"ALTER TABLE "s"."beta" ADD COLUMN "alpha_pk" bigint"#)) < sql.firstIndex(of: phases[install].statements[0].sql.text)!)
+        let function = phases[install].statements[0].sql.text
+        #expect(function.contains(#"UPDATE "s"."beta" SET "alpha_pk" = NULL WHERE "_pk" = OLD."partner_pk" AND "alpha_pk" = OLD."_pk";"#))
+        #expect(function.contains(#"UPDATE "s"."beta" SET "alpha_pk" = NEW."_pk" WHERE "_pk" = NEW."partner_pk";"#))
+        #expect(phases[install].statements.last?.sql.text == #"CREATE TRIGGER "\#(trigger)" AFTER INSERT OR UPDATE OR DELETE ON "s"."zeta" FOR EACH ROW EXECUTE FUNCTION "s"."\#(trigger)"()"#)
+        #expect(phases[install + 1].batches?.table == "zeta")
+        #expect(phases[install + 1].batches?.template.text == #"""
+            UPDATE "s"."beta" AS x SET "alpha_pk" = l."_pk" FROM (SELECT "partner_pk", "_pk" FROM "s"."zeta" WHERE "partner_pk" IS NOT NULL \#
+            AND "_pk" >= :from AND "_pk" < :to FOR SHARE) AS l WHERE x."_pk" = l."partner_pk"
+            """#)
+        #expect(sql.contains(#"ALTER TABLE "s"."beta" ADD CONSTRAINT "beta_alpha_pk_fkey" FOREIGN KEY ("alpha_pk") REFERENCES "s"."zeta" ("_pk") ON DELETE SET NULL NOT VALID"#))
+        #expect(sql.filter { $0.contains(#"DROP COLUMN "partner_pk""#) } == [#"ALTER TABLE "s"."zeta" DROP COLUMN "partner_pk""#])
+        #expect(phases.last?.statements.map(\.sql.text).suffix(3) == [
+            #"DROP TRIGGER IF EXISTS "\#(trigger)" ON "s"."zeta""#, #"DROP FUNCTION IF EXISTS "s"."\#(trigger)"()"#, #"ALTER TABLE "s"."zeta" DROP COLUMN "partner_pk""#,
+        ])
+    }
 }
