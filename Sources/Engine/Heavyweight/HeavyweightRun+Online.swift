@@ -29,9 +29,9 @@ extension HeavyweightRun {
     }
 
     /// Rounds while more than `remainder` (default `options.catchUpRemainder`) writes are
-    /// logged after the last one, at most `rounds`; each commits with the position it reached and the staging rows counted
-    /// into the last checkpoint, so a resumed run continues from there. Returns that
-    /// checkpoint as the last round left it.
+    /// logged after the last one, at most `rounds`; each commits with the position it reached
+    /// and the staging rows counted into the last checkpoint, so a resumed run continues from
+    /// there. Returns that checkpoint as the last round left it.
     func catchUp(
         _ catchUp: OnlineCatchUp, after last: Checkpoint?, _ tracking: ChangeTracking, remainder: Int? = nil, rounds: Int = maximumRounds,
         onRound: (Int, Int) -> Void

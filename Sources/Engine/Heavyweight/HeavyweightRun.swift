@@ -108,6 +108,8 @@ struct HeavyweightRun {
 
         if let catchUp {
             last = try catchUpAndBuild(catchUp, after: last, tracking)
+            // Counting every staging row takes a scan: before the guard, not under it.
+            if let last { try verifyStagingRows(against: last, tracking) }
             guardSession = try reportingOnline(.writeGuard) { try takeWriteGuard() }
         }
         if let validate { onProgress(progress(.passStarted, pass: validate.0, of: validate.1)) }
@@ -119,7 +121,7 @@ struct HeavyweightRun {
         let swapStarted = Date()
         let (old, role) = step.backupSchema.map { ($0, StoreSchemas.Role.backup) } ?? (HeavyweightMigration.retiredSchema(for: migrator.store), .retired)
         try options.executionPolicy.transaction(on: connection) {
-            if let last { try verifyStagingRows(against: last, tracking) }
+            if let last, catchUp == nil { try verifyStagingRows(against: last, tracking) }
             if let catchUp { try finishOnline(catchUp, validate: validate) }
             let rowLog = try hasRowLog(step.onlineCatchUp)
             try StoreSchemas.requireOwnable(old, role: role, store: migrator.store, on: connection)

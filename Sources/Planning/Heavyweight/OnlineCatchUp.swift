@@ -156,25 +156,25 @@ public struct OnlineCatchUp: Sendable, Hashable {
         "SELECT to_regclass(\(quoteIdentifier(staging) + "." + quoteIdentifier(Self.changesTable))) IS NOT NULL AS present"
     }
 
-    /// Logged writes after the position the rounds reached: `pending`, and the last id `upto`.
+    /// Writes logged and not mapped again yet: `pending`, and the last id `upto`.
     public var pending: SQL {
         """
-        SELECT count(*) AS pending, coalesce(max(c.id), p.mapped_through) AS upto
-        FROM \(ident: staging, Self.positionTable) AS p LEFT JOIN \(ident: staging, Self.changesTable) AS c ON c.id > p.mapped_through
-        GROUP BY p.mapped_through
+        SELECT count(*) AS pending, coalesce(max(c.id), 0) AS upto FROM \(ident: staging, Self.changesTable) AS c
         """
     }
 
-    /// Before a round: the distinct keys logged after the position, up to change `upto`.
+    /// Before a round: the distinct keys logged up to change `upto`, taken out of the log. Ids
+    /// are drawn when a write happens and seen when it commits, so a write committing after
+    /// this round drew a lower id: it stays in the log for the next round (a position in the
+    /// log would pass over it).
     public func collectKeys(upTo upto: Int) -> [SQL] {
         [
             "TRUNCATE \(ident: staging, Self.keysTable)",
             """
-            INSERT INTO \(ident: staging, Self.keysTable) (table_name, pk)
-            SELECT DISTINCT c.table_name, c.pk FROM \(ident: staging, Self.changesTable) AS c, \(ident: staging, Self.positionTable) AS p
-            WHERE c.id > p.mapped_through AND c.id <= \(upto)
+            WITH mapped AS (DELETE FROM \(ident: staging, Self.changesTable) WHERE id <= \(upto) RETURNING table_name, pk)
+            INSERT INTO \(ident: staging, Self.keysTable) (table_name, pk) SELECT DISTINCT table_name, pk FROM mapped
             """,
-            "UPDATE \(ident: staging, Self.positionTable) SET mapped_through = \(upto)",
+            "UPDATE \(ident: staging, Self.positionTable) SET mapped_through = greatest(mapped_through, \(upto))",
         ]
     }
 

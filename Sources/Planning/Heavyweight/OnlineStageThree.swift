@@ -39,7 +39,10 @@ public struct OnlineStageThree: Sendable, Hashable {
         build = touched.install(on: tables.filter(\.kind.isHierarchy).map(\.name)) + [stageThree.analyze()] + stageThree.constraints()
         guarded = stageThree.deferred()
             + [PlannedStatement("ANALYZE \(ident: staging, Self.touchedTable)", lock: .shareUpdateExclusive, summary: "stage 3: statistics of the touched-row log")]
+            // The checks go through the indexes: a plan scanning a table would grow with the store.
+            + [PlannedStatement("SET LOCAL enable_seqscan = off", lock: .none, summary: "stage 3: the checks of the touched rows read through the indexes")]
             + tables.flatMap { table in table.foreignKeys.map { touched.recheck($0, of: table) } }
+            + [PlannedStatement("SET LOCAL enable_seqscan = DEFAULT", lock: .none, summary: "stage 3: plans as usual again")]
             + stageThree.countChecks()
             + [PlannedStatement(
                 "DROP FUNCTION \(ident: staging, Self.function)() CASCADE", lock: .accessExclusive,
@@ -88,16 +91,20 @@ struct TouchedRows {
     }
 
     /// The rows breaking `foreignKey` among those the log names: rows of its table written
-    /// since the build, and rows pointing at a key of the referenced table deleted since. A
-    /// join table (no `_pk`, no log) is checked whole.
+    /// since the build, and rows pointing at a key of the referenced table deleted since (and
+    /// not inserted again). A join table (no `_pk`, no log) is checked whole.
     func recheck(_ foreignKey: ForeignKey, of table: TableLayout) -> PlannedStatement {
-        let missing: SQL = "NOT EXISTS (SELECT 1 FROM \(ident: staging, foreignKey.referencedTable) AS p WHERE p._pk = x.\(ident: foreignKey.column))"
+        let referenced = foreignKey.referencedTable
+        let missing: SQL = "NOT EXISTS (SELECT 1 FROM \(ident: staging, referenced) AS p WHERE p._pk = x.\(ident: foreignKey.column))"
         let rows: SQL
         if table.kind.isHierarchy {
             rows = """
                 SELECT x._pk FROM \(ident: staging, table.name) AS x WHERE x._pk IN \(logged(table.name)) AND x.\(ident: foreignKey.column) IS NOT NULL AND \(missing)
                 UNION
-                SELECT x._pk FROM \(ident: staging, table.name) AS x WHERE x.\(ident: foreignKey.column) IN \(logged(foreignKey.referencedTable)) AND \(missing)
+                SELECT x._pk FROM \(ident: staging, table.name) AS x WHERE x.\(ident: foreignKey.column) IN (
+                    SELECT t.pk FROM \(ident: staging, OnlineStageThree.touchedTable) AS t
+                    WHERE t.table_name = \(literal: referenced) AND NOT EXISTS (SELECT 1 FROM \(ident: staging, referenced) AS p WHERE p._pk = t.pk)
+                )
                 """
         } else {
             rows = "SELECT x.\(ident: foreignKey.column) AS _pk FROM \(ident: staging, table.name) AS x WHERE x.\(ident: foreignKey.column) IS NOT NULL AND \(missing)"

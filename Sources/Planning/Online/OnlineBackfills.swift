@@ -21,8 +21,11 @@ extension BackfillNulls: OnlineChange {
 }
 
 extension UpdateEntityNames: OnlineChange {
+    /// The trigger's name sorts before every other BEFORE trigger's (`_` before letters), so it
+    /// fires first, as the offline step renames entities before its backfills and copies: those
+    /// read `_entity` by the destination's names.
     func onlineForm(in schema: String) -> OnlineForm {
-        let trigger = OnlineTrigger.named("entity", table: table, column: "_entity")
+        let trigger = OnlineTrigger.named("_entity", table: table, column: "_entity")
         var cases: SQL = ""
         for rename in renames { cases.append(" WHEN \(literal: rename.from) THEN \(literal: rename.to)") }
         let body: SQL = """

@@ -9,7 +9,7 @@ import SQLBuilding
 //    beside the old one without them, as a widening builds it (a trigger, batches, what covers
 //    it built on it), and swapped in by the switch-over.
 // BEFORE triggers fire in the order of their names, as the offline step runs these changes:
-// entity renames (`…_entity_…`), so that `_entity` reads as the destination names these use,
+// entity renames (`…__entity_…`, first of all), so that `_entity` reads as the destination names these use,
 // then copies (`…_values_…`), then clears (`…_wipe_…`).
 
 extension CopyColumnValues: OnlineChange {

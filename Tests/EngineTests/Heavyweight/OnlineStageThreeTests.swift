@@ -125,4 +125,55 @@ import TestSupport
             #expect(try connection.execute("SELECT count(*) AS n FROM shop.recipe").int(0, "n") ?? 0 > 0)
         }
     }
+
+    /// A role owning the store and the metadata, that may create schemas in the database but
+    /// not set `session_replication_role` (not a superuser), for `body`; dropped afterwards.
+    static func withOrdinaryOwner(of url: String, admin: PostgresConnection, _ body: (PostgresConnection) throws -> Void) throws {
+        let role = "orch_stage3_\(UInt32.random(in: .min ... .max))", password = "Stage3-pw-\(UInt32.random(in: .min ... .max))"
+        try admin.execute("CREATE ROLE \(ident: role) LOGIN PASSWORD \(literal: password)")
+        defer {
+            _ = try? admin.execute("REASSIGN OWNED BY \(ident: role) TO CURRENT_USER")
+            _ = try? admin.execute("DROP OWNED BY \(ident: role)")
+            _ = try? admin.execute("DROP ROLE IF EXISTS \(ident: role)")
+        }
+        let database = try admin.execute("SELECT current_database() AS name").value(0, "name") ?? ""
+        try admin.execute("GRANT CREATE ON DATABASE \(ident: database) TO \(ident: role)")
+        for schema in [S.store, "orchestrator"] {
+            try admin.execute("ALTER SCHEMA \(ident: schema) OWNER TO \(ident: role)")
+            for table in try admin.execute("SELECT tablename FROM pg_tables WHERE schemaname = \(schema)").rows.compactMap({ $0[0] }) {
+                try admin.execute("ALTER TABLE \(ident: schema, table) OWNER TO \(ident: role)")
+            }
+        }
+        let session = try PostgresConnection(url: TestDatabase.connectionString(url, user: role, password: password))
+        defer { session.close() }
+        try body(session)
+    }
+
+    @Test func withoutTheRightToSetReplicationRoleStageThreeRunsWholeUnderTheGuardWithTheSameStore() throws {
+        let model = try Kitchen.kitchen()
+        try TestDatabase.withFreshDatabase { url in
+            let admin = try PostgresConnection(url: url)
+            defer { admin.close() }
+            try SampleDataTests.createAndFill(model, version: "Kitchen 1", store: S.store, rows: 300, on: admin)
+            try MetadataSchema.bootstrap(on: admin)
+            try Self.withOrdinaryOwner(of: url, admin: admin) { session in
+                #expect(throws: PostgresError.self) { try session.execute("SET session_replication_role = replica") }
+                var foreignKeysBeforeTheGuard: Int64?
+                _ = try Kitchen.migrator(model, Kitchen.kitchenMapping(), on: session).apply(options: Self.onlineOptions(), onProgress: { event in
+                    guard event.kind == .passStarted, event.stage == .writeGuard else { return }
+                    foreignKeysBeforeTheGuard = try? admin.execute("""
+                        SELECT count(*) AS n FROM pg_constraint WHERE contype = 'f' AND connamespace = 'shop~staging'::regnamespace
+                        """).int(0, "n")
+                })
+                #expect(foreignKeysBeforeTheGuard == 0, "nothing was built before the guard")
+            }
+            #expect(try S.version(on: admin) == "Kitchen 2")
+            #expect(try admin.execute("""
+                SELECT count(*) AS n FROM pg_constraint WHERE contype = 'f' AND connamespace = 'shop'::regnamespace AND convalidated
+                """).int(0, "n") == 1)
+            let reference = try Self.offline(after: [])
+            #expect(try S.catalog(of: S.store, on: admin) == reference.catalog)
+            #expect(try Online.snapshot(S.store, on: admin) == reference.rows)
+        }
+    }
 }

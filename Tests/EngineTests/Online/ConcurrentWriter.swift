@@ -94,9 +94,9 @@ final class ConcurrentWriter: @unchecked Sendable {
         case 6:
             for store in [live, shadow] { try connection.execute("DELETE FROM \(ident: store, "ingredient") WHERE _pk = \(ingredient)") }
         case 7:
-            // The first version's application: a Cake without layers.
-            let key = try connection.execute("INSERT INTO \(ident: live, "dessert") (_entity, name) VALUES ('Cake', 'cake') RETURNING _pk")
-            try mirror("dessert", key: key, columns: "_entity, name", values: "'Cake', 'cake'", on: connection)
+            // The first version's application: a Cake without layers, said explicitly.
+            let key = try connection.execute("INSERT INTO \(ident: live, "dessert") (_entity, name, layers) VALUES ('Cake', 'cake', NULL) RETURNING _pk")
+            try mirror("dessert", key: key, columns: "_entity, name, layers", values: "'Cake', 'cake', NULL", on: connection)
         case 8:
             for store in [live, shadow] { try connection.execute("UPDATE \(ident: store, "dessert") SET layers = NULL, name = 'plain' WHERE _pk = \(dessert)") }
         case 9:

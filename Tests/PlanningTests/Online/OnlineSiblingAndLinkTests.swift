@@ -21,7 +21,7 @@ import Testing
             #"UPDATE "s"."base_post" SET "like_count" = "like_count_integer"::bigint WHERE "_entity" IN ('Post') AND "_pk" >= :from AND "_pk" < :to"#,
         ])
         #expect(phases.last?.statements.map(\.sql.text).last == #"ALTER TABLE "s"."base_post" DROP COLUMN "like_count_integer""#)
-        #expect(trigger > "orchestrator_online_entity_", "fires after the entity renames' trigger")
+        #expect(trigger > "orchestrator_online__entity_", "fires after the entity renames' trigger")
     }
 
     @Test func valuesClearedInASharedColumnGoWithABuiltAnewColumnSwappedInAtTheSwitchOver() throws {
