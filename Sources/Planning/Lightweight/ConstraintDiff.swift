@@ -140,7 +140,9 @@ extension LightweightDiff {
                 kept.insert(match.name)
                 renameConstraint(.index, table: table.name, from: index.name, to: match.name)
             } else {
-                add(.dropConstraints, DropIndex(table: sourceTable.name, name: index.name, goesWithItsColumn: mapped.count != index.columns.count))
+                // An index of the same name built for the destination needs the name first.
+                let rebuilt = table.indexes.contains { $0.name == index.name }
+                add(.dropConstraints, DropIndex(table: sourceTable.name, name: index.name, goesWithItsColumn: mapped.count != index.columns.count && !rebuilt))
             }
         }
         for index in table.indexes where !kept.contains(index.name) {
