@@ -80,6 +80,13 @@ final class GuardedWriter: @unchecked Sendable {
         while commits < count && failure == nil && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
     }
 
+    /// For `apply`'s progress: before each phase of a lightweight step runs online (no
+    /// migration transaction is open then), wait for one more write, so writes interleave
+    /// with every phase however the machine schedules the writer's thread.
+    func interleave(_ event: ProgressEvent) {
+        if event.kind == .passStarted, event.stage == .online { waitForCommits(commits + 1) }
+    }
+
     /// Stops the writer and waits for its last transaction.
     func stop() {
         lock.withLock { stopped = true }

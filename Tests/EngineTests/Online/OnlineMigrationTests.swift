@@ -51,7 +51,7 @@ import TestSupport
             Thread.sleep(forTimeInterval: 0.2)
             let before = writer.commits
             let report = try StoreMigrator(connection: connection, model: model, store: S.store)
-                .apply(options: ApplyOptions(batchSize: 7, online: true))
+                .apply(options: ApplyOptions(batchSize: 7, online: true), onProgress: writer.interleave)
             let during = writer.commits - before
             writer.stop()
             print("online migration: \(during) writer transactions committed while apply --online ran, \(writer.commits) in all; first failure: \(writer.failure.map { "\($0.error)" } ?? "none")")
