@@ -64,8 +64,10 @@ import TestSupport
         }
     }
 
-    @Test func movingAnEntityOutOfItsHierarchyMovesItsRowsKeepingPkAndLinks() throws {
-        let model = try S.model([
+    /// Dog leaves Animal's table for its own; Owner links to dogs (a to-one of Dog, kept in the
+    /// rows that move, and a to-one of Owner pointing at them, which keeps its values).
+    static func dogLeavesAnimals() throws -> VersionedModel {
+        try S.model([
             ("v1", S.version("""
                 Animal: {attributes: {name: string}}
                 Dog: {parent: Animal, attributes: {bark: string}, relationships: {owner: {destination: Owner, inverse: dogs}}}
@@ -77,6 +79,10 @@ import TestSupport
                 Owner: {attributes: {name: string}, relationships: {dogs: {destination: Dog, inverse: owner, toMany: true}, favourite: {destination: Dog}}}
                 """)),
         ])
+    }
+
+    @Test func movingAnEntityOutOfItsHierarchyMovesItsRowsKeepingPkAndLinks() throws {
+        let model = try Self.dogLeavesAnimals()
         try S.withStore(model) { connection in
             let dogs = try S.rows("animal", ["name", "bark", "owner_pk"], where: "_entity = 'Dog'", on: connection)
             let animals = try S.rows("animal", ["name"], where: "_entity = 'Animal'", on: connection)

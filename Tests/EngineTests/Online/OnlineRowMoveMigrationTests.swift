@@ -15,22 +15,8 @@ import TestSupport
     typealias S = MigratedStore
     static let shadow = OnlineMigrationTests.shadow
 
-    /// Dog leaves Animal's table for its own; Owner links to dogs (a to-one of Dog, kept in the
-    /// rows that move, and a to-one of Owner pointing at them, which keeps its values).
-    static func movedEntity() throws -> VersionedModel {
-        try S.model([
-            ("v1", S.version("""
-                Animal: {attributes: {name: string}}
-                Dog: {parent: Animal, attributes: {bark: string}, relationships: {owner: {destination: Owner, inverse: dogs}}}
-                Owner: {attributes: {name: string}, relationships: {dogs: {destination: Dog, inverse: owner, toMany: true}, favourite: {destination: Dog}}}
-                """)),
-            ("v2", S.version("""
-                Animal: {attributes: {name: string}}
-                Dog: {attributes: {name: string, bark: string}, relationships: {owner: {destination: Owner, inverse: dogs}}}
-                Owner: {attributes: {name: string}, relationships: {dogs: {destination: Dog, inverse: owner, toMany: true}, favourite: {destination: Dog}}}
-                """)),
-        ])
-    }
+    /// The offline hierarchy test's move: Dog leaves Animal's table for its own.
+    static func movedEntity() throws -> VersionedModel { try HierarchyMigrationTests.dogLeavesAnimals() }
 
     /// First-version writes on every table: dogs and animals inserted, updated (owner and
     /// favourite links too) and deleted, over keys the batches passed and keys they had not.
