@@ -7,7 +7,7 @@ import SQLBuilding
 /// When an online heavyweight test's writes happen during `apply --online`: the concurrent
 /// writer starts with the prepare pass; `duringStageOne` is written once the stage 1 pass of
 /// `first` is done (rows it copied, rows later passes have not reached); the writer is waited
-/// for once that of `last` is done; `betweenRounds` is written after the first catch-up round,
+/// for once that of `last` is done (the same pass may be both); `betweenRounds` is written after the first catch-up round,
 /// for the last round under the write guard.
 struct OnlineApplyScript {
     var writer: OnlineHeavyweightTests.Writer
@@ -32,6 +32,7 @@ struct OnlineApplyScript {
                     writer.start()
                 case (.passFinished, .pass(.createInstances), first):
                     for write in duringStageOne { try connection.execute(write) }
+                    if first == last { writer.wait() }
                 case (.passFinished, .pass(.createInstances), last):
                     writer.wait()
                 case (.rows, .catchUp, _) where events.filter({ $0.stage == .catchUp }).count == 1:

@@ -6,6 +6,7 @@ import Planning
 import PostgresClient
 import SQLBuilding
 import TestSupport
+import ExamplePolicies
 @testable import Engine
 
 /// `apply --online` of a heavyweight step whose policy has hooks over the whole entity mapping
@@ -190,6 +191,55 @@ import TestSupport
             try Online.expectNoTriggersLeft(on: connection)
             let writes = Online.duringStageOne + ["UPDATE shop.recipe SET amount = amount + 2 WHERE _pk IN (30, 31)"]
             Self.expectSameRows(try OnlinePolicyTests.snapshot(S.store, on: connection), try Self.offlineMigration("Tally", after: writes).migrated)
+        }
+    }
+
+    /// Examples/people's `PersonSplitPolicy` declares no hooks and shares one Address among
+    /// the people living there: run per row again, a person moving to a known address would
+    /// get a second one. Run whole under the guard, addresses come out as offline.
+    @Test func aPolicySharingInstancesAcrossRowsGivesTheOfflineStoreWhileTheStoreIsWritten() throws {
+        let model = try PolicyMigrationTests.people()
+        let mapping = MappingModel(source: "People 1", destination: "People 2", entityMappings: [
+            EntityMappingDefinition(name: "PersonToPerson", type: .custom, sourceEntity: "Person", destinationEntity: "Person", policy: "PersonSplit"),
+        ], file: "people.yaml")
+        let people: SQL = """
+            INSERT INTO shop.person (name, street, city)
+            SELECT 'person ' || i, 'street ' || (i % 15), 'city ' || (i % 4) FROM generate_series(1, 240) AS i
+            """
+        let concurrent: [SQL] = (0..<20).flatMap { i -> [SQL] in [
+            "INSERT INTO shop.person (name, street, city) VALUES ('writer \(unsafeRaw: String(i))', 'street \(unsafeRaw: String(i % 15))', 'city \(unsafeRaw: String(i % 4))')",
+            "INSERT INTO shop.person (name, street, city) VALUES ('newcomer \(unsafeRaw: String(i))', 'new street \(unsafeRaw: String(i % 5))', 'city 0')",
+            "UPDATE shop.person SET street = 'moved \(unsafeRaw: String(i % 3))' WHERE name = 'person \(unsafeRaw: String(160 + i))'",
+            "DELETE FROM shop.person WHERE name = 'person \(unsafeRaw: String(200 + i))'",
+        ] }
+        let duringStageOne: [SQL] = [
+            "UPDATE shop.person SET city = 'city 9' WHERE name IN ('person 1', 'person 2')",
+            // Every resident of (street 14, city 2) before the writer's: that address goes.
+            "DELETE FROM shop.person WHERE name IN ('person 14', 'person 74', 'person 134', 'person 194')",
+        ]
+        let betweenRounds: [SQL] = ["INSERT INTO shop.person (name, street, city) VALUES ('late', 'street 1', 'city 1')"]
+        let snapshot = { (connection: PostgresConnection) throws -> [[String?]] in
+            try connection.execute("SELECT p.name, a.street, a.city FROM shop.person p LEFT JOIN shop.address a ON a._pk = p.address_pk ORDER BY p.name").rows
+                + connection.execute("SELECT street, city FROM shop.address ORDER BY street, city").rows
+        }
+        var reference: [[String?]] = []
+        try S.withStore(model, rows: 0) { connection in
+            try connection.execute(people)
+            for write in duringStageOne + concurrent + betweenRounds { try connection.execute(write) }
+            _ = try PolicyMigrationTests.migrator(model, mapping, ["PersonSplit": { PersonSplitPolicy() }], on: connection).apply()
+            reference = try snapshot(connection)
+        }
+        try S.withStore(model, rows: 0) { connection in
+            try connection.execute(people)
+            let migrator = PolicyMigrationTests.migrator(model, mapping, ["PersonSplit": { PersonSplitPolicy() }], on: connection)
+            let script = OnlineApplyScript(
+                writer: try Online.Writer(connection, concurrent), first: "PersonToPerson", duringStageOne: duringStageOne,
+                last: "PersonToPerson", betweenRounds: betweenRounds
+            )
+            _ = try script.apply(migrator, on: connection)
+            #expect(try S.version(on: connection) == "People 2")
+            try Online.expectNoTriggersLeft(on: connection)
+            Self.expectSameRows(try snapshot(connection), reference)
         }
     }
 }
