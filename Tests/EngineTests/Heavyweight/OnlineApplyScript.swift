@@ -15,6 +15,8 @@ struct OnlineApplyScript {
     var duringStageOne: [SQL]
     var last: String
     var betweenRounds: [SQL]
+    /// Called with every event, after the writes above.
+    var onEvent: (ProgressEvent) throws -> Void = { _ in }
 
     /// Applies `migrator` online with few writes left for the last round; expects that no
     /// write failed and that a catch-up round ran. Returns the report and the events.
@@ -40,6 +42,7 @@ struct OnlineApplyScript {
                 default:
                     break
                 }
+                try onEvent(event)
             } catch {
                 hookFailure = error
             }

@@ -137,11 +137,19 @@ import ExamplePolicies
             let migrator = try Self.migrator(policy, rounds: rounds, on: connection)
             let catchUp = try #require(try migrator.plan().steps.first?.onlineCatchUp)
             #expect(catchUp.rerunWhole == (policy == "RoundTally" ? [] : ["RecipeToRecipe"]))
-            let script = OnlineApplyScript(
+            var script = OnlineApplyScript(
                 writer: try Online.Writer(connection, Online.concurrent), first: "ChefToChef", duringStageOne: Online.duringStageOne,
                 last: "RecipeToRecipe", betweenRounds: Online.betweenRounds
             )
+            // Stage 3's build finds every row its foreign key needs (recipes whose chef was
+            // deleted meanwhile had their links cleared), so the guard does not scan them.
+            var built = false
+            script.onEvent = { event in
+                guard event.kind == .passFinished, event.stage == .build else { return }
+                built = try connection.execute(#"SELECT to_regclass('"shop~staging"._touched_rows') IS NOT NULL AS built"#).bool(0, "built") == true
+            }
             _ = try script.apply(migrator, on: connection)
+            #expect(built, "stage 3's build committed before the write guard")
             #expect(try S.version(on: connection) == "Kitchen 2")
             try Online.expectNoTriggersLeft(on: connection)
             if policy == "RoundTally" {
