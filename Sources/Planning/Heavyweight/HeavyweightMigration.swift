@@ -143,7 +143,7 @@ public enum HeavyweightMigration {
                 step.onlineCatchUp?.rerunWhole = rerunWhole
                 step.onlineCatchUp?.guardedRound = rounds.steps(resolved, rerunWhole: Set(rerunWhole), underGuard: true)
                 let whole = WholeMappingRerun(schemas: schemas, keys: CatchUpKeys(staging: staging))
-                step.onlineCatchUp?.wholeKeys = resolved.filter { rerunWhole.contains($0.name) }.map(whole.keys)
+                step.onlineCatchUp?.wholeKeys = resolved.filter { rerunWhole.contains($0.name) }.map(whole.keys) + [whole.analyzeKeys()]
             }
             step.onlineStageThree = OnlineStageThree(stageThree: stageThree)
         }

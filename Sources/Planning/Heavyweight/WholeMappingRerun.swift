@@ -34,6 +34,15 @@ struct WholeMappingRerun {
             """, lock: .rowExclusive, summary: "catch-up, \(mapping.name): clear the links of its rows made from rows written meanwhile (mapped again whole under the write guard)")]
     }
 
+    /// Under the guard, after `keys`: statistics of the round's keys, which are now as many as
+    /// the rows (without them the round's statements plan nested loops over them).
+    func analyzeKeys() -> PlannedStatement {
+        PlannedStatement(
+            "ANALYZE \(ident: schemas.staging, OnlineCatchUp.keysTable)", lock: .shareUpdateExclusive,
+            summary: "catch-up: statistics of the keys of the entity mappings run again whole"
+        )
+    }
+
     /// Under the guard, after the last round's keys: every source row `mapping` reads now or
     /// associated before.
     func keys(_ mapping: ResolvedEntityMapping) -> PlannedStatement {

@@ -125,7 +125,7 @@ import ObjectModel
                 UNION
                 SELECT 'recipe', a.source_pk FROM "shop~staging"."_association_rows" AS a WHERE a.entity_mapping = 'RecipeToRecipe'
                 ON CONFLICT DO NOTHING
-                """])
+                """, #"ANALYZE "shop~staging"."_catch_up_keys""#])
             #expect(Self.streams(catchUp.guardedRound) == ["stream RecipeToRecipe", "createRelationships RecipeToRecipe"])
             let guarded = catchUp.guardedRound.compactMap { part -> String? in
                 if case .statement(let statement) = part { return statement.sql.text }
