@@ -5,7 +5,7 @@
 # transaction's duration, from the `--verbose` log (BEGIN to COMMIT of the last phase).
 #   DATABASE_URL=postgres://… ROWS=200000 scripts/bench-row-move.sh [BIN]
 # BIN defaults to .build/debug/orchestrator; the database `rowmove_bench` is created and
-# dropped.
+# dropped. PLAN=1 prints `plan --online` first, SHOW=1 the switch-over's statements.
 set -euo pipefail
 BIN=${1:-.build/debug/orchestrator}
 ROWS=${ROWS:-20000}
@@ -16,31 +16,14 @@ dir=$(mktemp -d)
 trap 'rm -rf "$dir"; psql -q "$BASE" -c "DROP DATABASE IF EXISTS $DB" >/dev/null 2>&1 || true' EXIT
 mkdir "$dir/Pets"
 printf 'name: Pets\nversions: [Pets 1, Pets 2]\ncurrent: Pets 2\n' > "$dir/Pets/model.yaml"
-cat > "$dir/Pets/Pets 1.yaml" <<'YAML'
-entities:
-  Animal: {attributes: {name: {type: string}}}
-  Dog:
-    parent: Animal
-    attributes: {bark: {type: string}}
-    relationships: {owner: {destination: Owner, inverse: dogs}}
-  Owner:
+owner='  Owner:
     attributes: {name: {type: string}}
     relationships:
       dogs: {destination: Dog, inverse: owner, toMany: true}
-      favourite: {destination: Dog}
-YAML
-cat > "$dir/Pets/Pets 2.yaml" <<'YAML'
-entities:
-  Animal: {attributes: {name: {type: string}}}
-  Dog:
-    attributes: {name: {type: string}, bark: {type: string}}
-    relationships: {owner: {destination: Owner, inverse: dogs}}
-  Owner:
-    attributes: {name: {type: string}}
-    relationships:
-      dogs: {destination: Dog, inverse: owner, toMany: true}
-      favourite: {destination: Dog}
-YAML
+      favourite: {destination: Dog}'
+dog='    relationships: {owner: {destination: Owner, inverse: dogs}}'
+printf 'entities:\n  Animal: {attributes: {name: {type: string}}}\n  Dog:\n    parent: Animal\n    attributes: {bark: {type: string}}\n%s\n%s\n' "$dog" "$owner" > "$dir/Pets/Pets 1.yaml"
+printf 'entities:\n  Animal: {attributes: {name: {type: string}}}\n  Dog:\n    attributes: {name: {type: string}, bark: {type: string}}\n%s\n%s\n' "$dog" "$owner" > "$dir/Pets/Pets 2.yaml"
 psql -q "$BASE" -c "DROP DATABASE IF EXISTS $DB" -c "CREATE DATABASE $DB" >/dev/null 2>&1
 "$BIN" apply --database-url "$URL" --model "$dir/Pets" --store pets --to "Pets 1" --quiet
 psql -q "$URL" >/dev/null <<SQL
@@ -52,11 +35,14 @@ FROM generate_series(1, $ROWS) i;
 UPDATE pets.owner SET favourite_pk = 2 * _pk WHERE _pk % 10 = 0;
 VACUUM ANALYZE;
 SQL
+if [ -n "${PLAN:-}" ]; then "$BIN" plan --database-url "$URL" --model "$dir/Pets" --store pets --online; fi
+started=$(date +%s%N)
 "$BIN" apply --database-url "$URL" --model "$dir/Pets" --store pets --online --verbose 2> "$dir/log" >/dev/null
+elapsed=$(( ($(date +%s%N) - started) / 1000000 ))
 # The switch-over is the last transaction: from its BEGIN to its COMMIT; "store" is its part
 # before the metadata is written (the statements on the store's tables, under their locks).
 awk '/^sql: / { ms = $2 + 0; if ($0 ~ /: BEGIN$/) { total = 0; n = 0; store = -1 } total += ms; n++ }
      /DELETE FROM "orchestrator"."online_progress"/ { store = total - ms }
      /: COMMIT$/ { last = total; laststore = store; statements = n }
-     END { printf "rows=%d switch-over: %.1f ms in all (%d statements), %.1f ms before the metadata\n", '"$ROWS"', last, statements, laststore }' "$dir/log"
+     END { printf "rows=%d switch-over: %.1f ms in all (%d statements), %.1f ms before the metadata; apply --online: %d ms\n", '"$ROWS"', last, statements, laststore, '"$elapsed"' }' "$dir/log"
 if [ -n "${SHOW:-}" ]; then awk '/: BEGIN$/ { buf = "" } { buf = buf $0 "\n" } END { printf "%s", buf }' "$dir/log"; fi
