@@ -71,6 +71,59 @@ import TestSupport
         }
     }
 
+    /// Dog leaves a table whose rows that stay carry more: a unique tag, an index, a link to a
+    /// toy (its foreign key and index), a sub-entity's required attribute (a check). The
+    /// shadow has them all from its start, under the names the switch-over gives it.
+    static func movedFromAFullTable() throws -> VersionedModel {
+        let animal = """
+            Animal: {attributes: {name: string, tag: {type: string, optional: false}}, uniquenessConstraints: [[tag]], indexes: {byName: [name]}, relationships: {toy: {destination: Toy}}}
+            Cat: {parent: Animal, attributes: {lives: {type: int16, optional: false, default: 9}}}
+            Toy: {attributes: {label: string}}
+            """
+        return try S.model([
+            ("v1", S.version(animal + "\nDog: {parent: Animal, attributes: {bark: string}}")),
+            ("v2", S.version(animal + "\nDog: {attributes: {name: string, tag: {type: string, optional: false}, bark: string}, relationships: {toy: {destination: Toy}}}")),
+        ])
+    }
+
+    /// First-version writes: dogs, cats and animals inserted (fresh tags), renamed, relinked,
+    /// retagged and deleted; toys deleted (the links to them cleared by their delete rule, in
+    /// the old table and in the shadow alike) and inserted.
+    static func writeFullAnimals(_ w: GuardedWriter, _ connection: PostgresConnection) throws {
+        let animal = w.random(1...1000), toy = w.random(1...330), tag = "w-" + UUID().uuidString
+        let link: (String) -> SQL = { "(SELECT _pk FROM \(ident: $0, "toy") WHERE _pk = \(literal: toy))" }
+        switch w.random(0...7) {
+        case 0:
+            try w.insert(into: "animal", columns: ["_entity", "name", "tag", "bark", "toy_pk"], values: { "'Dog', 'rex', \(literal: tag), 'woof', \(link($0))" }, on: connection)
+        case 1:
+            try w.insert(into: "animal", columns: ["_entity", "name", "tag", "lives", "toy_pk"], values: { "'Cat', 'tom', \(literal: tag), 7, \(link($0))" }, on: connection)
+        case 2:
+            try w.both({ "UPDATE \(ident: $0, "animal") SET name = coalesce(name, '') || '!', toy_pk = \(link($0)) WHERE _pk = \(literal: animal)" }, on: connection)
+        case 3:
+            try w.both({ "UPDATE \(ident: $0, "animal") SET tag = \(literal: tag) WHERE _pk = \(literal: animal)" }, on: connection)
+        case 4:
+            try w.both({ "DELETE FROM \(ident: $0, "animal") WHERE _pk = \(literal: animal)" }, on: connection)
+        case 5:
+            try w.both({ "DELETE FROM \(ident: $0, "toy") WHERE _pk = \(literal: toy)" }, on: connection)
+        case 6:
+            try w.insert(into: "toy", columns: ["_entity", "label"], values: { _ in "'Toy', 'ball'" }, on: connection)
+        default:
+            try w.insert(into: "animal", columns: ["_entity", "name", "tag"], values: { _ in "'Animal', 'cow', \(literal: tag)" }, on: connection)
+        }
+    }
+
+    @Test func theRowsThatStayKeepTheirUniqueTagsIndexesChecksAndLinksInTheRebuiltTable() throws {
+        let model = try Self.movedFromAFullTable()
+        try GuardedWriter.withShadowedStore(model, store: S.store, shadow: Self.shadow, write: Self.writeFullAnimals) { connection, writer, _ in
+            let step = try #require(StoreMigrator(connection: connection, model: model, store: S.store).plan().steps.first)
+            #expect(step.online?.phases.contains { $0.summary.hasPrefix("create orchestrator_online_shadow_") } == true, "animal is not rebuilt")
+            try Self.migrateWhileWriting(model, writer: writer, on: connection)
+            try OnlineMigrationTests.expectSameAsOfflineMigrationOfShadow(model, on: connection)
+            try Self.expectNoShadowLeft(on: connection)
+            #expect(try connection.execute("SELECT count(*) AS n FROM shop.animal WHERE _entity = 'Cat' AND toy_pk IS NOT NULL").int(0, "n")! > 0)
+        }
+    }
+
     /// Stopped at the first foreign key after the rows were copied: the mirroring trigger
     /// stays and keeps the rows written meanwhile right; a plain `apply` continues and ends
     /// as offline.
