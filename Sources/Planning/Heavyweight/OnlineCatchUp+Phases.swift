@@ -34,15 +34,15 @@ extension OnlineCatchUp {
             lock: .accessShare, hold: .scan, holdText: "one transaction per round, as long as its rows take; reads and writes go on", blocksWrites: false
         ))
         phases.append(HeavyweightOnlinePhase(
-            summary: "stage 3's build: foreign keys, unique constraints and indexes of the new tables, then catch-up rounds again",
+            summary: "stage 3's build: NOT NULLs and checks of to-one columns, foreign keys, unique constraints, indexes and to-many counts of the new tables, then catch-up rounds again",
             lock: .accessShare, hold: .scan,
             holdText: "builds in the staging schema, then one transaction per round; reads and writes go on", blocksWrites: false
         ))
         let whole = step.onlineCatchUp.map { rerunWhole($0, step: step, store: store) } ?? (summary: "", hold: "")
         phases.append(HeavyweightOnlinePhase(
-            summary: "write guard on \(named), then the last catch-up round\(whole.summary), the rest of stage 3 (checks of the rows written after the build, NOT NULLs and to-many counts) and the swap, in one transaction",
+            summary: "write guard on \(named), then the last catch-up round\(whole.summary), the rest of stage 3 (required links, foreign keys and to-many counts of the rows written after the build) and the swap, in one transaction",
             lock: .share, hold: .scan,
-            holdText: "the last round (at most about 1000 rows) and the checks of the rows written after the build, plus a scan of each table with a required to-one or a to-many count\(whole.hold); writes wait, reads go on",
+            holdText: "the last round (at most about 1000 rows) and the checks of the rows written after the build, through the indexes\(whole.hold); writes wait, reads go on",
             blocksWrites: true
         ))
         return phases

@@ -266,8 +266,8 @@ import ObjectModel
             "createInstances ChefToChef (setBased)",
             "createInstances RecipeToRecipe (setBased)",
             "catch-up rounds: the rows written meanwhile mapped again, until at most 1000 writes are left (at most 8 rounds)",
-            "stage 3's build: foreign keys, unique constraints and indexes of the new tables, then catch-up rounds again",
-            "write guard on shop.chef, shop.recipe, then the last catch-up round, the rest of stage 3 (checks of the rows written after the build, NOT NULLs and to-many counts) and the swap, in one transaction",
+            "stage 3's build: NOT NULLs and checks of to-one columns, foreign keys, unique constraints, indexes and to-many counts of the new tables, then catch-up rounds again",
+            "write guard on shop.chef, shop.recipe, then the last catch-up round, the rest of stage 3 (required links, foreign keys and to-many counts of the rows written after the build) and the swap, in one transaction",
         ])
         #expect(phases.map(\.lock) == [.shareRowExclusive, .accessShare, .accessShare, .accessShare, .accessShare, .accessShare, .share])
         #expect(phases.map(\.blocksWrites) == [false, false, false, false, false, false, true])
