@@ -250,4 +250,47 @@ import ExamplePolicies
             Self.expectSameRows(try snapshot(connection), reference)
         }
     }
+
+    /// Declares nothing; every chef's name carries how many chefs `begin` counted.
+    final class Roster: EntityMigrationPolicy {
+        var chefs = ""
+
+        func begin(_ mapping: EntityMappingContext) throws {
+            chefs = try mapping.query("SELECT count(*)::text AS n FROM \(ident: mapping.storeSchema, "chef")").value(0, "n") ?? ""
+        }
+
+        func createDestinationInstances(for source: SourceInstance, _ mapping: EntityMappingContext) throws {
+            let chef = try mapping.createDestinationInstance(for: source)
+            if case .string(let name) = source["name"] { chef["name"] = .string("\(name) (of \(chefs))") }
+        }
+    }
+
+    /// The entity mapping run again whole is the one the others link to: recipes written
+    /// meanwhile point at chefs it has not made yet until the guard, where the recipes reading
+    /// its rows are mapped again with it.
+    @Test func rowsLinkingToAnEntityMappingRunAgainWholeAreLinkedToItsFinalRows() throws {
+        let make = { (connection: PostgresConnection) throws -> StoreMigrator in
+            var mapping = Kitchen.kitchenMapping()
+            mapping.entityMappings[0].policy = "Roster"
+            var migrator = Kitchen.migrator(try Kitchen.kitchen(), mapping, on: connection)
+            migrator.policies = PolicyRegistry()
+            migrator.policies.register("Roster") { Roster() }
+            return migrator
+        }
+        try S.withStore(try Kitchen.kitchen()) { connection in
+            let migrator = try make(connection)
+            #expect(try migrator.plan().steps.first?.onlineCatchUp?.rerunWhole == ["ChefToChef"])
+            let script = OnlineApplyScript(
+                writer: try Online.Writer(connection, Online.concurrent), first: "ChefToChef", duringStageOne: Online.duringStageOne,
+                last: "RecipeToRecipe", betweenRounds: Online.betweenRounds
+            )
+            _ = try script.apply(migrator, on: connection)
+            #expect(try S.version(on: connection) == "Kitchen 2")
+            #expect(try connection.execute("""
+                SELECT c.name FROM shop.recipe AS r JOIN shop.chef AS c ON c._pk = r.author_pk WHERE r.name = 'hook recipe'
+                """).rows.count == 1, "the recipe written meanwhile links to the chef written with it")
+            let reference = try OnlinePolicyTests.offlineMigration(after: Online.duringStageOne + Online.concurrent + Online.betweenRounds, make)
+            Self.expectSameRows(try OnlinePolicyTests.snapshot(S.store, on: connection), reference.migrated)
+        }
+    }
 }

@@ -151,6 +151,24 @@ import ObjectModel
         #expect(OnlineCatchUp.phases(of: estimated, store: "shop").last?.holdText.contains("(about 1200 rows of shop.recipe)") == true)
     }
 
+    @Test func rowsLinkingToAMappingRunAgainWholeJoinTheKeysUnderTheGuard() throws {
+        var policy = Kitchen.mapping
+        policy.entityMappings[0].policy = "Check"
+        let step = try HeavyweightMigration.step(
+            mapping: policy, from: Kitchen.version("Kitchen 1", Kitchen.source), to: Kitchen.version("Kitchen 2", Kitchen.destination),
+            schema: "shop", options: PlanningOptions(registeredPolicies: ["Check"])
+        )
+        let catchUp = try #require(step.onlineCatchUp)
+        #expect(catchUp.rerunWhole == ["ChefToChef"])
+        // Recipes link to chefs through ChefToChef's associations, which new chefs get only there.
+        #expect(catchUp.wholeKeys.map(\.sql.text).dropFirst().first == """
+            INSERT INTO "shop~staging"."_catch_up_keys" (table_name, pk)
+            SELECT DISTINCT 'recipe', s._pk FROM "shop"."recipe" AS s
+            WHERE "s"."chef_pk" IN (SELECT pk FROM "shop~staging"."_catch_up_keys" WHERE table_name = 'chef')
+            ON CONFLICT DO NOTHING
+            """)
+    }
+
     @Test func aPolicyRunningItsWholeMappingHooksPerRoundRunsInEveryRound() throws {
         let step = try Self.policyStep(hooks: [.createDestinationInstances, .endInstanceCreation], perRound: true)
         let catchUp = try #require(step.onlineCatchUp)
