@@ -104,7 +104,9 @@ extension LightweightDiff {
             guard case .order(_, let ordered) = column.role else { return nil }
             return (column.name, ordered == name ? .target : .owner)
         }
-        add(.fill, FillJoinTable(table: table.name, ownerColumn: table.columns[0].name, targetColumn: table.columns[1].name, orderColumns: orderColumns, links: links))
+        add(.fill, FillJoinTable(table: table.name, ownerColumn: table.columns[0].name, targetColumn: table.columns[1].name, orderColumns: orderColumns, links: links,
+            referencedTables: Dictionary(table.foreignKeys.map { ($0.column, $0.referencedTable) }, uniquingKeysWith: { first, _ in first })
+        ))
         return true
     }
 
