@@ -94,6 +94,7 @@ public struct StoreMigrator {
         guard plan.isExecutable else { throw NotExecutable(blockerDetails: plan.blockerDetails) }
         try DataLossNotAllowed.check(plan, options: options)
         try OnlineNotSupported.check(plan, options: options)
+        try StoreDependents.check(plan, store: store, online: options.online, on: connection)
         var applied: [AppliedStep] = []
         for (index, step) in plan.steps.enumerated() {
             onStep(index + 1, plan.steps.count, step)
