@@ -154,6 +154,47 @@ import TestSupport
         }
     }
 
+    @Test func aRunCrashedAfterTheBuildResumesWithItsLogAndGivesTheOfflineStore() throws {
+        let (early, late) = (Array(Self.validWrites.prefix(5)), Array(Self.validWrites.dropFirst(5)))
+        var reference: [String] = []
+        try Self.withFilledStore { model, connection in
+            for write in Self.validWrites { try connection.execute(write) }
+            _ = try Self.migrator(model, on: connection).apply()
+            reference = try Self.snapshot(S.store, on: connection)
+        }
+        try Self.withFilledStore { (model: VersionedModel, connection: PostgresConnection) throws in
+            // The session is killed once the build has committed and rounds mapped `early`.
+            let session = try connection.reconnect()
+            defer { session.close() }
+            let pid = try session.execute("SELECT pg_backend_pid() AS pid").int(0, "pid") ?? 0
+            var killed = false
+            #expect(throws: StepFailure.self) {
+                _ = try Self.migrator(model, on: session).apply(options: Self.onlineOptions(), onProgress: { event in
+                    if event.kind == .passFinished, event.stage == .build {
+                        for write in early { _ = try? connection.execute(write) }
+                    } else if event.stage == .writeGuard, event.kind == .passStarted, !killed {
+                        killed = true
+                        _ = try? connection.execute("SELECT pg_terminate_backend(\(Int(pid)))")
+                    }
+                })
+            }
+            #expect(killed)
+            #expect(try S.version(on: connection) == "v1")
+            #expect(try connection.execute("""
+                SELECT to_regclass('"shop~staging"._touched_rows') IS NOT NULL AS built
+                """).bool(0, "built") == true, "the build committed before the crash")
+            for write in late { try connection.execute(write) }
+            _ = try Self.migrator(model, on: connection).apply(options: Self.onlineOptions())
+            #expect(try S.version(on: connection) == "v2")
+            try OnlineHeavyweightTests.expectNoTriggersLeft(on: connection)
+            let online = try Self.snapshot(S.store, on: connection)
+            #expect(online.count == reference.count)
+            for (row, expected) in zip(online, reference) where row != expected {
+                Issue.record("online \(row) differs from offline \(expected)")
+            }
+        }
+    }
+
     /// A violation made after the build, the error it stops the step with, and what the
     /// message names.
     struct Violation: Sendable, CustomTestStringConvertible {
