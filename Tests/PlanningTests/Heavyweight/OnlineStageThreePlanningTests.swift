@@ -27,7 +27,7 @@ import ObjectModel
         #expect(build.contains("""
             CREATE FUNCTION "shop~staging"."_unlinked_recipe"() RETURNS trigger LANGUAGE plpgsql AS $body$
             BEGIN
-                IF NEW."author_pk" IS NULL THEN NEW."author_pk" := 0; END IF;
+                IF NEW."author_pk" IS NULL THEN NEW."author_pk" := -NEW."_pk"; END IF;
                 RETURN NEW;
             END
             $body$
@@ -45,7 +45,7 @@ import ObjectModel
         let checks = guarded.filter { $0.hasPrefix("DO ") }
         #expect(checks.count == 3, "the required link, the foreign key, the count")
         #expect(checks.allSatisfy { $0.contains(#"FROM "shop~staging"."_touched_rows""#) })
-        #expect(checks.contains { $0.contains(#"x."author_pk" = 0"#) && $0.contains("not_null_violation") })
+        #expect(checks.contains { $0.contains(#""x"."author_pk" < 0"#) && $0.contains("not_null_violation") })
         #expect(guarded.contains(#"DROP FUNCTION "shop~staging"."_unlinked_recipe"() CASCADE"#))
     }
 }
