@@ -187,4 +187,42 @@ import TestSupport
             try OnlineMigrationTests.expectSameAsOfflineMigrationOfShadow(model, on: connection)
         }
     }
+
+    /// Dog leaves Animal's hierarchy with the toys it inherited: its links are read from
+    /// Animal's join table, for dogs only, into a join table of its own, while the application
+    /// adds and removes links of dogs and animals and deletes either.
+    @Test func linksOfAnEntityLeavingItsHierarchyAreReadFromItsParentsJoinTableWhileWritten() throws {
+        let model = try S.model([
+            ("v1", S.version("Animal: {attributes: {name: string}, relationships: {toys: {destination: Toy, toMany: true}}}\nDog: {parent: Animal}\nToy: {attributes: {name: string}}")),
+            ("v2", S.version("""
+                Animal: {attributes: {name: string}, relationships: {toys: {destination: Toy, toMany: true}}}
+                Dog: {attributes: {name: string}, relationships: {toys: {destination: Toy, toMany: true}}}
+                Toy: {attributes: {name: string}}
+                """)),
+        ])
+        try GuardedWriter.withShadowedStore(model, store: S.store, shadow: OnlineMigrationTests.shadow, write: { writer, connection in
+            let (animal, toy) = (writer.random(1...700), writer.random(1...360))
+            switch writer.random(0...6) {
+            case 0, 1, 2:
+                try writer.both({
+                    """
+                    INSERT INTO \(ident: $0, "animal__toys") (animal_pk, toys_pk) SELECT a._pk, t._pk FROM \(ident: $0, "animal") a, \(ident: $0, "toy") t \
+                    WHERE a._pk = \(animal) AND t._pk = \(toy) ON CONFLICT DO NOTHING
+                    """
+                }, on: connection)
+            case 3:
+                try writer.both({ "DELETE FROM \(ident: $0, "animal__toys") WHERE animal_pk = \(animal) AND toys_pk = (SELECT min(toys_pk) FROM \(ident: $0, "animal__toys") WHERE animal_pk = \(animal))" }, on: connection)
+            case 4:
+                try writer.both({ "DELETE FROM \(ident: $0, "animal") WHERE _pk = \(animal)" }, on: connection)
+            case 5:
+                let (entity, name) = [("Dog", "rex"), ("Animal", "cat")][writer.random(0...1)]
+                try Columns.insert("animal", [("_entity", .text(entity)), ("name", .text(name))], writer: writer, on: connection)
+            default:
+                try writer.both({ "DELETE FROM \(ident: $0, "toy") WHERE _pk = \(toy)" }, on: connection)
+            }
+        }) { connection, writer, _ in
+            try OnlineRowMoveMigrationTests.migrateWhileWriting(model, writer: writer, on: connection)
+            try OnlineMigrationTests.expectSameAsOfflineMigrationOfShadow(model, on: connection)
+        }
+    }
 }

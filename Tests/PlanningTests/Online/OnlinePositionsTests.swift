@@ -96,4 +96,17 @@ import Testing
         #expect(switchOver.contains(#"DROP TRIGGER IF EXISTS "\#(trigger)" ON "s"."recipe__tags""#))
         #expect(switchOver.last == #"DROP TABLE "s"."recipe__tags""#, "the application writes the old join table until the switch-over")
     }
+
+    @Test func linksOfTheOwnersEntitiesTheDestinationCoversOnlyAreCopiedAndMirrored() throws {
+        let phases = try OnlinePlannerTests.phases(
+            "Animal: {attributes: {name: string}, relationships: {toys: {destination: Toy, toMany: true}}}\nDog: {parent: Animal}\nToy: {}",
+            "Animal: {attributes: {name: string}, relationships: {toys: {destination: Toy, toMany: true}}}\nDog: {attributes: {name: string}, relationships: {toys: {destination: Toy, toMany: true}}}\nToy: {}"
+        )
+        let copy = try #require(phases.compactMap(\.batches).first { $0.template.text.hasPrefix(#"INSERT INTO "s"."dog__toys""#) })
+        #expect(copy.table == "animal", "the owners are walked where the source keeps them")
+        let dogs = #""animal_pk" IN (SELECT "_pk" FROM "s"."animal" WHERE "_entity" IN ('Dog'))"#
+        #expect(copy.template.text == #"INSERT INTO "s"."dog__toys" ("dog_pk", "toys_pk") SELECT "animal_pk", "toys_pk" FROM "s"."animal__toys" WHERE "animal_pk" IS NOT NULL AND "# + dogs + #" AND "animal_pk" >= :from AND "animal_pk" < :to FOR SHARE ON CONFLICT DO NOTHING"#)
+        let function = try #require(phases.flatMap(\.statements).first { $0.sql.text.contains("orchestrator_online_links_") && $0.sql.text.hasPrefix("CREATE OR REPLACE FUNCTION") }).sql.text
+        #expect(function.contains(#"IF TG_OP <> 'DELETE' AND NEW."# + dogs + " THEN"))
+    }
 }
