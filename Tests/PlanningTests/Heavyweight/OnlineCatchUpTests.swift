@@ -141,7 +141,7 @@ import ObjectModel
                 """))
             // plan --online shows the stall before the run.
             let phases = OnlineCatchUp.phases(of: step, store: "shop")
-            #expect(phases.last?.summary == "write guard on shop.chef, shop.recipe, then the last catch-up round with RecipeToRecipe through policy 'Check' run again whole (its hooks over the whole entity mapping see the final data once, as offline), the rest of stage 3 (checks of the rows written after the build, NOT NULLs and to-many counts) and the swap, in one transaction")
+            #expect(phases.last?.summary == "write guard on shop.chef, shop.recipe, then the last catch-up round with RecipeToRecipe through policy 'Check' run again whole (its hooks over the whole entity mapping see the final data once, as offline), the rest of stage 3 (required links, foreign keys and to-many counts of the rows written after the build) and the swap, in one transaction")
             #expect(phases.last?.holdText.contains(", plus every row RecipeToRecipe maps (the rows of shop.recipe) and the rows reading them through a to-one, mapped again through the policy: this grows with those rows; writes wait, reads go on") == true)
             #expect(phases.last?.blocksWrites == true && phases.last?.lock == .share)
         }

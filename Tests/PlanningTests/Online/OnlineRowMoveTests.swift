@@ -89,6 +89,29 @@ import Testing
         ])
     }
 
+    /// Two entities leave one table, and the table is renamed: one shadow, named after the
+    /// table's new name, holds the rows of neither; the switch-over drops and renames under
+    /// the new name.
+    @Test func twoEntitiesLeavingARenamedTableShareOneShadow() throws {
+        let phases = try OnlinePlannerTests.phases(
+            "Animal: {attributes: {name: string}}\nDog: {parent: Animal, attributes: {bark: string}}\nCat: {parent: Animal, attributes: {lives: int16}}",
+            "Creature: {renamingIdentifier: Animal, attributes: {name: string}}\nDog: {attributes: {name: string, bark: string}}\nCat: {attributes: {name: string, lives: int16}}"
+        )
+        let shadow = "orchestrator_online_shadow_\(OnlineTrigger.digest("creature"))"
+        let creates = phases.filter { $0.statements.contains { $0.sql.text.hasPrefix(#"CREATE TABLE "s"."orchestrator_online_shadow_"#) } }
+        #expect(creates.count == 1 && creates.first?.statements.first?.sql.text.contains(#"CHECK ("_entity" IN ('Creature'))"#) == true)
+        let copy = try #require(phases.first { $0.batches?.template.text.hasPrefix(#"INSERT INTO "s"."\#(shadow)""#) == true })
+        #expect(copy.batches?.template.text.contains(#"FROM "s"."creature" WHERE "_entity" NOT IN ('Dog', 'Cat')"#) == true, "\(copy.batches?.template.text ?? "")")
+        let switchOver = phases.last?.statements.map(\.sql.text) ?? []
+        #expect(switchOver.suffix(4) == [
+            #"DROP TABLE "s"."creature""#,
+            #"ALTER TABLE "s"."\#(shadow)" RENAME TO "creature""#,
+            #"ALTER INDEX "s"."\#(shadow)_pkey" RENAME TO "creature_pkey""#,
+            #"ALTER SEQUENCE "s"."\#(shadow)__pk_seq" RENAME TO "creature__pk_seq""#,
+        ])
+        #expect(!Self.sql(phases).contains { $0.hasPrefix("DELETE") })
+    }
+
     /// A foreign key of the destination points at the table the rows leave (a toy's animal):
     /// no shadow yet, so the moved rows are deleted and the `_entity` check added in the
     /// switch-over, as before (docs/online-migrations.md, Limits).
