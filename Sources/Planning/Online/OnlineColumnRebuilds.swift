@@ -113,13 +113,3 @@ struct BuiltOnRebuilt: OnlineChange {
         )
     }
 }
-
-/// A change whose online form is refused for a reason only the whole step shows.
-struct OnlineRefusal: OnlineChange {
-    var change: any SchemaChange
-    var reason: String
-
-    func statements(in schema: String) -> [PlannedStatement] { change.statements(in: schema) }
-    var hazards: [Hazard] { change.hazards }
-    func onlineForm(in schema: String) -> OnlineForm { .refused(reason) }
-}

@@ -28,7 +28,9 @@ extension AlterColumnType: ColumnRebuild {
     }
 
     private var digest: String { OnlineTrigger.digest(table + "." + column) }
-    var trigger: OnlineTrigger { OnlineTrigger(table: table, name: OnlineTrigger.prefix + "rewrite_" + digest) }
+    /// Fires after the copies' trigger (by name): a column swapped in at the switch-over with
+    /// one whose values are cleared (`JointSwap`) gets the values the step copies into it.
+    var trigger: OnlineTrigger { OnlineTrigger(table: table, name: OnlineTrigger.prefix + "widen_" + digest) }
     private var notNullCheck: String { OnlineTrigger.prefix + "not_null_" + digest }
     var swapSummary: String { "switch \(table).\(column) over to \(to): drop the trigger and the old column, rename the new one" }
 

@@ -48,7 +48,7 @@ extension CoveringConstraint {
                 }
                 continue
             }
-            resolved.append(overRebuilt(change, at: position, late: late, rebuilds: rebuilds) ?? change)
+            resolved.append(overRebuilt(change, at: position, late: late) ?? change)
         }
         return resolved
     }
@@ -99,9 +99,7 @@ extension CoveringConstraint {
 
     /// A change later than the rebuild of a column swapped in at the switch-over, over that
     /// column: its online form on the new column; nil for any other change.
-    private static func overRebuilt(
-        _ change: any SchemaChange, at position: Int, late: [LightweightDiff.ColumnKey: Int], rebuilds: [Int: any ColumnRebuild]
-    ) -> (any SchemaChange)? {
+    private static func overRebuilt(_ change: any SchemaChange, at position: Int, late: [LightweightDiff.ColumnKey: Int]) -> (any SchemaChange)? {
         let before = { (table: String) in
             Dictionary(uniqueKeysWithValues: late.filter { $0.key.table == table && $0.value < position }.map { ($0.key.column, CoveringConstraint.shadow(of: $0.key.column, on: table)) })
         }
@@ -112,10 +110,6 @@ extension CoveringConstraint {
         }
         if let drop = change as? DropColumn, before(drop.table)[drop.column] != nil {
             return DroppedAtSwitchOver(drop: drop)
-        }
-        if let copy = change as? CopyColumnValues, let rebuilt = late[LightweightDiff.ColumnKey(table: copy.table, column: copy.column)], rebuilt < position {
-            // Its trigger would write the old column after the rebuild's trigger read it.
-            return OnlineRefusal(change: rebuilds[rebuilt]!, reason: "\(rebuilds[rebuilt]!.rebuildSummary): values copied into \(copy.table).\(copy.column) come later in the step, which has no online form with it yet (docs/online-migrations.md, Limits)")
         }
         return nil
     }

@@ -10,7 +10,8 @@ import SQLBuilding
 //    it built on it), and swapped in by the switch-over.
 // BEFORE triggers fire in the order of their names, as the offline step runs these changes:
 // entity renames (`…__entity_…`, first of all), so that `_entity` reads as the destination names these use,
-// then copies (`…_values_…`), then clears (`…_wipe_…`).
+// then copies (`…_values_…`), then widenings (`…_widen_…`, which read what a copy wrote), then
+// clears (`…_wipe_…`).
 
 extension CopyColumnValues: OnlineChange {
     func onlineForm(in schema: String) -> OnlineForm {

@@ -58,6 +58,31 @@ import TestSupport
         try Columns.migrateOnlineWhileWriting(model, write: Columns.writePosts(columns: ["Post": counts, "ReaderPost": counts]))
     }
 
+    /// ReaderPost's likeCount widens and takes Post's values, copied from Post's own column;
+    /// ReaderPost's index covers it and shareCount, which Post leaves: the widened column swaps
+    /// in at the switch-over with the split one, with the values copied while writes go on.
+    @Test func aWidenedColumnSwappedInWithASplitOneKeepsTheValuesCopiedIntoIt() throws {
+        let posts = { (post: String, postShares: String, reader: String) in S.version("""
+            BasePost: {abstract: true, attributes: {title: string}}
+            Post: {parent: BasePost, attributes: {likeCount: \(post), shareCount: \(postShares)}}
+            ReaderPost: {parent: BasePost, attributes: {likeCount: \(reader), shareCount: int32}, indexes: {byCounts: [likeCount, shareCount]}}
+            Note: {parent: BasePost, attributes: {likeCount: string, shareCount: string}}
+            """) }
+        let model = try S.model([("v1", posts("int16", "int32", "int32")), ("v2", posts("int64", "int64", "int64"))])
+        let counts = Columns.writePosts(columns: ["Post": ["like_count_smallint", "share_count_integer"], "ReaderPost": ["share_count_integer"]])
+        try Columns.migrateOnlineWhileWriting(model, write: { writer, connection in
+            try counts(writer, connection)
+            // ReaderPost's likeCount column takes its new name at its phase: the application finds it.
+            let renamed = try connection.execute("""
+                SELECT 1 FROM information_schema.columns WHERE table_schema = \(writer.live) AND table_name = 'base_post' AND column_name = 'like_count_bigint'
+                """).rows.isEmpty == false
+            let (post, count) = (writer.random(1...1000), writer.random(0...5000))
+            try writer.both({
+                "UPDATE \(ident: $0, "base_post") SET \(ident: renamed && $0 == writer.live ? "like_count_bigint" : "like_count_integer") = \(count) WHERE _pk = \(post) AND _entity = 'ReaderPost'"
+            }, on: connection)
+        })
+    }
+
     /// Calories and the chef link move down from Dessert to Cake (cleared in the other
     /// desserts' rows); Cake's calories become required with a default, and indexed.
     static func movedDown() throws -> VersionedModel {

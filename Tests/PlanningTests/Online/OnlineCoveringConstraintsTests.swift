@@ -101,7 +101,7 @@ import Testing
         let swap = phases[try #require(swaps.first)]
         #expect(phases.firstIndex { $0.index == temporaryIndex }! > lastBatches && swaps[0] > phases.lastIndex { $0.execution == .outsideTransaction }!)
         #expect(swap.hold == .instant && swap.lock == .accessExclusive)
-        #expect(Set(swap.removes.map(\.name)) == Set(["rating", "servings", "code"].map { "orchestrator_online_rewrite_\(OnlineTrigger.digest("recipe.\($0)"))" }))
+        #expect(Set(swap.removes.map(\.name)) == Set(["rating", "servings", "code"].map { "orchestrator_online_widen_\(OnlineTrigger.digest("recipe.\($0)"))" }))
         #expect(swap.statements.map(\.sql.text).suffix(2) == [
             #"ALTER INDEX "s"."\#(temporaryIndex)" RENAME TO "\#(index.name)""#,
             #"ALTER TABLE "s"."recipe" ADD CONSTRAINT "\#(unique.name)" UNIQUE USING INDEX "\#(temporaryUnique)""#,
@@ -146,6 +146,27 @@ import Testing
         let switchOver = try #require(online.phases.last?.statements.map(\.sql.text))
         let renamed = try #require(switchOver.lastIndex { $0.contains("RENAME COLUMN") })
         #expect(switchOver[(renamed + 1)...].filter { $0.hasPrefix(#"ALTER INDEX "s"."orchestrator_online_covering_"#) }.count == 2)
+    }
+
+    /// ReaderPost's likeCount column widens and takes Post's values (copied), and its index
+    /// covers shareCount, which Post leaves (cleared): the widened column swaps in at the
+    /// switch-over with the split one, and its trigger fires after the copy's (by name), so it
+    /// converts the value the copy writes.
+    @Test func aWidenedColumnSwappedInAtTheSwitchOverTakesTheValuesCopiedIntoIt() throws {
+        let posts = { (post: String, postShares: String, reader: String) in """
+            BasePost: {abstract: true, attributes: {title: string}}
+            Post: {parent: BasePost, attributes: {likeCount: \(post), shareCount: \(postShares)}}
+            ReaderPost: {parent: BasePost, attributes: {likeCount: \(reader), shareCount: int32}, indexes: {byCounts: [likeCount, shareCount]}}
+            Note: {parent: BasePost, attributes: {likeCount: string, shareCount: string}}
+            """ }
+        let phases = try OnlinePlannerTests.phases(posts("int16", "int32", "int32"), posts("int64", "int64", "int64"))
+        let triggers = phases.flatMap(\.installs).map(\.name)
+        let (copy, widen) = ("orchestrator_online_values_\(OnlineTrigger.digest("base_post.like_count_bigint"))", "orchestrator_online_widen_\(OnlineTrigger.digest("base_post.like_count_bigint"))")
+        #expect(triggers.contains(copy) && triggers.contains(widen) && copy < widen)
+        #expect(phases.flatMap(\.removes).isEmpty, "every column swaps in at the switch-over")
+        let switchOver = try #require(phases.last?.statements.map(\.sql.text))
+        #expect(switchOver.contains(#"ALTER TABLE "s"."base_post" RENAME COLUMN "\#(Self.shadow("base_post", "like_count_bigint"))" TO "like_count_bigint""#))
+        #expect(switchOver.contains { $0.hasSuffix(#"RENAME TO "base_post_by_counts_idx""#) })
     }
 
     /// Calories and the chef link move down from Dessert to Cake (values cleared in the other
