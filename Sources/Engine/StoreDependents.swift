@@ -6,17 +6,31 @@ import SQLBuilding
 /// take along (docs/store-format.md, "What the application added"): views and materialized views
 /// (bound to the old tables, they would keep reading the backup, or stop the drop), functions
 /// with SQL bodies, foreign keys from other schemas, rules, triggers and row-level security
-/// policies the application added, publications. Checked under the store's lock before any
-/// step runs: a heavyweight step replaces every table of the store, a step under
-/// `apply --online` the tables it rebuilds (`OnlinePlan.rebuiltTables`).
+/// policies the application added, publications. A heavyweight step replaces every table of
+/// the store: `plan` lists each as a blocker. A step under `apply --online` replaces the tables
+/// it rebuilds (`OnlinePlan.rebuiltTables`): `apply --online` checks them under the store's
+/// lock before any step runs.
 enum StoreDependents {
-    static func check(_ plan: MigrationPlan, store: String, online: Bool, on connection: PostgresConnection) throws {
+    static func blockers(of plan: MigrationPlan, on connection: PostgresConnection) throws -> [Blocker] {
+        try found(in: plan, online: false, on: connection).map { Blocker(.dependentObjects, "\($0): drop it before migrating and create it again after (docs/store-format.md, \"What the application added\")") }
+    }
+
+    static func check(_ plan: MigrationPlan, online: Bool, on connection: PostgresConnection) throws {
+        guard online else { return }
+        let found = try found(in: plan, online: true, on: connection)
+        if !found.isEmpty { throw DependentObjects(objects: found) }
+    }
+
+    /// Heavyweight steps' dependents, or (`online`) those of the tables online steps rebuild.
+    private static func found(in plan: MigrationPlan, online: Bool, on connection: PostgresConnection) throws -> [String] {
+        guard plan.status == .migrationRequired else { return [] }
+        let store = plan.store
         var found: [String] = []
         for (index, step) in plan.steps.enumerated() {
             let tables: [String]?
-            if !step.passes.isEmpty {
+            if !online, !step.passes.isEmpty {
                 tables = nil
-            } else if online, let rebuilt = step.online?.rebuiltTables, !rebuilt.isEmpty {
+            } else if online, step.passes.isEmpty, let rebuilt = step.online?.rebuiltTables, !rebuilt.isEmpty {
                 tables = rebuilt
             } else {
                 continue
@@ -26,7 +40,7 @@ enum StoreDependents {
                 found.append("\(dependent) (step \(index + 1) of \(plan.steps.count) \(what))")
             }
         }
-        if !found.isEmpty { throw DependentObjects(objects: found) }
+        return found
     }
 
     /// Each dependent as "view public.names on store.animal"; our own triggers (named
@@ -75,8 +89,8 @@ enum StoreDependents {
     }
 }
 
-/// Objects the application built on the store's tables would be lost or left on the old
-/// tables by the migration: nothing was changed.
+/// Objects the application built on a table `apply --online` rebuilds would be lost or left on
+/// the old table: nothing was changed.
 public struct DependentObjects: Error, CustomStringConvertible {
     /// Each as "view public.names on store.animal (step 1 of 1 replaces every table of store)".
     public var objects: [String]
