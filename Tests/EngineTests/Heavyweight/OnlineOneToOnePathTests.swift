@@ -124,4 +124,37 @@ import TestSupport
             }
         }
     }
+
+    /// Crashed once the recipes are mapped: the card triggers stay on the store and log the
+    /// recipes cards leave until the resumed run maps them again, in the same log.
+    @Test func aRunCrashedAfterTheRecipesResumesWithTheRecipesCardsLeftMeanwhile() throws {
+        let model = try Self.cards()
+        try S.withStore(model) { connection in
+            for write in Self.pairs { try connection.execute(write) }
+            let make = { (session: PostgresConnection) in
+                StoreMigrator(connection: session, model: model, store: S.store, explicitMappings: [ExplicitMapping(Self.mapping())])
+            }
+            try Online.crashOnlineRun(after: "RecipeToRecipe", on: connection, make)
+            #expect(try S.version(on: connection) == "Cards 1")
+            #expect(try connection.execute("SELECT count(*) AS n FROM pg_trigger WHERE tgname = \(OnlineCatchUp.pointedTrigger)").int(0, "n") == 1)
+            for write in Self.duringStageOne + Self.betweenRounds { try connection.execute(write) }
+            #expect(try connection.execute("""
+                SELECT array_agg(DISTINCT pk ORDER BY pk)::text AS left FROM "shop~staging"._row_changes WHERE table_name = 'recipe' AND operation <> 'INSERT'
+                """).value(0, "left") == "{1,2,4,7,8,10,11}", "the recipes the cards left, logged under the recipe table")
+
+            var options = ApplyOptions()
+            options.online = true
+            var events: [ProgressEvent] = []
+            _ = try make(connection).apply(options: options, onProgress: { events.append($0) })
+            #expect(events.contains { $0.kind == .passFinished && $0.resumed }, "the passes of the first run were skipped")
+            #expect(try S.version(on: connection) == "Cards 2")
+            try Online.expectNoTriggersLeft(on: connection)
+            let reference = try Self.offlineMigration(after: Self.duringStageOne + Self.betweenRounds)
+            let online = try Self.snapshot(S.store, on: connection)
+            #expect(online.count == reference.count)
+            for (row, expected) in zip(online, reference) where row != expected {
+                Issue.record("online \(row) differs from offline \(expected)")
+            }
+        }
+    }
 }
