@@ -48,7 +48,7 @@ public struct StoreMigrator {
         var plan = try Planner.plan(
             model: model, targetVersion: targetVersion, snapshot: snapshot, recordedVersions: recorded,
             explicitMappings: explicitMappings,
-            options: PlanningOptions(registeredPolicies: policies.names, forceStreaming: forceStreaming, keepBackup: keepBackup, policyHooks: policies.declaredHooks)
+            options: PlanningOptions(registeredPolicies: policies.names, forceStreaming: forceStreaming, keepBackup: keepBackup, policyHooks: policies.declaredHooks, perRoundPolicies: policies.perRoundPolicies)
         )
         plan.blockerDetails += try StoreSchemas.blockers(of: plan, on: connection)
         if plan.status == .migrationRequired {

@@ -95,11 +95,19 @@ public struct PlanningOptions: Sendable, Hashable {
     /// Keep the old store as `<store>~` after a heavyweight step (Core Data's backup).
     public var keepBackup: Bool
     /// The hooks each registered policy declares it implements; one not here declared none,
-    /// and a step running it is refused online.
+    /// and runs again whole under the write guard of `apply --online`.
     public var policyHooks: [String: Set<PolicyHook>]
+    /// Policies that run their hooks over the whole entity mapping once per catch-up round of
+    /// `apply --online`; others declaring such hooks, or none, run again whole under the write
+    /// guard (docs/online-migrations.md).
+    public var perRoundPolicies: Set<String> = []
 
-    public init(registeredPolicies: Set<String> = [], forceStreaming: Bool = false, keepBackup: Bool = true, policyHooks: [String: Set<PolicyHook>] = [:]) {
+    public init(
+        registeredPolicies: Set<String> = [], forceStreaming: Bool = false, keepBackup: Bool = true, policyHooks: [String: Set<PolicyHook>] = [:],
+        perRoundPolicies: Set<String> = []
+    ) {
         self.policyHooks = policyHooks
+        self.perRoundPolicies = perRoundPolicies
         self.registeredPolicies = registeredPolicies
         self.forceStreaming = forceStreaming
         self.keepBackup = keepBackup

@@ -18,13 +18,17 @@ public final class EntityMappingContext {
     public let storeSchema: String
     /// The schema the new store is built in; swapped in at the end.
     public let stagingSchema: String
+    /// Set when the hooks run in a catch-up round of `apply --online`, for the source rows it
+    /// names; nil in the passes and when the entity mapping runs whole.
+    public internal(set) var catchUpRound: CatchUpRoundScope?
 
     let connection: PostgresConnection
     let stream: StreamedMapping?
     let writer: InstanceWriter
     var evaluator: ExpressionEvaluator
     /// The source row whose hooks run (stage 2: the source of the destination instance), under
-    /// which an online step records the instances they insert.
+    /// which an online step records the instances they insert; nil in the hooks over the whole
+    /// entity mapping.
     var currentSource: Int64?
 
     init(
@@ -71,7 +75,7 @@ public final class EntityMappingContext {
     /// A new destination instance of `entity`, associated with no source instance.
     public func insertInstance(of entity: String) throws -> DestinationInstance {
         let instance = DestinationInstance(entity: entity, primaryKey: try writer.newKey(for: entity))
-        if let currentSource { try writer.recordInserted(instance, by: name, for: currentSource) }
+        try writer.recordInserted(instance, by: name, for: currentSource)
         try writer.insert(instance)
         return instance
     }

@@ -41,10 +41,18 @@ public protocol EntityMigrationPolicy: AnyObject {
     /// meanwhile again by running `createDestinationInstances`, `createRelationships` and
     /// `function` for those rows only. Declaring them promises that each call depends on its
     /// own instance only (no state kept across instances) and that the instances it inserts
-    /// belong to that instance alone. A step whose policy declares a hook that runs once over
-    /// the whole entity mapping (`begin`, `endInstanceCreation`, `endRelationshipCreation`) is
-    /// refused online; so is one whose policy declares nothing (nil, the default).
+    /// belong to that instance alone. When the policy declares a hook that runs once over the
+    /// whole entity mapping (`begin`, `endInstanceCreation`, `endRelationshipCreation`), or
+    /// declares nothing (nil, the default), its entity mapping runs again whole under the write
+    /// guard instead, so that those hooks see the whole mapping once, on the final data
+    /// (unless `runsWholeMappingHooksPerCatchUpRound`).
     var declaredHooks: Set<PolicyHook>? { get }
+    /// For `apply --online`: true promises that every hook can run again in each catch-up
+    /// round over that round's instances only (`EntityMappingContext.catchUpRound` names
+    /// them), the hooks over the whole entity mapping included (e.g. `endInstanceCreation`
+    /// bringing a summary up to date from what the store holds), so that the entity mapping
+    /// is not run again whole under the write guard. Default false.
+    var runsWholeMappingHooksPerCatchUpRound: Bool { get }
 }
 
 extension EntityMigrationPolicy {
@@ -61,6 +69,7 @@ extension EntityMigrationPolicy {
         throw PolicyError(message: "\(type(of: self)) has no policy function \(selector)")
     }
     public var declaredHooks: Set<PolicyHook>? { nil }
+    public var runsWholeMappingHooksPerCatchUpRound: Bool { false }
 }
 
 /// An error a policy throws, or the engine throws about a policy: the migration stops, the

@@ -95,17 +95,19 @@ extension HeavyweightRun {
 
     /// One round in the caller's transaction: the keys logged up to `upto`, then the round's
     /// statements and streamed entity mappings restricted to them. Returns the keys' count.
+    /// `underGuard`: the last round, which runs the entity mappings of `rerunWhole` whole.
     @discardableResult
-    func runRound(_ catchUp: OnlineCatchUp, upTo upto: Int) throws -> Int {
+    func runRound(_ catchUp: OnlineCatchUp, upTo upto: Int, underGuard: Bool = false) throws -> Int {
         var keys = 0
         for sql in catchUp.collectKeys(upTo: upto) {
             let affected = try connection.execute(sql).affectedRows
             if keys == 0 { keys = affected }
         }
+        if underGuard { keys += try catchUp.wholeKeys.reduce(0) { $0 + (try execute($1)) } }
         guard keys > 0 else { return 0 }
         let source = migrator.model.version(named: step.from ?? "")!
         let destination = migrator.model.version(named: step.to)!
-        for part in catchUp.round {
+        for part in underGuard ? catchUp.guardedRound : catchUp.round {
             switch part {
             case .statement(let statement):
                 _ = try execute(statement)
@@ -129,11 +131,12 @@ extension HeavyweightRun {
         return rows
     }
 
-    /// Under the write guard, in the swap's transaction: the last round, the key sequences
+    /// Under the write guard, in the swap's transaction: the last round (with the entity
+    /// mappings run again whole, `WholeMappingRerun`), the key sequences
     /// after the rows written meanwhile, then stage 3 (what the build before the guard left).
     func finishOnline(_ catchUp: OnlineCatchUp, validate: (Int, PlannedPass)?) throws {
         let (_, upto) = try pendingWrites(catchUp)
-        try roundWithoutForeignKeys { try runRound(catchUp, upTo: upto) }
+        try roundWithoutForeignKeys { try runRound(catchUp, upTo: upto, underGuard: true) }
         for statement in catchUp.keySequences { _ = try execute(statement) }
         if let (number, pass) = try validate.map({ ($0.0, try validatePass($0.1)) }) {
             let source = migrator.model.version(named: step.from ?? "")!

@@ -68,6 +68,7 @@ struct HeavyweightRun {
         } else if catchUp != nil, try !hasRowLog(catchUp) {
             throw StagingMismatch(staging: staging, reason: "holds passes of a run without --online, which logged no row keys")
         }
+        if !decision.startsAfresh { try requireNoMappingLeftToRunWhole() }
         let done = decision.done
         var guardSession = catchUp == nil ? try takeWriteGuard() : nil
         defer { guardSession?.close() }

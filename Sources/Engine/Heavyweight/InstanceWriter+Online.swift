@@ -18,9 +18,11 @@ struct OnlineInstances {
 }
 
 extension InstanceWriter {
-    func recordInserted(_ instance: DestinationInstance, by entityMapping: String, for source: Int64) throws {
+    /// Records `instance` under `source`, or under none (NULL) when a hook over the whole
+    /// entity mapping inserted it.
+    func recordInserted(_ instance: DestinationInstance, by entityMapping: String, for source: Int64?) throws {
         guard online != nil else { return }
-        insertedBySource.append([entityMapping, String(source), try columns(of: instance.entity).table, String(instance.primaryKey)])
+        insertedBySource.append([entityMapping, source.map(String.init), try columns(of: instance.entity).table, String(instance.primaryKey)])
     }
 
     /// After a block of keys from the old store's sequence: the staging table's sequence moves

@@ -10,4 +10,10 @@ extension PolicyRegistry {
         }
         return hooks
     }
+
+    /// The registered policies that run their hooks over the whole entity mapping per
+    /// catch-up round (`EntityMigrationPolicy.runsWholeMappingHooksPerCatchUpRound`).
+    public var perRoundPolicies: Set<String> {
+        Set(names.filter { make($0)?.runsWholeMappingHooksPerCatchUpRound == true })
+    }
 }

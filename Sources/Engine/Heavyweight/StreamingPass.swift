@@ -46,6 +46,7 @@ struct StreamingPass {
             done += result.rows.count
             onBatch(done)
         }
+        context.currentSource = nil
         try policy?.endInstanceCreation(context)
         try context.writer.flush()
         if policy != nil { _ = try context.connection.execute(stream.pruneAssociations) }
@@ -123,6 +124,7 @@ struct StreamingPass {
             done += result.rows.count
             onBatch(done)
         }
+        context.currentSource = nil
         try policy.endRelationshipCreation(context)
         try context.writer.flush()
         return 0

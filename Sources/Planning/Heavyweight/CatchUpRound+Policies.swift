@@ -2,40 +2,38 @@ import Mapping
 import ObjectModel
 import SQLBuilding
 
-/// What a catch-up round adds for an entity mapping with a custom policy, whose declared hooks
-/// all work per instance (`PolicyHook.isWholeMapping`: none of them): the streamed stage 1 runs
-/// `createDestinationInstances` for the round's source rows only, stage 2 runs
-/// `createRelationships` for the rows made from them. Before that, the instances the policy
+/// What a catch-up round adds for an entity mapping with a custom policy whose hooks run again
+/// per round (declared per instance, `PolicyHook.isWholeMapping`: none of them, or run per
+/// round by the policy's choice): the streamed stage 1 runs the policy's stage 1 hooks for the
+/// round's source rows only, stage 2 its stage 2 hooks for the rows made from them. (Other
+/// policies run again whole under the write guard: `WholeMappingRerun`.) Before that, the instances the policy
 /// inserted (`insertInstance(of:)`) for those source rows go: the engine records each under
 /// the source row being mapped in `<staging>._policy_instances` while an online step runs.
 struct CatchUpPolicies {
     var schemas: HeavyweightSchemas
     var keys: CatchUpKeys
 
-    /// Why the policies of `mappings` cannot run again for the rows written meanwhile, or nil.
-    static func refusal(_ mappings: [ResolvedEntityMapping], policyHooks: [String: Set<PolicyHook>]) -> String? {
-        let reasons = mappings.compactMap { mapping -> String? in
-            guard let policy = mapping.policy else { return nil }
-            let runs = "entity mapping \(mapping.name) runs custom policy '\(policy)'"
-            guard let hooks = policyHooks[policy] else {
-                return "\(runs), which does not declare the hooks it implements (declaredHooks), so they cannot be known to run again for the rows written meanwhile"
-            }
-            let whole = hooks.filter(\.isWholeMapping).sorted()
-            guard !whole.isEmpty else { return nil }
-            let names = whole.map(\.rawValue).joined(separator: ", ")
-            return whole.count == 1
-                ? "\(runs), whose hook \(names) runs once over the whole entity mapping and cannot be run again for the rows written meanwhile"
-                : "\(runs), whose hooks \(names) run once over the whole entity mapping and cannot be run again for the rows written meanwhile"
+    /// The entity mappings whose policy runs again whole under the write guard, not per round
+    /// (`WholeMappingRerun`): a policy declaring a hook over the whole entity mapping, or
+    /// declaring none (a default implementation cannot be told from an override), unless it
+    /// runs its hooks per catch-up round (`perRound`).
+    static func rerunWhole(_ mappings: [ResolvedEntityMapping], policyHooks: [String: Set<PolicyHook>], perRound: Set<String>) -> [String] {
+        mappings.compactMap { mapping in
+            guard let policy = mapping.policy, !perRound.contains(policy) else { return nil }
+            guard let hooks = policyHooks[policy] else { return mapping.name }
+            return hooks.contains(where: \.isWholeMapping) ? mapping.name : nil
         }
-        return reasons.isEmpty ? nil : reasons.joined(separator: "; ")
     }
 
     /// The instances the policy of `mapping` inserted for the round's source rows, in every
-    /// table of the new store, and their records.
-    func forgetInsertedInstances(_ mapping: ResolvedEntityMapping) -> [PlannedStatement] {
+    /// table of the new store, and their records; with `whole`, every instance it inserted,
+    /// those of its hooks over the whole entity mapping too (recorded under no source row).
+    func forgetInsertedInstances(_ mapping: ResolvedEntityMapping, whole: Bool = false) -> [PlannedStatement] {
         guard mapping.policy != nil else { return [] }
         let staging = schemas.staging
-        let mine: SQL = "p.entity_mapping = \(literal: mapping.name) AND p.source_pk IN \(keys.of(mapping.sourceTable))"
+        let mine: SQL = whole
+            ? "p.entity_mapping = \(literal: mapping.name)"
+            : "p.entity_mapping = \(literal: mapping.name) AND p.source_pk IN \(keys.of(mapping.sourceTable))"
         let deletes = schemas.destination.tables.filter(\.kind.isHierarchy).map { table in
             PlannedStatement("""
                 DELETE FROM \(ident: staging, table.name) AS d USING \(ident: staging, OnlineCatchUp.policyInstancesTable) AS p

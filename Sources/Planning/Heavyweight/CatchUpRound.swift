@@ -12,23 +12,32 @@ import SQLBuilding
 ///    new source rows, then the rows, set-based or streamed);
 /// 3. stage 2 again: to-one columns of the rows made again, then to-many links whose owner or
 ///    linked row was made again.
+/// An entity mapping in `rerunWhole` keeps its rows in the rounds before the write guard and
+/// runs whole in the round under it (`WholeMappingRerun`).
 struct CatchUpRound {
     var schemas: HeavyweightSchemas
     var forceStreaming: Bool
 
     /// Why the step cannot run online, or nil.
-    static func refusal(_ mappings: [ResolvedEntityMapping], schemas: HeavyweightSchemas, policyHooks: [String: Set<PolicyHook>]) -> String? {
-        CatchUpPolicies.refusal(mappings, policyHooks: policyHooks) ?? CatchUpKeyPaths.refusal(mappings, schemas: schemas)
+    static func refusal(_ mappings: [ResolvedEntityMapping], schemas: HeavyweightSchemas) -> String? {
+        CatchUpKeyPaths.refusal(mappings, schemas: schemas)
     }
 
-    func steps(_ mappings: [ResolvedEntityMapping]) -> [OnlineCatchUp.CatchUpStep] {
+    /// A round before the write guard, or with `underGuard` the last one, in which the entity
+    /// mappings of `rerunWhole` run whole (the round's keys hold all of their source rows).
+    func steps(_ mappings: [ResolvedEntityMapping], rerunWhole: Set<String> = [], underGuard: Bool = false) -> [OnlineCatchUp.CatchUpStep] {
         let keys = CatchUpKeys(staging: schemas.staging)
         let staging = schemas.staging, store = schemas.store
         let policies = CatchUpPolicies(schemas: schemas, keys: keys)
+        let frozen = underGuard ? [] : rerunWhole
         var steps = (CatchUpKeyPaths(schemas: schemas, keys: keys).statements(mappings) + CatchUpLinks(schemas: schemas, keys: keys).statements(mappings))
             .map(CatchUpStep.statement)
         for mapping in mappings {
-            steps += policies.forgetInsertedInstances(mapping).map(CatchUpStep.statement)
+            if frozen.contains(mapping.name) {
+                steps += WholeMappingRerun(schemas: schemas, keys: keys).unlink(mapping).map(CatchUpStep.statement)
+                continue
+            }
+            steps += policies.forgetInsertedInstances(mapping, whole: rerunWhole.contains(mapping.name)).map(CatchUpStep.statement)
             let summary = "catch-up, \(mapping.name): drop the \(mapping.destinationEntity) rows made from \(mapping.sourceTable) rows written meanwhile"
             if mapping.keepsSourceKeys {
                 steps.append(.statement(PlannedStatement("""
@@ -49,7 +58,7 @@ struct CatchUpRound {
                 """, lock: .rowExclusive, summary: "catch-up, \(mapping.name): forget the associations of source rows deleted or filtered out meanwhile")))
         }
         let stageOne = StageOneStatements(schemas: schemas)
-        for mapping in mappings {
+        for mapping in mappings where !frozen.contains(mapping.name) {
             if !mapping.keepsSourceKeys { steps += stageOne.associate(mapping, only: keys).map(CatchUpStep.statement) }
             if forceStreaming || mapping.needsSwift {
                 steps.append(.stream(stageOne.stream(mapping, only: keys)))
@@ -62,7 +71,7 @@ struct CatchUpRound {
         for mapping in mappings { steps += stageTwo.toOne(mapping, only: keys).map(CatchUpStep.statement) }
         for mapping in mappings {
             steps += stageTwo.toMany(mapping, only: keys, sourceTables: sourceTables).map(CatchUpStep.statement)
-            steps += policies.createRelationships(mapping)
+            if !frozen.contains(mapping.name) { steps += policies.createRelationships(mapping) }
         }
         return steps
     }

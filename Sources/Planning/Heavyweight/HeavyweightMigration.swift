@@ -130,14 +130,21 @@ public enum HeavyweightMigration {
         step.swap = swap
         step.stagingSchema = staging
         step.changeTracking = tracking
-        step.onlineRefusal = CatchUpRound.refusal(resolved, schemas: schemas, policyHooks: options.policyHooks)
+        step.onlineRefusal = CatchUpRound.refusal(resolved, schemas: schemas)
         if step.onlineRefusal == nil {
-            let round = CatchUpRound(schemas: schemas, forceStreaming: options.forceStreaming).steps(resolved)
+            let rerunWhole = CatchUpPolicies.rerunWhole(resolved, policyHooks: options.policyHooks, perRound: options.perRoundPolicies)
+            let rounds = CatchUpRound(schemas: schemas, forceStreaming: options.forceStreaming)
             step.onlineCatchUp = OnlineCatchUp(
-                store: schema, staging: staging, sourceTables: sourceLayout.tables, round: round,
+                store: schema, staging: staging, sourceTables: sourceLayout.tables, round: rounds.steps(resolved, rerunWhole: Set(rerunWhole)),
                 keySequences: CatchUpPolicies(schemas: schemas, keys: CatchUpKeys(staging: staging)).keySequences(resolved),
                 keptKeys: CatchUpPolicies.keptKeys(resolved), relinkedJoinTables: CatchUpLinks.joinTables(resolved)
             )
+            if !rerunWhole.isEmpty {
+                step.onlineCatchUp?.rerunWhole = rerunWhole
+                step.onlineCatchUp?.guardedRound = rounds.steps(resolved, rerunWhole: Set(rerunWhole), underGuard: true)
+                let whole = WholeMappingRerun(schemas: schemas, keys: CatchUpKeys(staging: staging))
+                step.onlineCatchUp?.wholeKeys = resolved.filter { rerunWhole.contains($0.name) }.map(whole.keys)
+            }
             step.onlineStageThree = OnlineStageThree(stageThree: stageThree)
         }
         step.backupSchema = keepsBackup ? backupSchema(for: schema) : nil

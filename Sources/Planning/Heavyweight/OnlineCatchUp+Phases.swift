@@ -34,14 +34,15 @@ extension OnlineCatchUp {
             lock: .accessShare, hold: .scan, holdText: "one transaction per round, as long as its rows take; reads and writes go on", blocksWrites: false
         ))
         phases.append(HeavyweightOnlinePhase(
-            summary: "stage 3's build: foreign keys, unique constraints and indexes of the new tables, then catch-up rounds again",
+            summary: "stage 3's build: NOT NULLs and checks of to-one columns, foreign keys, unique constraints, indexes and to-many counts of the new tables, then catch-up rounds again",
             lock: .accessShare, hold: .scan,
             holdText: "builds in the staging schema, then one transaction per round; reads and writes go on", blocksWrites: false
         ))
+        let whole = step.onlineCatchUp.map { rerunWhole($0, step: step, store: store) } ?? (summary: "", hold: "")
         phases.append(HeavyweightOnlinePhase(
-            summary: "write guard on \(named), then the last catch-up round, the rest of stage 3 (checks of the rows written after the build, NOT NULLs and to-many counts) and the swap, in one transaction",
+            summary: "write guard on \(named), then the last catch-up round\(whole.summary), the rest of stage 3 (required links, foreign keys and to-many counts of the rows written after the build) and the swap, in one transaction",
             lock: .share, hold: .scan,
-            holdText: "the last round (at most about 1000 rows) and the checks of the rows written after the build, plus a scan of each table with a required to-one or a to-many count; writes wait, reads go on",
+            holdText: "the last round (at most about 1000 rows) and the checks of the rows written after the build, through the indexes\(whole.hold); writes wait, reads go on",
             blocksWrites: true
         ))
         return phases
@@ -56,9 +57,31 @@ extension OnlineCatchUp {
             guard case .stream(let stream) = part, let policy = stream.policy else { return nil }
             return "\(stream.entityMapping) through policy '\(policy)': its per-instance hooks for those rows, the instances it inserted for them replaced"
         }
+        parts += catchUp.rerunWhole.map { "\($0) left as the bulk pass made it, its links cleared where they may point at rows gone, until the write guard" }
         if !catchUp.relinkedJoinTables.isEmpty {
             parts.append("their links in \(catchUp.relinkedJoinTables.joined(separator: ", ")) made again")
         }
         return parts.isEmpty ? "" : " (" + parts.joined(separator: "; ") + ")"
+    }
+}
+
+extension OnlineCatchUp {
+    /// What the last round adds under the write guard for the entity mappings run again whole
+    /// (`WholeMappingRerun`): the summary's words and the hold's, with the rows each reads.
+    static func rerunWhole(_ catchUp: OnlineCatchUp, step: PlannedStep, store: String) -> (summary: String, hold: String) {
+        guard !catchUp.rerunWhole.isEmpty else { return ("", "") }
+        let policies = Dictionary(catchUp.guardedRound.compactMap { part -> (String, String)? in
+            guard case .stream(let stream) = part, let policy = stream.policy else { return nil }
+            return (stream.entityMapping, policy)
+        }) { first, _ in first }
+        let mappings = catchUp.rerunWhole.map { name in "\(name) through policy '\(policies[name] ?? "")'" }.joined(separator: ", ")
+        let rows = catchUp.rerunWhole.compactMap { name -> String? in
+            guard let pass = step.passes.first(where: { $0.stage == .createInstances && $0.entityMapping == name }), let table = pass.sourceTable else { return nil }
+            return pass.rowEstimate > 0 ? "about \(pass.rowEstimate) rows of \(store).\(table)" : "the rows of \(store).\(table)"
+        }.joined(separator: ", ")
+        return (
+            " with \(mappings) run again whole (its hooks over the whole entity mapping see the final data once, as offline)",
+            ", plus every row \(catchUp.rerunWhole.joined(separator: ", ")) maps (\(rows)) and the rows reading them through a to-one, mapped again through the policy: this grows with those rows"
+        )
     }
 }

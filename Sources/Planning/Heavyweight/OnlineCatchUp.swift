@@ -55,6 +55,15 @@ public struct OnlineCatchUp: Sendable, Hashable {
     public var loggedJoinTables: [String]
     /// Join tables of the new store whose pairs of the round's rows a round makes again.
     public var relinkedJoinTables: [String]
+    /// Entity mappings whose policy runs again whole in the last round, under the write guard,
+    /// not per round (`WholeMappingRerun`); their rows wait for it.
+    public var rerunWhole: [String] = []
+    /// The last round, under the write guard: `round`, with the entity mappings of
+    /// `rerunWhole` run whole.
+    public var guardedRound: [CatchUpStep]
+    /// Under the write guard, after the last round's keys are taken: every source row the
+    /// entity mappings of `rerunWhole` read, into the round's keys.
+    public var wholeKeys: [PlannedStatement] = []
 
     /// A statement of the round, a streamed entity mapping restricted to the round's keys, or
     /// a policy's stage 2 hook for the rows made from the source rows `sourceKeys` selects.
@@ -72,6 +81,7 @@ public struct OnlineCatchUp: Sendable, Hashable {
         self.loggedJoinTables = sourceTables.filter { !$0.kind.isHierarchy }.map(\.name)
         self.relinkedJoinTables = relinkedJoinTables
         self.round = round
+        self.guardedRound = round
         self.keySequences = keySequences
         self.keptKeys = keptKeys
         var install = [
@@ -93,10 +103,11 @@ public struct OnlineCatchUp: Sendable, Hashable {
             PlannedStatement("""
                 CREATE TABLE \(ident: staging, Self.ownersTable) (link text NOT NULL, pk bigint NOT NULL, PRIMARY KEY (link, pk))
                 """, lock: .accessExclusive, summary: "create the table of the owners whose ordered links a catch-up round numbers again"),
+            // source_pk NULL: inserted by a hook over the whole entity mapping.
             PlannedStatement("""
                 CREATE TABLE \(ident: staging, Self.policyInstancesTable) (
                     entity_mapping text NOT NULL,
-                    source_pk bigint NOT NULL,
+                    source_pk bigint,
                     destination_table text NOT NULL,
                     destination_pk bigint NOT NULL
                 )
@@ -150,6 +161,9 @@ public struct OnlineCatchUp: Sendable, Hashable {
         precondition(ends.count == 2, "a join table has an owner and a target column, each with its foreign key")
         return "\(literals: ends.flatMap { $0 })"
     }
+
+    /// The keys of `sourceTable` a round maps again, as a subquery.
+    public func keys(of sourceTable: String) -> SQL { CatchUpKeys(staging: staging).of(sourceTable) }
 
     /// Whether the row change log is there (an earlier run was online too).
     public var isInstalled: SQL {

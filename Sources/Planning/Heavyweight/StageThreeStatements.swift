@@ -52,8 +52,9 @@ struct StageThreeStatements {
 
     /// Core Data's min/max counts of to-many relationships, which no constraint keeps: each
     /// counted per row of the entity (and its sub-entities), stopping the step naming the
-    /// relationship, how many rows break it and the first keys.
-    func countChecks() -> [PlannedStatement] {
+    /// relationship, how many rows break it and the first keys. With `only`: the rows whose
+    /// key is among those it gives for their table (`OnlineStageThree`: the logged ones).
+    func countChecks(only keys: ((String) -> SQL)? = nil) -> [PlannedStatement] {
         guard let version = schemas.destinationVersion else { return [] }
         var statements: [PlannedStatement] = []
         for entity in version.entities {
@@ -65,10 +66,11 @@ struct StageThreeStatements {
                 if relationship.maxCount > 0 { bounds.append("(\(links)) > \(literal: relationship.maxCount)") }
                 let scope = version.hierarchy(of: entity).map(\.name)
                 let offending: SQL = "\(ident: "_entity") IN (\(literals: scope)) AND (\(SQL.joined(bounds, separator: " OR ")))"
+                let restricted: SQL = keys.map { "\(ident: "_pk") IN \($0(table)) AND \(offending)" } ?? offending
                 let range = relationship.maxCount > 0 ? "\(relationship.minCount) to \(relationship.maxCount)" : "at least \(relationship.minCount)"
                 let check = DataCheck(
                     table: table,
-                    offending: offending,
+                    offending: restricted,
                     problem: "rows of \(entity.name) whose \(relationship.name) does not hold \(range) objects",
                     hint: "the destination model's count for \(entity.name).\(relationship.name); the old store is unchanged"
                 )

@@ -83,6 +83,10 @@ struct StageTwoStatements {
                 var set: SQL = "\(ident: column) = p.owner_pk"
                 var select: SQL = "SELECT DISTINCT ON (a2.destination_pk) a.destination_pk AS owner_pk, a2.destination_pk AS linked_pk"
                 var condition: SQL = "d.\(ident: column) IS NULL"
+                // Or the key a row inserted after stage 3's build holds until linked, where required.
+                if RequiredLinkPlaceholders.holds(column, of: table, in: schemas.destination) {
+                    condition.append(" OR d.\(ident: column) = \(literal: RequiredLinkPlaceholders.unlinked)")
+                }
                 if let order = link.orderColumn {
                     set.append(", \(ident: order) = p.position")
                     select.append(", \(position) AS position")

@@ -98,13 +98,13 @@ extension LightweightDiff {
                 let (partition, order) = ownerSide == name
                     ? (table.columns[0].name, table.columns[1].name)
                     : (table.columns[1].name, table.columns[0].name)
-                add(.fill, FillOrderColumn(table: table.name, column: column.name, partitionBy: partition, orderBy: order, keys: [table.columns[0].name, table.columns[1].name]))
+                add(.fill, FillOrderColumn(table: table.name, column: column.name, partitionBy: partition, orderBy: order, keys: [table.columns[0].name, table.columns[1].name], ownerTable: table.referencedTable(of: partition)))
                 return
             }
             guard let relationship = destination.entity(named: owner)?.relationship(named: name),
                   let inverse = destination.inverse(of: relationship), let target = destination.entity(named: relationship.destination),
                   let ownerColumn = pairing.destinationColumns.column(ofProperty: inverse.name, of: target, in: destination) else { return }
-            add(.fill, FillOrderColumn.oneToMany(table: table.name, column: column.name, ownerColumn: ownerColumn))
+            add(.fill, FillOrderColumn.oneToMany(table: table.name, column: column.name, ownerColumn: ownerColumn, ownerTable: table.referencedTable(of: ownerColumn)))
         case .toOne(_, let name):
             // A column split from one siblings shared is filled by its copies.
             if pairing.copiesOf[table.name]?.contains(where: { $0.column == column.name }) == true { return }

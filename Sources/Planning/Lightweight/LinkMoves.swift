@@ -51,6 +51,9 @@ struct FillJoinTable: SchemaChange {
     var orderColumns: [(column: String, side: Side)]
     /// `a`: the owner side.
     var links: SourceLinks
+    /// The table each of the join table's columns references: `apply --online` numbers the
+    /// owners of positions the source did not keep by its keys.
+    var referencedTables: [String: String] = [:]
 
     func statements(in schema: String) -> [PlannedStatement] {
         var values: [SQL] = ["\(ident: links.a)", "\(ident: links.b)"]
@@ -95,9 +98,11 @@ struct FillOrderColumn: SchemaChange {
     var orderBy: String
     /// Columns identifying a row: `_pk`, or a join table's pair.
     var keys: [String]
+    /// The table `partitionBy` references: `apply --online` numbers the owners by its keys.
+    var ownerTable: String?
 
-    static func oneToMany(table: String, column: String, ownerColumn: String) -> FillOrderColumn {
-        FillOrderColumn(table: table, column: column, partitionBy: ownerColumn, orderBy: "_pk", keys: ["_pk"])
+    static func oneToMany(table: String, column: String, ownerColumn: String, ownerTable: String?) -> FillOrderColumn {
+        FillOrderColumn(table: table, column: column, partitionBy: ownerColumn, orderBy: "_pk", keys: ["_pk"], ownerTable: ownerTable)
     }
 
     func statements(in schema: String) -> [PlannedStatement] {
@@ -134,5 +139,12 @@ struct FillToOneColumn: SchemaChange {
 
     var hazards: [Hazard] {
         [.fullScan("copies every link kept in \(links.table) into \(table).\(column)")]
+    }
+}
+
+extension TableLayout {
+    /// The table a column's foreign key references.
+    func referencedTable(of column: String) -> String? {
+        foreignKeys.first { $0.column == column }?.referencedTable
     }
 }

@@ -50,7 +50,10 @@ extension LightweightDiff {
         let current = pairing.currentName(ofSourceTable: sourceName)
         add(.fill, CopyRows(fromTable: current, toTable: table.name, columns: copied, entities: entities.map { ($0, pairing.destinationEntity(ofSource: $0)!) }))
         add(.fill, ResetIdentity(table: table.name))
-        add(.dropMoved, DeleteRows(table: current, entities: entities, isLossy: false))
+        let staying = pairing.destinationTable(continuing: sourceName).flatMap { name in
+            pairing.destinationLayout.table(named: name).map { ($0, pairing.destinationLayout.tables.contains { $0.foreignKeys.contains { $0.referencedTable == name } }) }
+        }
+        add(.dropMoved, DeleteRows(table: current, entities: entities, isLossy: false, staying: staying))
         return true
     }
 
@@ -101,7 +104,9 @@ extension LightweightDiff {
             guard case .order(_, let ordered) = column.role else { return nil }
             return (column.name, ordered == name ? .target : .owner)
         }
-        add(.fill, FillJoinTable(table: table.name, ownerColumn: table.columns[0].name, targetColumn: table.columns[1].name, orderColumns: orderColumns, links: links))
+        add(.fill, FillJoinTable(table: table.name, ownerColumn: table.columns[0].name, targetColumn: table.columns[1].name, orderColumns: orderColumns, links: links,
+            referencedTables: Dictionary(table.foreignKeys.map { ($0.column, $0.referencedTable) }, uniquingKeysWith: { first, _ in first })
+        ))
         return true
     }
 

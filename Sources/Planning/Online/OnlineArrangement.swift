@@ -3,10 +3,13 @@
 /// phases:
 /// 1. rows moved to another table stay in the old one until the switch-over. A foreign key
 ///    that pointed at them there keeps acting until then (dropped in the switch-over, before
-///    the rows are deleted, so its delete rule does not act on the rows linking to them); the
-///    key that replaces it is built beside it (`ForeignKeyBeside`). The old table's new
-///    `_entity` check, which the moved rows would fail, is added in the switch-over too, after
-///    they are deleted.
+///    the old table or the moved rows go, so its delete rule does not act on the rows linking
+///    to them); the key that replaces it is built beside it (`ForeignKeyBeside`). The old
+///    table is rebuilt beside itself with the rows that stay (`ShadowTable`), which takes the
+///    place of the moved rows' delete, the old table's new `_entity` check and the drops of
+///    its moved columns. Where no shadow can be built (a foreign key of the destination points
+///    at the table, or the switch-over has other work the shadow would not carry), the moved
+///    rows are deleted and the `_entity` check added in the switch-over, after them.
 /// 2. rows of removed entities are deleted and the links to them cleared after the renames of
 ///    tables and columns, not before: the triggers that keep new writes right meanwhile then
 ///    name the tables and columns as they stay. A link whose column or table is removed
@@ -33,7 +36,12 @@ enum OnlineArrangement {
             let column = ColumnKey(table: key.table, column: key.foreignKey.column)
             if let replaced = replacing[column] { besides[column] = ForeignKeyBeside(key: key, replaced: replaced) }
         }
-        return changes.map { change -> any SchemaChange in
+        let shadows = shadowTables(changes, schema: schema)
+        let shadowed = Set(shadows.map(\.table.name))
+        let arranged = changes.compactMap { change -> (any SchemaChange)? in
+            if let delete = change as? DeleteRows, !delete.isLossy, shadowed.contains(delete.table) { return nil }
+            if let drop = change as? DropColumn, drop.reason == .moved, shadowed.contains(drop.table) { return nil }
+            if let check = change as? AddCheck, shadowed.contains(check.table), case .entityIn = check.check.kind { return nil }
             if let drop = change as? DropConstraint, let column = drop.continuingColumn, let beside = besides[column] {
                 return AtSwitchOver(deferred: beside.switchOver(in: schema))
             }
@@ -45,6 +53,31 @@ enum OnlineArrangement {
             }
             return change
         }
+        return arranged + shadows
+    }
+
+    /// The tables moved rows leave that can be rebuilt beside themselves, one per table: none
+    /// when a change of the step leaves other work than drops to the switch-over.
+    private static func shadowTables(_ changes: [any SchemaChange], schema: String) -> [ShadowTable] {
+        let deferring = changes.contains { change in
+            guard !(change is DeleteRows || change is DropColumn || change is DropTables || change is ResetIdentity) else { return false }
+            switch (change as? any OnlineChange)?.onlineForm(in: schema) {
+            case .atSwitchOver?, .phasesThenAtSwitchOver?: return true
+            default: return false
+            }
+        }
+        guard !deferring else { return [] }
+        var shadows: [ShadowTable] = []
+        for case let delete as DeleteRows in changes where !delete.isLossy {
+            guard let staying = delete.staying, !staying.isReferenced, staying.layout.name == delete.table else { return [] }
+            if let index = shadows.firstIndex(where: { $0.table.name == delete.table }) {
+                shadows[index].moved += delete.entities
+                shadows[index].deletes.append(delete)
+            } else {
+                shadows.append(ShadowTable(table: staying.layout, moved: delete.entities, deletes: [delete]))
+            }
+        }
+        return shadows
     }
 
     // MARK: 2. Removals

@@ -41,31 +41,52 @@ extension UpdateEntityNames: OnlineChange {
 }
 
 extension FillJoinTable: OnlineChange {
-    /// A to-one column's links copied into a new join table. A trigger on the column's table
-    /// mirrors every insert, update and delete into the join table; the batches lock the rows
+    /// Links copied into a new join table from a to-one column, or from a join table owned by
+    /// the other side before a rename. A trigger on the links' table mirrors every insert,
+    /// update and delete into the new join table; the batches lock the rows
     /// they read (`FOR SHARE`), so a row updated meanwhile is copied as it was committed. The
-    /// positions of ordered links come from the row itself: the order column the source kept
-    /// beside the link, or 0 where the row holds its owner's only link.
+    /// positions of ordered links come from the row itself (the order column the source kept
+    /// beside the link, or 0 where the row holds its owner's only link), or are numbered
+    /// across rows once the links are copied (`OnlinePositions`), where the source kept no
+    /// order among several links of an owner.
     func onlineForm(in schema: String) -> OnlineForm {
-        guard links.ownerFilter == nil, let column = links.requiredNotNull,
-              links.origins.allSatisfy({ if case .column = $0 { true } else { false } }) else {
-            return .refused("copy links from \(links.table) into \(table): only a to-one column's links move online yet (docs/online-migrations.md, Limits)")
+        guard links.ownerFilter == nil else {
+            return .refused("copy links from \(links.table) into \(table): only the links of some of the owners' entities move, which has no online form yet (docs/online-migrations.md, Limits)")
         }
-        // Each order column's source column, or nil for 0.
+        // A to-one column holds a link where it is set, and its rows are walked by `_pk`; a
+        // join table holds a link in every row, walked by ranges of the owners' keys.
+        let set = links.requiredNotNull
+        let walked: (table: String, key: String)
+        if set != nil {
+            walked = (links.table, "_pk")
+        } else if let owners = referencedTables[ownerColumn] {
+            walked = (owners, links.a)
+        } else {
+            return .refused("copy links from \(links.table) into \(table): the table of the links' owners is not known, so the copy's batches cannot walk them (docs/online-migrations.md, Limits)")
+        }
+        // Each order column's source column, or nil: 0, or NULL until numbered across rows.
         var positions: [String?] = []
+        var numbered: [OnlinePositions] = []
         for order in orderColumns {
             let (kept, partition) = order.side == .target ? (links.orderOfB, links.a) : (links.orderOfA, links.b)
-            guard kept != nil || partition == "_pk" else {
-                return .refused("copy links from \(links.table) into \(table): \(order.column) numbers the links of each \(partition) across rows, which has no online form yet (docs/online-migrations.md, Limits)")
-            }
             positions.append(kept)
+            guard kept == nil, partition != "_pk" else { continue }
+            let (owner, target) = order.side == .target ? (ownerColumn, targetColumn) : (targetColumn, ownerColumn)
+            guard let ownerTable = referencedTables[owner] else {
+                return .refused("copy links from \(links.table) into \(table): \(order.column) numbers the links of each \(partition) across rows, and the table of its owners is not known (docs/online-migrations.md, Limits)")
+            }
+            numbered.append(OnlinePositions(table: table, column: order.column, owner: owner, orderBy: target, keys: [ownerColumn, targetColumn], ownerTable: ownerTable))
         }
-        let trigger = OnlineTrigger.named("links", table: links.table, column: column)
-        let (a, b, set) = (links.a, links.b, column)
+        let isNumbered = Set(numbered.map(\.column))
+        let trigger = OnlineTrigger.named("links", table: links.table, column: set ?? links.a)
+        let (a, b) = (links.a, links.b)
+        let holds = { (row: SQL) -> SQL in set.map { " AND \(row).\(ident: $0) IS NOT NULL" } ?? "" }
         let read = [a, b] + positions.compactMap { $0 }
         let columns = [ownerColumn, targetColumn] + orderColumns.map(\.column)
         let values = { (row: SQL) -> SQL in
-            SQL.joined([a, b].map { "\(row)\(ident: $0)" } + positions.map { $0.map { "\(row)\(ident: $0)" } ?? "0" }, separator: ", ")
+            SQL.joined([a, b].map { "\(row)\(ident: $0)" } + zip(positions, orderColumns).map { kept, order in
+                kept.map { "\(row)\(ident: $0)" } ?? (isNumbered.contains(order.column) ? "NULL" : "0")
+            }, separator: ", ")
         }
         let unchanged = SQL.joined(read.map { "OLD.\(ident: $0) IS NOT DISTINCT FROM NEW.\(ident: $0)" }, separator: " AND ")
         let body: SQL = """
@@ -73,30 +94,34 @@ extension FillJoinTable: OnlineChange {
                 IF TG_OP = 'UPDATE' AND \(unchanged) THEN
                     RETURN NULL;
                 END IF;
-                IF TG_OP <> 'INSERT' AND OLD.\(ident: set) IS NOT NULL THEN
+                IF TG_OP <> 'INSERT'\(holds("OLD")) THEN
                     DELETE FROM \(ident: schema, table) WHERE \(ident: ownerColumn) = OLD.\(ident: a) AND \(ident: targetColumn) = OLD.\(ident: b);
                 END IF;
-                IF TG_OP <> 'DELETE' AND NEW.\(ident: set) IS NOT NULL THEN
+                IF TG_OP <> 'DELETE'\(holds("NEW")) THEN
                     INSERT INTO \(ident: schema, table) (\(idents: columns)) VALUES (\(values("NEW."))) ON CONFLICT DO NOTHING;
                 END IF;
                 RETURN NULL;
             END
             """
         var install = OnlinePhase.instant(
-            trigger.installStatements(in: schema, timing: "AFTER INSERT OR UPDATE OR DELETE", body: body, summary: "mirrors \(links.table).\(column) into \(table)"),
-            summary: "trigger on \(links.table): writes to \(column) are mirrored into \(table)"
+            trigger.installStatements(in: schema, timing: "AFTER INSERT OR UPDATE OR DELETE", body: body, summary: "mirrors the links of \(links.table) into \(table)"),
+            summary: "trigger on \(links.table): links written are mirrored into \(table)"
         )
         install.installs = [trigger]
         let prefix: SQL = """
             INSERT INTO \(ident: schema, table) (\(idents: columns)) \
-            SELECT \(values("")) FROM \(ident: schema, links.table) WHERE \(ident: column) IS NOT NULL
+            SELECT \(values("")) FROM \(ident: schema, links.table) WHERE \(ident: set ?? a) IS NOT NULL
             """
-        return .phases([
+        let copy: [OnlinePhase] = [
             install,
             .batched(
-                BatchedStatement(schema: schema, table: links.table, prefix: prefix, suffix: " FOR SHARE ON CONFLICT DO NOTHING"),
+                BatchedStatement(schema: schema, table: walked.table, prefix: prefix, key: "\(ident: walked.key)", suffix: " FOR SHARE ON CONFLICT DO NOTHING"),
                 summary: "copy links from \(links.table) into \(table), in batches"
             ),
-        ])
+        ]
+        // Numbered once copied: the links the trigger mirrors meanwhile log their owners.
+        let numbering = numbered.map { $0.form(in: schema) }
+        guard !numbering.isEmpty else { return .phases(copy) }
+        return .phasesThenAtSwitchOver(copy + numbering.flatMap(\.phases), numbering.flatMap(\.atSwitchOver))
     }
 }

@@ -7,7 +7,7 @@ import SQLBuilding
 /// When an online heavyweight test's writes happen during `apply --online`: the concurrent
 /// writer starts with the prepare pass; `duringStageOne` is written once the stage 1 pass of
 /// `first` is done (rows it copied, rows later passes have not reached); the writer is waited
-/// for once that of `last` is done; `betweenRounds` is written after the first catch-up round,
+/// for once that of `last` is done (the same pass may be both); `betweenRounds` is written after the first catch-up round,
 /// for the last round under the write guard.
 struct OnlineApplyScript {
     var writer: OnlineHeavyweightTests.Writer
@@ -15,6 +15,8 @@ struct OnlineApplyScript {
     var duringStageOne: [SQL]
     var last: String
     var betweenRounds: [SQL]
+    /// Called with every event, after the writes above.
+    var onEvent: (ProgressEvent) throws -> Void = { _ in }
 
     /// Applies `migrator` online with few writes left for the last round; expects that no
     /// write failed and that a catch-up round ran. Returns the report and the events.
@@ -32,6 +34,7 @@ struct OnlineApplyScript {
                     writer.start()
                 case (.passFinished, .pass(.createInstances), first):
                     for write in duringStageOne { try connection.execute(write) }
+                    if first == last { writer.wait() }
                 case (.passFinished, .pass(.createInstances), last):
                     writer.wait()
                 case (.rows, .catchUp, _) where events.filter({ $0.stage == .catchUp }).count == 1:
@@ -39,6 +42,7 @@ struct OnlineApplyScript {
                 default:
                     break
                 }
+                try onEvent(event)
             } catch {
                 hookFailure = error
             }

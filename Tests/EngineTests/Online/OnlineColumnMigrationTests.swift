@@ -175,26 +175,6 @@ import TestSupport
         let order = try #require(StoreLayout(version: model.versions[0], schema: S.store).table(named: "recipe")?.columns.first {
             if case .order = $0.role { true } else { false }
         }).name
-        try Self.migrateOnlineWhileWriting(model, write: { writer, connection in
-            let (recipe, cuisine, position) = (writer.random(1...400), writer.random(1...330), writer.random(0...20))
-            let link: SQLValue = writer.random(0...3) == 0 ? .null : .int(Int64(cuisine))
-            switch writer.random(0...6) {
-            case 0:
-                let exists = try connection.execute("SELECT 1 FROM \(ident: writer.live, "cuisine") WHERE _pk = \(cuisine)").rows.isEmpty == false
-                try Self.insert("recipe", [("_entity", .text("Recipe")), ("name", .text("new")), ("cuisine_pk", exists ? link : .null), (order, .int(Int64(position)))], writer: writer, on: connection)
-            case 1, 2:
-                try writer.both({
-                    "UPDATE \(ident: $0, "recipe") SET cuisine_pk = (SELECT _pk FROM \(ident: $0, "cuisine") WHERE _pk = \(link)), \(ident: order) = \(position) WHERE _pk = \(recipe)"
-                }, on: connection)
-            case 3:
-                try writer.both({ "UPDATE \(ident: $0, "recipe") SET \(ident: order) = \(position) WHERE _pk = \(recipe)" }, on: connection)
-            case 4:
-                try writer.both({ "DELETE FROM \(ident: $0, "recipe") WHERE _pk = \(recipe)" }, on: connection)
-            case 5:
-                try writer.both({ "DELETE FROM \(ident: $0, "cuisine") WHERE _pk = \(cuisine)" }, on: connection)
-            default:
-                try Self.insert("cuisine", [("_entity", .text("Cuisine")), ("name", .text("fusion"))], writer: writer, on: connection)
-            }
-        })
+        try Self.migrateOnlineWhileWriting(model, write: OnlinePositionMigrationTests.writeCuisineLinks(order: order))
     }
 }

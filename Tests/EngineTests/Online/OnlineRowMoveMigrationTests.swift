@@ -50,14 +50,102 @@ import TestSupport
         }
     }
 
+    /// The dogs are mirrored into their table, and the rows that stay in animal into a shadow
+    /// built beside it, while the application writes (dogs and animals, rows the batches passed
+    /// and rows they had not); the switch-over swaps the shadow in: animal is a new table, no
+    /// shadow is left, and new animals continue the old table's identity.
     @Test func anEntityMovedOutOfItsHierarchyKeepsEveryWriteMadeWhileItsRowsMove() throws {
         let model = try Self.movedEntity()
         try GuardedWriter.withShadowedStore(model, store: S.store, shadow: Self.shadow, write: Self.writeAnimals) { connection, writer, _ in
+            let old = try connection.execute("SELECT 'shop.animal'::regclass::oid AS o").int(0, "o")!
+            try Self.expectRebuilt(model, on: connection)
             try Self.migrateWhileWriting(model, writer: writer, on: connection)
             try OnlineMigrationTests.expectSameAsOfflineMigrationOfShadow(model, on: connection)
-            // New dogs continue after the largest _pk moved, written meanwhile included.
+            #expect(try connection.execute("SELECT 'shop.animal'::regclass::oid AS o").int(0, "o")! != old, "animal was not rebuilt beside itself")
+            try Self.expectNoShadowLeft(on: connection)
+            // New dogs continue after the largest _pk moved, written meanwhile included; new
+            // animals after every key the old table gave, the dogs' included.
             let largest = try connection.execute("SELECT max(_pk) AS n FROM shop.dog").int(0, "n")!
             #expect(try connection.execute("INSERT INTO shop.dog (name) VALUES ('Rex') RETURNING _pk").int(0, "_pk")! > largest)
+            let given = try connection.execute("SELECT greatest((SELECT max(_pk) FROM shop.animal), \(literal: largest)) AS n").int(0, "n")!
+            #expect(try connection.execute("INSERT INTO shop.animal (_entity, name) VALUES ('Animal', 'Tom') RETURNING _pk").int(0, "_pk")! > given)
+        }
+    }
+
+    /// Dog leaves a table whose rows that stay carry more: a unique tag, an index, a link to a
+    /// toy (its foreign key and index), a sub-entity's required attribute (a check). The
+    /// shadow has them all from its start, under the names the switch-over gives it.
+    static func movedFromAFullTable() throws -> VersionedModel {
+        let animal = """
+            Animal: {attributes: {name: string, tag: {type: string, optional: false}}, uniquenessConstraints: [[tag]], indexes: {byName: [name]}, relationships: {toy: {destination: Toy}}}
+            Cat: {parent: Animal, attributes: {lives: {type: int16, optional: false, default: 9}}}
+            Toy: {attributes: {label: string}}
+            """
+        return try S.model([
+            ("v1", S.version(animal + "\nDog: {parent: Animal, attributes: {bark: string}}")),
+            ("v2", S.version(animal + "\nDog: {attributes: {name: string, tag: {type: string, optional: false}, bark: string}, relationships: {toy: {destination: Toy}}}")),
+        ])
+    }
+
+    /// First-version writes: dogs, cats and animals inserted (fresh tags), renamed, relinked,
+    /// retagged and deleted; toys deleted (the links to them cleared by their delete rule, in
+    /// the old table and in the shadow alike) and inserted.
+    static func writeFullAnimals(_ w: GuardedWriter, _ connection: PostgresConnection) throws {
+        let animal = w.random(1...1000), toy = w.random(1...330), tag = "w-" + UUID().uuidString
+        let link: (String) -> SQL = { "(SELECT _pk FROM \(ident: $0, "toy") WHERE _pk = \(literal: toy))" }
+        switch w.random(0...7) {
+        case 0:
+            try w.insert(into: "animal", columns: ["_entity", "name", "tag", "bark", "toy_pk"], values: { "'Dog', 'rex', \(literal: tag), 'woof', \(link($0))" }, on: connection)
+        case 1:
+            try w.insert(into: "animal", columns: ["_entity", "name", "tag", "lives", "toy_pk"], values: { "'Cat', 'tom', \(literal: tag), 7, \(link($0))" }, on: connection)
+        case 2:
+            try w.both({ "UPDATE \(ident: $0, "animal") SET name = coalesce(name, '') || '!', toy_pk = \(link($0)) WHERE _pk = \(literal: animal)" }, on: connection)
+        case 3:
+            try w.both({ "UPDATE \(ident: $0, "animal") SET tag = \(literal: tag) WHERE _pk = \(literal: animal)" }, on: connection)
+        case 4:
+            try w.both({ "DELETE FROM \(ident: $0, "animal") WHERE _pk = \(literal: animal)" }, on: connection)
+        case 5:
+            try w.both({ "DELETE FROM \(ident: $0, "toy") WHERE _pk = \(literal: toy)" }, on: connection)
+        case 6:
+            try w.insert(into: "toy", columns: ["_entity", "label"], values: { _ in "'Toy', 'ball'" }, on: connection)
+        default:
+            try w.insert(into: "animal", columns: ["_entity", "name", "tag"], values: { _ in "'Animal', 'cow', \(literal: tag)" }, on: connection)
+        }
+    }
+
+    @Test func theRowsThatStayKeepTheirUniqueTagsIndexesChecksAndLinksInTheRebuiltTable() throws {
+        let model = try Self.movedFromAFullTable()
+        try GuardedWriter.withShadowedStore(model, store: S.store, shadow: Self.shadow, write: Self.writeFullAnimals) { connection, writer, _ in
+            try Self.expectRebuilt(model, on: connection)
+            try Self.migrateWhileWriting(model, writer: writer, on: connection)
+            try OnlineMigrationTests.expectSameAsOfflineMigrationOfShadow(model, on: connection)
+            try Self.expectNoShadowLeft(on: connection)
+            #expect(try connection.execute("SELECT count(*) AS n FROM shop.animal WHERE _entity = 'Cat' AND toy_pk IS NOT NULL").int(0, "n")! > 0)
+        }
+    }
+
+    /// Dog and Cat leave Animal's table, which is renamed Creature: one shadow, named as the
+    /// table ends, is swapped in. The writer writes a table the step leaves alone (the
+    /// animals' table changes its name under it).
+    @Test func twoEntitiesLeavingARenamedTableEndAsOffline() throws {
+        let model = try S.model([
+            ("v1", S.version("Animal: {attributes: {name: string}}\nDog: {parent: Animal, attributes: {bark: string}}\nCat: {parent: Animal, attributes: {lives: int16}}\nToy: {attributes: {label: string}}")),
+            ("v2", S.version("Creature: {renamingIdentifier: Animal, attributes: {name: string}}\nDog: {attributes: {name: string, bark: string}}\nCat: {attributes: {name: string, lives: int16}}\nToy: {attributes: {label: string}}")),
+        ])
+        let writeToys: GuardedWriter.Write = { w, connection in
+            let toy = w.random(1...330)
+            switch w.random(0...2) {
+            case 0: try w.insert(into: "toy", columns: ["_entity", "label"], values: { _ in "'Toy', 'ball'" }, on: connection)
+            case 1: try w.both({ "UPDATE \(ident: $0, "toy") SET label = coalesce(label, '') || '!' WHERE _pk = \(literal: toy)" }, on: connection)
+            default: try w.both({ "DELETE FROM \(ident: $0, "toy") WHERE _pk = \(literal: toy)" }, on: connection)
+            }
+        }
+        try GuardedWriter.withShadowedStore(model, store: S.store, shadow: Self.shadow, write: writeToys) { connection, writer, _ in
+            try Self.expectRebuilt(model, on: connection)
+            try Self.migrateWhileWriting(model, writer: writer, on: connection)
+            try OnlineMigrationTests.expectSameAsOfflineMigrationOfShadow(model, on: connection)
+            try Self.expectNoShadowLeft(on: connection)
+            #expect(try connection.execute("SELECT count(*) AS n FROM shop.creature").int(0, "n") == 300)
         }
     }
 
@@ -65,31 +153,87 @@ import TestSupport
     /// stays and keeps the rows written meanwhile right; a plain `apply` continues and ends
     /// as offline.
     @Test func anInterruptedMoveContinuesWithPlainApplyAndLeavesNoTrigger() throws {
+        try Self.interruptThenFinish(stop: { blocker, event in
+            guard event.pass == 1, event.kind == .passStarted else { return false }
+            try blocker.execute("BEGIN; LOCK TABLE shop.owner IN ROW EXCLUSIVE MODE")
+            return true
+        }, unfinished: { failure, connection in
+            #expect(failure?.statement?.summary.hasPrefix("foreign key") == true, "\(String(describing: failure))")
+            let left = try connection.execute("SELECT tgname FROM pg_trigger WHERE tgname LIKE 'orchestrator_online_move_%'").rows
+            #expect(left.count == 1, "the mirroring trigger stays while the step is unfinished")
+        })
+    }
+
+    /// Stopped in the middle of the shadow's batches (its table locked away), with plain
+    /// `apply` to finish or `--restart`: the shadow and both triggers stay meanwhile and keep
+    /// the rows written right; the finishing run continues the batches and swaps the shadow in.
+    @Test(arguments: [false, true])
+    func anInterruptedShadowCopyContinuesAndLeavesNoShadow(restart: Bool) throws {
+        let shadows = "SELECT relname FROM pg_class WHERE relkind = 'r' AND relname LIKE 'orchestrator_online_shadow_%'"
+        try Self.interruptThenFinish(restart: restart, stop: { blocker, event in
+            guard event.kind == .rows, event.phase?.hasPrefix("copy the rows of animal that stay") == true, event.rowsDone >= 100 else { return false }
+            let shadow = try blocker.execute("\(unsafeRaw: shadows)").rows.first?[0] ?? nil
+            try blocker.execute("BEGIN; LOCK TABLE \(ident: S.store, shadow ?? "none") IN SHARE MODE")
+            return true
+        }, unfinished: { _, connection in
+            let progress = try connection.execute("SELECT next_key FROM orchestrator.online_progress WHERE store = 'shop'")
+            #expect(progress.int(0, "next_key").map { $0 > 1 } == true, "the checkpoint keeps the batches' position")
+            let left = try connection.execute("SELECT tgname FROM pg_trigger WHERE tgname LIKE 'orchestrator_online_%' ORDER BY 1").rows.compactMap { $0[0] }
+            #expect(left.map { String($0.prefix(25)) } == ["orchestrator_online_move_", "orchestrator_online_stay_"], "the triggers stay while the step is unfinished")
+            #expect(try connection.execute("\(unsafeRaw: shadows)").rows.count == 1)
+        })
+    }
+
+    /// Runs `apply --online` of the moved entity while the application writes, until `stop`
+    /// (given a second connection and each progress event) takes a lock that makes it fail;
+    /// checks the store stayed at v1 (and what `unfinished` checks) while the application
+    /// keeps writing, then finishes with plain `apply` (`--restart` if asked): the store ends
+    /// as offline, with no trigger or shadow left.
+    static func interruptThenFinish(
+        restart: Bool = false, stop: @escaping (PostgresConnection, ProgressEvent) throws -> Bool,
+        unfinished: (StepFailure?, PostgresConnection) throws -> Void
+    ) throws {
         let model = try Self.movedEntity()
         try GuardedWriter.withShadowedStore(model, store: S.store, shadow: Self.shadow, write: Self.writeAnimals) { connection, writer, url in
             writer.start()
             writer.waitForCommits(5)
             let blocker = try PostgresConnection(url: url)
             defer { blocker.close() }
-            try blocker.execute("BEGIN; LOCK TABLE shop.owner IN ROW EXCLUSIVE MODE")
+            var stopped = false
             let failure = #expect(throws: StepFailure.self) {
-                try StoreMigrator(connection: connection, model: model, store: S.store)
-                    .apply(options: ApplyOptions(lockTimeoutMilliseconds: 1000, lockRetries: 1, batchSize: 7, online: true))
+                try StoreMigrator(connection: connection, model: model, store: S.store).apply(
+                    options: ApplyOptions(lockTimeoutMilliseconds: 1000, lockRetries: 1, batchSize: 7, online: true),
+                    onProgress: { event in
+                        writer.interleave(event)
+                        if !stopped { stopped = (try? stop(blocker, event)) == true }
+                    }
+                )
             }
             try blocker.execute("ROLLBACK")
-            #expect(failure?.statement?.summary.hasPrefix("foreign key") == true, "\(String(describing: failure))")
+            #expect(stopped, "the run was not stopped where the test meant to")
             #expect(try S.version(on: connection) == "v1")
-            let left = try connection.execute("SELECT tgname FROM pg_trigger WHERE tgname LIKE 'orchestrator_online_move_%'").rows
-            #expect(left.count == 1, "the mirroring trigger stays while the step is unfinished")
-            // Writes while no run is active: the trigger left behind keeps them right.
+            try unfinished(failure, connection)
+            // Writes while no run is active: the triggers left behind keep them right.
             let interrupted = writer.commits
             writer.waitForCommits(interrupted + 10)
             #expect(writer.commits >= interrupted + 10, "the writer barely wrote while the step was unfinished")
-            _ = try StoreMigrator(connection: connection, model: model, store: S.store).apply(options: ApplyOptions(batchSize: 7))
+            _ = try StoreMigrator(connection: connection, model: model, store: S.store).apply(options: ApplyOptions(restart: restart, batchSize: 7))
             writer.stop()
             #expect(writer.failure == nil, "a write failed before the switch-over: \(String(describing: writer.failure))")
             try OnlineMigrationTests.expectSameAsOfflineMigrationOfShadow(model, on: connection)
+            try Self.expectNoShadowLeft(on: connection)
         }
+    }
+
+    /// The step's online plan rebuilds the table the rows leave.
+    static func expectRebuilt(_ model: VersionedModel, on connection: PostgresConnection, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let step = try #require(StoreMigrator(connection: connection, model: model, store: S.store).plan().steps.first)
+        #expect(step.online?.phases.contains { $0.summary.hasPrefix("create orchestrator_online_shadow_") } == true, "no shadow planned", sourceLocation: sourceLocation)
+    }
+
+    static func expectNoShadowLeft(on connection: PostgresConnection, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let left = try connection.execute("SELECT relname FROM pg_class WHERE relname LIKE 'orchestrator_online_%'").rows.compactMap { $0[0] }
+        #expect(left == [], "left behind: \(left)", sourceLocation: sourceLocation)
     }
 
     /// Pie is removed: its rows are deleted, and the links to them from kept rows (a menu's

@@ -83,24 +83,81 @@ import ObjectModel
         #expect(streams.allSatisfy { $0.contains(#"AND s._pk IN (SELECT pk FROM "shop~staging"."_catch_up_keys" WHERE table_name = "#) })
     }
 
-    static func policyStep(hooks: Set<PolicyHook>?) throws -> PlannedStep {
+    static func policyStep(hooks: Set<PolicyHook>?, perRound: Bool = false) throws -> PlannedStep {
         var policy = Kitchen.mapping
         policy.entityMappings[1].policy = "Check"
         return try HeavyweightMigration.step(
             mapping: policy, from: Kitchen.version("Kitchen 1", Kitchen.source), to: Kitchen.version("Kitchen 2", Kitchen.destination),
-            schema: "shop", options: PlanningOptions(registeredPolicies: ["Check"], policyHooks: hooks.map { ["Check": $0] } ?? [:])
+            schema: "shop", options: PlanningOptions(
+                registeredPolicies: ["Check"], policyHooks: hooks.map { ["Check": $0] } ?? [:], perRoundPolicies: perRound ? ["Check"] : []
+            )
         )
     }
 
-    @Test func aPolicyWithoutDeclaredHooksOrWithAWholeMappingHookIsRefusedOnlineNamingIt() throws {
-        let undeclared = try Self.policyStep(hooks: nil)
-        #expect(undeclared.onlineCatchUp == nil)
-        #expect(undeclared.onlineRefusal == "entity mapping RecipeToRecipe runs custom policy 'Check', which does not declare the hooks it implements (declaredHooks), so they cannot be known to run again for the rows written meanwhile")
-        let aggregating = try Self.policyStep(hooks: [.createDestinationInstances, .endInstanceCreation])
-        #expect(aggregating.onlineCatchUp == nil)
-        #expect(aggregating.onlineRefusal == "entity mapping RecipeToRecipe runs custom policy 'Check', whose hook endInstanceCreation runs once over the whole entity mapping and cannot be run again for the rows written meanwhile")
-        let two = try Self.policyStep(hooks: [.begin, .endRelationshipCreation, .performCustomValidation])
-        #expect(two.onlineRefusal == "entity mapping RecipeToRecipe runs custom policy 'Check', whose hooks begin, endRelationshipCreation run once over the whole entity mapping and cannot be run again for the rows written meanwhile")
+    static func streams(_ round: [OnlineCatchUp.CatchUpStep]) -> [String] {
+        round.compactMap { part in
+            switch part {
+            case .stream(let stream): return "stream " + stream.entityMapping
+            case .createRelationships(let mapping, _): return "createRelationships " + mapping
+            case .statement: return nil
+            }
+        }
+    }
+
+    @Test func aPolicyWithoutDeclaredHooksOrWithAWholeMappingHookRunsAgainWholeUnderTheWriteGuard() throws {
+        let keys = #"(SELECT pk FROM "shop~staging"."_catch_up_keys" WHERE table_name = 'recipe')"#
+        for hooks: Set<PolicyHook>? in [nil, [.createDestinationInstances, .endInstanceCreation], [.begin, .endRelationshipCreation, .performCustomValidation]] {
+            let step = try Self.policyStep(hooks: hooks)
+            #expect(step.onlineRefusal == nil)
+            let catchUp = try #require(step.onlineCatchUp)
+            #expect(catchUp.rerunWhole == ["RecipeToRecipe"])
+            // Before the guard: the policy is not called; its rows' links are cleared for the logged keys.
+            #expect(Self.streams(catchUp.round) == [])
+            #expect(Self.statements(step).contains("""
+                UPDATE "shop~staging"."recipe" AS d SET "author_pk" = NULL
+                WHERE d._pk IN (SELECT destination_pk FROM "shop~staging"."_association_rows" WHERE entity_mapping = 'RecipeToRecipe' AND source_pk IN \(keys))
+                """))
+            #expect(!Self.statements(step).contains { $0.contains(#"DELETE FROM "shop~staging"."recipe""#) })
+            // Under the guard: every row it reads joins the keys, and it runs whole through the policy.
+            #expect(catchUp.wholeKeys.map(\.sql.text) == ["""
+                INSERT INTO "shop~staging"."_catch_up_keys" (table_name, pk)
+                SELECT 'recipe', s._pk FROM "shop"."recipe" AS s WHERE s._entity IN ('Recipe')
+                UNION
+                SELECT 'recipe', a.source_pk FROM "shop~staging"."_association_rows" AS a WHERE a.entity_mapping = 'RecipeToRecipe'
+                ON CONFLICT DO NOTHING
+                """])
+            #expect(Self.streams(catchUp.guardedRound) == ["stream RecipeToRecipe", "createRelationships RecipeToRecipe"])
+            let guarded = catchUp.guardedRound.compactMap { part -> String? in
+                if case .statement(let statement) = part { return statement.sql.text }
+                return nil
+            }
+            #expect(guarded.contains("""
+                DELETE FROM "shop~staging"."chef" AS d USING "shop~staging"."_policy_instances" AS p
+                WHERE p.entity_mapping = 'RecipeToRecipe' AND p.destination_table = 'chef' AND d._pk = p.destination_pk
+                """), "every instance the policy inserted goes, those of hooks over the whole mapping too")
+            #expect(guarded.contains("""
+                DELETE FROM "shop~staging"."recipe" AS d USING "shop~staging"."_association_rows" AS a
+                WHERE a.entity_mapping = 'RecipeToRecipe' AND a.destination_pk = d._pk AND a.source_pk IN \(keys)
+                """))
+            // plan --online shows the stall before the run.
+            let phases = OnlineCatchUp.phases(of: step, store: "shop")
+            #expect(phases.last?.summary == "write guard on shop.chef, shop.recipe, then the last catch-up round with RecipeToRecipe through policy 'Check' run again whole (its hooks over the whole entity mapping see the final data once, as offline), the rest of stage 3 (required links, foreign keys and to-many counts of the rows written after the build) and the swap, in one transaction")
+            #expect(phases.last?.holdText.contains(", plus every row RecipeToRecipe maps (the rows of shop.recipe) and the rows reading them through a to-one, mapped again through the policy: this grows with those rows; writes wait, reads go on") == true)
+            #expect(phases.last?.blocksWrites == true && phases.last?.lock == .share)
+        }
+        // With the estimates of a plan, the rows are counted.
+        var estimated = try Self.policyStep(hooks: nil)
+        for index in estimated.passes.indices where estimated.passes[index].sourceTable == "recipe" { estimated.passes[index].rowEstimate = 1200 }
+        #expect(OnlineCatchUp.phases(of: estimated, store: "shop").last?.holdText.contains("(about 1200 rows of shop.recipe)") == true)
+    }
+
+    @Test func aPolicyRunningItsWholeMappingHooksPerRoundRunsInEveryRound() throws {
+        let step = try Self.policyStep(hooks: [.createDestinationInstances, .endInstanceCreation], perRound: true)
+        let catchUp = try #require(step.onlineCatchUp)
+        #expect(catchUp.rerunWhole == [] && catchUp.wholeKeys == [])
+        #expect(Self.streams(catchUp.round) == ["stream RecipeToRecipe", "createRelationships RecipeToRecipe"])
+        #expect(catchUp.guardedRound == catchUp.round)
+        #expect(OnlineCatchUp.phases(of: step, store: "shop").last?.summary.hasPrefix("write guard on shop.chef, shop.recipe, then the last catch-up round, the rest of stage 3") == true)
     }
 
     @Test func aPolicyWithPerInstanceHooksRunsAgainForTheLoggedKeysAfterItsInsertedInstancesGo() throws {
@@ -209,8 +266,8 @@ import ObjectModel
             "createInstances ChefToChef (setBased)",
             "createInstances RecipeToRecipe (setBased)",
             "catch-up rounds: the rows written meanwhile mapped again, until at most 1000 writes are left (at most 8 rounds)",
-            "stage 3's build: foreign keys, unique constraints and indexes of the new tables, then catch-up rounds again",
-            "write guard on shop.chef, shop.recipe, then the last catch-up round, the rest of stage 3 (checks of the rows written after the build, NOT NULLs and to-many counts) and the swap, in one transaction",
+            "stage 3's build: NOT NULLs and checks of to-one columns, foreign keys, unique constraints, indexes and to-many counts of the new tables, then catch-up rounds again",
+            "write guard on shop.chef, shop.recipe, then the last catch-up round, the rest of stage 3 (required links, foreign keys and to-many counts of the rows written after the build) and the swap, in one transaction",
         ])
         #expect(phases.map(\.lock) == [.shareRowExclusive, .accessShare, .accessShare, .accessShare, .accessShare, .accessShare, .share])
         #expect(phases.map(\.blocksWrites) == [false, false, false, false, false, false, true])

@@ -68,13 +68,4 @@ import Testing
         #expect(function.contains(#"OLD."cuisine_order" IS NOT DISTINCT FROM NEW."cuisine_order""#), "a new position alone moves the link")
         #expect(function.contains(#"VALUES (NEW."cuisine_pk", NEW."_pk", NEW."cuisine_order", 0) ON CONFLICT DO NOTHING"#))
     }
-
-    @Test func aPositionNumberedAcrossRowsHasNoOnlineFormAndSaysSo() throws {
-        let online = try #require(try LightweightFixtures.step(
-            "Cuisine: {relationships: {recipes: {destination: Recipe, inverse: cuisine, toMany: true}}}\nRecipe: {attributes: {name: string}, relationships: {cuisine: {destination: Cuisine, inverse: recipes}}}",
-            "Cuisine: {relationships: {recipes: {destination: Recipe, inverse: cuisines, toMany: true, ordered: true}}}\nRecipe: {attributes: {name: string}, relationships: {cuisines: {destination: Cuisine, inverse: recipes, toMany: true, renamingIdentifier: cuisine}}}"
-        ).online)
-        #expect(online.refusals.count == 1)
-        #expect(online.refusals.first?.hasSuffix("across rows, which has no online form yet (docs/online-migrations.md, Limits)") == true, "\(online.refusals)")
-    }
 }

@@ -1,0 +1,99 @@
+import Testing
+@testable import Planning
+
+/// Positions numbered across rows under `apply --online` (a to-many made ordered, ordered links
+/// moved into a join table in an order the source did not keep): a trigger logs the owners of
+/// the links written, batches number every owner by ranges of its keys, then the logged ones
+/// again, and the switch-over numbers those logged last.
+@Suite struct OnlinePositionsTests {
+    static func cuisines(ordered: Bool) -> String {
+        """
+        Cuisine: {attributes: {name: string}, relationships: {recipes: {destination: Recipe, inverse: cuisine, toMany: true, ordered: \(ordered)}}}
+        Recipe: {attributes: {name: string}, relationships: {cuisine: {destination: Cuisine, inverse: recipes}}}
+        """
+    }
+
+    @Test func aToManyMadeOrderedIsNumberedByOwnerRangesThenForTheOwnersLoggedAndLastInTheSwitchOver() throws {
+        let phases = try OnlinePlannerTests.phases(Self.cuisines(ordered: false), Self.cuisines(ordered: true))
+        let digest = OnlineTrigger.digest("recipe.cuisine_order")
+        let (trigger, log) = ("orchestrator_online_positions_\(digest)", "orchestrator_online_owners_\(digest)")
+        let install = try #require(phases.first { $0.installs.map(\.name) == [trigger] })
+        #expect(install.statements.first?.sql.text == #"CREATE TABLE IF NOT EXISTS "s"."\#(log)" ("_pk" bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, "owner_pk" bigint NOT NULL)"#)
+        let function = try #require(install.statements.first { $0.sql.text.hasPrefix("CREATE OR REPLACE FUNCTION") }).sql.text
+        #expect(function.contains(#"IF TG_OP = 'UPDATE' AND OLD."cuisine_pk" IS NOT DISTINCT FROM NEW."cuisine_pk" AND OLD."_pk" IS NOT DISTINCT FROM NEW."_pk" THEN"#))
+        #expect(function.contains(#"INSERT INTO "s"."\#(log)" ("owner_pk") VALUES (OLD."cuisine_pk");"#), "the owner a link leaves")
+        #expect(function.contains(#"NEW."cuisine_order" := NULL;"#), "a link left without owner has no position, as offline")
+        #expect(install.statements.last?.sql.text.contains("BEFORE INSERT OR UPDATE OR DELETE ON \"s\".\"recipe\"") == true)
+
+        let batches = phases.compactMap(\.batches)
+        #expect(batches.map(\.table) == ["cuisine", log, log], "owners walked by their keys, then the log, twice")
+        let numbered = #"UPDATE "s"."recipe" AS x SET "cuisine_order" = o.position FROM (SELECT "_pk", (row_number() OVER (PARTITION BY "cuisine_pk" ORDER BY "_pk") - 1)::integer AS position FROM "s"."recipe" WHERE "#
+        let matched = #") AS o WHERE x."_pk" = o."_pk" AND x."cuisine_order" IS DISTINCT FROM o.position"#
+        #expect(batches[0].template.text == numbered + #""cuisine_pk" IS NOT NULL AND "cuisine_pk" >= :from AND "cuisine_pk" < :to"# + matched)
+        let again = numbered + #""cuisine_pk" IN (SELECT "owner_pk" FROM taken)"# + matched
+        #expect(batches[1].template.text == #"WITH taken AS (DELETE FROM "s"."\#(log)" WHERE "owner_pk" IS NOT NULL AND "_pk" >= :from AND "_pk" < :to RETURNING "owner_pk") "# + again)
+        #expect(phases.filter { $0.execution == .batches }.allSatisfy { $0.lock == .rowExclusive && $0.hold == .batch })
+
+        let switchOver = try #require(phases.last).statements.map(\.sql.text)
+        #expect(switchOver == [
+            #"DROP TRIGGER IF EXISTS "\#(trigger)" ON "s"."recipe""#,
+            #"DROP FUNCTION IF EXISTS "s"."\#(trigger)"()"#,
+            #"WITH taken AS (DELETE FROM "s"."\#(log)" RETURNING "owner_pk") "# + again,
+            #"DROP TABLE IF EXISTS "s"."\#(log)""#,
+        ], "the trigger goes first: its lock keeps writes out until the last owners are numbered")
+    }
+
+    @Test func aManyToManyMadeOrderedNumbersTheJoinTableByItsOwnersKeys() throws {
+        let tags = { (ordered: Bool) in
+            """
+            Recipe: {attributes: {name: string}, relationships: {tags: {destination: Tag, inverse: recipes, toMany: true, ordered: \(ordered)}}}
+            Tag: {attributes: {name: string}, relationships: {recipes: {destination: Recipe, inverse: tags, toMany: true}}}
+            """
+        }
+        let phases = try OnlinePlannerTests.phases(tags(false), tags(true))
+        let numbering = try #require(phases.compactMap(\.batches).first)
+        #expect(numbering.table == "recipe")
+        #expect(numbering.template.text.contains(#"(SELECT "recipe_pk", "tags_pk", (row_number() OVER (PARTITION BY "recipe_pk" ORDER BY "tags_pk") - 1)::integer AS position FROM "s"."recipe__tags" WHERE "recipe_pk" IS NOT NULL AND "recipe_pk" >= :from"#), "\(numbering.template.text)")
+        #expect(numbering.template.text.hasSuffix(#"WHERE x."recipe_pk" = o."recipe_pk" AND x."tags_pk" = o."tags_pk" AND x."tags_order" IS DISTINCT FROM o.position"#))
+    }
+
+    @Test func linksMovedIntoAJoinTableInAnOrderTheSourceDidNotKeepAreCopiedThenNumbered() throws {
+        let phases = try OnlinePlannerTests.phases(Self.cuisines(ordered: false), """
+            Cuisine: {attributes: {name: string}, relationships: {recipes: {destination: Recipe, inverse: cuisines, toMany: true, ordered: true}}}
+            Recipe: {attributes: {name: string}, relationships: {cuisines: {destination: Cuisine, inverse: recipes, toMany: true, renamingIdentifier: cuisine}}}
+            """)
+        let batches = phases.compactMap(\.batches)
+        #expect(batches.map(\.table) == ["recipe", "cuisine", "orchestrator_online_owners_\(OnlineTrigger.digest("cuisine__recipes.recipes_order"))", "orchestrator_online_owners_\(OnlineTrigger.digest("cuisine__recipes.recipes_order"))"])
+        #expect(batches[0].template.text == #"INSERT INTO "s"."cuisine__recipes" ("cuisine_pk", "recipes_pk", "recipes_order") SELECT "cuisine_pk", "_pk", NULL FROM "s"."recipe" WHERE "cuisine_pk" IS NOT NULL AND "_pk" >= :from AND "_pk" < :to FOR SHARE ON CONFLICT DO NOTHING"#)
+        #expect(batches[1].template.text.contains(#"(PARTITION BY "cuisine_pk" ORDER BY "recipes_pk")"#))
+        let installs = phases.flatMap(\.installs).map(\.name)
+        #expect(installs == ["orchestrator_online_links_\(OnlineTrigger.digest("recipe.cuisine_pk"))", "orchestrator_online_positions_\(OnlineTrigger.digest("cuisine__recipes.recipes_order"))"])
+        #expect(phases.firstIndex { $0.installs.map(\.name) == [installs[1]] }! > phases.firstIndex { $0.batches == batches[0] }!, "the copy is not logged")
+        let switchOver = try #require(phases.last).statements.map(\.sql.text)
+        #expect(switchOver.firstIndex { $0.hasPrefix("WITH taken AS") }! > switchOver.lastIndex { $0.hasPrefix("DROP TRIGGER") }!)
+        #expect(switchOver.last == #"ALTER TABLE "s"."recipe" DROP COLUMN "cuisine_pk""#)
+    }
+
+    @Test func linksReadFromAJoinTableAreMirroredByATriggerOnItAndCopiedByRangesOfTheirOwnersKeys() throws {
+        let manyToMany = { (recipe: String, ordered: Bool) in
+            """
+            \(recipe): {\(recipe == "Recipe" ? "" : "renamingIdentifier: Recipe, ")relationships: {tags: {destination: Tag, inverse: recipes, toMany: true}}}
+            Tag: {relationships: {recipes: {destination: \(recipe), inverse: tags, toMany: true, ordered: \(ordered)}}}
+            """
+        }
+        let phases = try OnlinePlannerTests.phases(manyToMany("Recipe", false), manyToMany("Treat", true))
+        let copy = try #require(phases.compactMap(\.batches).first { $0.template.text.hasPrefix("INSERT INTO") })
+        #expect(copy.table == "tag")
+        #expect(copy.template.text == #"INSERT INTO "s"."tag__recipes" ("tag_pk", "recipes_pk", "recipes_order") SELECT "tags_pk", "recipe_pk", NULL FROM "s"."recipe__tags" WHERE "tags_pk" IS NOT NULL AND "tags_pk" >= :from AND "tags_pk" < :to FOR SHARE ON CONFLICT DO NOTHING"#)
+        let trigger = "orchestrator_online_links_\(OnlineTrigger.digest("recipe__tags.tags_pk"))"
+        let install = try #require(phases.first { $0.installs.map(\.name) == [trigger] })
+        let function = try #require(install.statements.first).sql.text
+        #expect(function.contains(#"IF TG_OP <> 'INSERT' THEN"#) && function.contains(#"DELETE FROM "s"."tag__recipes" WHERE "tag_pk" = OLD."tags_pk" AND "recipes_pk" = OLD."recipe_pk";"#))
+        #expect(function.contains(#"IF TG_OP <> 'DELETE' THEN"#))
+        let numbering = try #require(phases.compactMap(\.batches).first { $0.table == "tag" && $0.template.text.hasPrefix("UPDATE") })
+        #expect(numbering.template.text.contains(#"(PARTITION BY "tag_pk" ORDER BY "recipes_pk")"#))
+        let switchOver = try #require(phases.last).statements.map(\.sql.text)
+        #expect(switchOver.contains(#"DROP TRIGGER IF EXISTS "\#(trigger)" ON "s"."recipe__tags""#))
+        #expect(switchOver.last == #"DROP TABLE "s"."recipe__tags""#, "the application writes the old join table until the switch-over")
+    }
+}
