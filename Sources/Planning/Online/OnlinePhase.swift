@@ -100,6 +100,9 @@ public struct BatchedStatement: Sendable, Hashable {
     public var suffix: SQL
     /// Run first in each batch's transaction (`SET LOCAL` of a setting the offline step has).
     public var setup: [SQL] = []
+    /// The range again, on this key, after `suffix`: for a statement whose outer query reads
+    /// the rows of the range too (by its index, rather than the whole table).
+    public var keyAgain: SQL?
 
     public init(schema: String, table: String, prefix: SQL, key: SQL = "\(ident: "_pk")", suffix: SQL = "") {
         self.schema = schema
@@ -111,12 +114,16 @@ public struct BatchedStatement: Sendable, Hashable {
 
     /// The statement for keys in `lower..<upper`.
     public func sql(from lower: Int64, below upper: Int64) -> SQL {
-        "\(prefix) AND \(key) >= \(literal: lower) AND \(key) < \(literal: upper)\(suffix)"
+        var sql: SQL = "\(prefix) AND \(key) >= \(literal: lower) AND \(key) < \(literal: upper)\(suffix)"
+        if let keyAgain { sql.append(" AND \(keyAgain) >= \(literal: lower) AND \(keyAgain) < \(literal: upper)") }
+        return sql
     }
 
     /// As `plan` prints it.
     public var template: SQL {
-        SQL.joined(setup + ["\(prefix) AND \(key) >= :from AND \(key) < :to\(suffix)"], separator: "; ")
+        var sql: SQL = "\(prefix) AND \(key) >= :from AND \(key) < :to\(suffix)"
+        if let keyAgain { sql.append(" AND \(keyAgain) >= :from AND \(keyAgain) < :to") }
+        return SQL.joined(setup + [sql], separator: "; ")
     }
 }
 
