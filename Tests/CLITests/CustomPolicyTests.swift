@@ -45,4 +45,31 @@ struct CustomPolicyTests {
             #expect(try connection.execute("SELECT version_name FROM orchestrator.stores WHERE store = 'people'").value(0, "version_name") == "People 2")
         }
     }
+
+    @Test("plan --online shows that a policy declaring no hooks runs again whole under the write guard; apply --online runs it", integration)
+    func theExamplePolicyRunsOnlineWholeUnderTheWriteGuard() throws {
+        try TestDatabase.withFreshDatabase { url in
+            #expect(try OrchestratorBinary.run(["apply", "--model", "Examples/people", "--to", "People 1"], databaseURL: url).exitCode == 0)
+            let connection = try PostgresConnection(url: url)
+            defer { connection.close() }
+            try connection.execute("""
+                INSERT INTO people.person (name, street, city) SELECT 'person ' || i, 'street ' || (i % 7), 'city ' || (i % 2) FROM generate_series(1, 100) AS i
+                """)
+            let before = try connection.execute("SELECT name, street, city FROM people.person ORDER BY name").rows
+
+            let plan = try OrchestratorBinary.run(["plan", "--online", "--model", "Examples/people"], databaseURL: url, executable: "orchestrator-with-policies")
+            #expect(plan.exitCode == 0, "\(plan)")
+            let lines = plan.stdout.split(separator: "\n").map(String.init)
+            let guardPhase = try #require(lines.firstIndex { $0.contains("write guard on people.person, then the last catch-up round with PersonToPerson through policy 'PersonSplit' run again whole") }, "\(plan)")
+            #expect(lines[guardPhase + 1].hasPrefix("       SHARE, "), "\(plan)")
+            #expect(lines[guardPhase + 1].contains("plus every row PersonToPerson maps (") && lines[guardPhase + 1].contains("this grows with those rows; writes wait"), "\(plan)")
+
+            let apply = try OrchestratorBinary.run(["apply", "--online", "--model", "Examples/people"], databaseURL: url, executable: "orchestrator-with-policies")
+            #expect(apply.exitCode == 0, "\(apply)")
+            #expect(try connection.execute("""
+                SELECT p.name, a.street, a.city FROM people.person p LEFT JOIN people.address a ON a._pk = p.address_pk ORDER BY p.name
+                """).rows == before)
+            #expect(try connection.execute("SELECT count(*) AS n FROM people.address").int(0, "n") == 14)
+        }
+    }
 }

@@ -22,9 +22,11 @@ struct HeavyweightRun {
 
     var fingerprint: String { Self.fingerprint(of: step) }
 
-    /// What identifies a step's work: every statement and what each streaming pass reads.
+    /// What identifies a step's work: every statement and what each streaming pass reads, and
+    /// online stage 3's (a build another version of it made is not taken for this one's).
     static func fingerprint(of step: PlannedStep) -> String {
         let parts = step.passes.flatMap { pass in pass.statements.map(\.sql.text) + [pass.stream.map { $0.sourceRows.text + ($0.policy ?? "") } ?? ""] }
+            + (step.onlineStageThree.map { ($0.build + $0.guarded).map(\.sql.text) } ?? [])
         return VersionHash.digest(of: ([step.from ?? "", step.to] + parts).joined(separator: "\u{1}"))
     }
 

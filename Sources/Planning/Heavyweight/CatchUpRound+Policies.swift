@@ -6,9 +6,10 @@ import SQLBuilding
 /// per round (declared per instance, `PolicyHook.isWholeMapping`: none of them, or run per
 /// round by the policy's choice): the streamed stage 1 runs the policy's stage 1 hooks for the
 /// round's source rows only, stage 2 its stage 2 hooks for the rows made from them. (Other
-/// policies run again whole under the write guard: `WholeMappingRerun`.) Before that, the instances the policy
-/// inserted (`insertInstance(of:)`) for those source rows go: the engine records each under
-/// the source row being mapped in `<staging>._policy_instances` while an online step runs.
+/// policies run again whole under the write guard: `WholeMappingRerun`.) Before that, the
+/// instances the policy inserted (`insertInstance(of:)`) for those source rows go: the engine
+/// records each under the source row being mapped in `<staging>._policy_instances` while an
+/// online step runs (under none, NULL, when a hook over the whole entity mapping inserts it).
 struct CatchUpPolicies {
     var schemas: HeavyweightSchemas
     var keys: CatchUpKeys

@@ -143,7 +143,8 @@ public enum HeavyweightMigration {
                 step.onlineCatchUp?.rerunWhole = rerunWhole
                 step.onlineCatchUp?.guardedRound = rounds.steps(resolved, rerunWhole: Set(rerunWhole), underGuard: true)
                 let whole = WholeMappingRerun(schemas: schemas, keys: CatchUpKeys(staging: staging))
-                step.onlineCatchUp?.wholeKeys = resolved.filter { rerunWhole.contains($0.name) }.map(whole.keys)
+                let wholes = resolved.filter { rerunWhole.contains($0.name) }
+                step.onlineCatchUp?.wholeKeys = wholes.map(whole.keys) + resolved.flatMap { whole.linkingRows($0, to: wholes) } + [whole.analyzeKeys()]
             }
             step.onlineStageThree = OnlineStageThree(stageThree: stageThree)
         }

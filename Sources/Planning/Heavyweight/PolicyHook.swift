@@ -1,6 +1,7 @@
 /// The hooks of a custom entity migration policy (`EntityMigrationPolicy` in the engine), by
 /// name. A policy declares those it implements so that `apply --online` knows whether the rows
-/// written meanwhile can be mapped again through it (docs/online-migrations.md).
+/// written meanwhile can be mapped again through it, or its entity mapping must run again whole
+/// under the write guard (docs/online-migrations.md).
 public enum PolicyHook: String, Sendable, Hashable, CaseIterable, Comparable {
     case begin
     case createDestinationInstances

@@ -5,14 +5,15 @@ import SQLBuilding
 /// The build gives them their real constraints (`SET NOT NULL`, the checks requiring them for
 /// some entities), proving every row there; but a catch-up round after it inserts rows before
 /// its stage 2 links them, which those constraints would refuse (PostgreSQL cannot defer
-/// them). So a `BEFORE INSERT OR UPDATE` trigger on the new table writes `unlinked`, a key no
-/// row has, where such a row would hold NULL; stage 2 then links the row. A row still holding
-/// it under the guard is one whose required link is missing: it was written after the build,
-/// so the touched-row log names it, and the check of the logged rows stops the step as the
-/// constraint would.
+/// them). So a `BEFORE INSERT OR UPDATE` trigger on the new table writes a placeholder where
+/// such a row would hold NULL: the row's own key negated, which no row has (keys start at 1)
+/// and no two rows share (a uniqueness constraint over the column holds); stage 2 then links
+/// the row. A row still holding it under the guard is one whose required link is missing: it
+/// was written after the build, so the touched-row log names it, and the check of the logged
+/// rows stops the step as the constraint would.
 struct RequiredLinkPlaceholders {
-    /// Keys start at 1: no row has 0.
-    static let unlinked: Int64 = 0
+    /// Whether `column` (of row alias `row`) holds a placeholder.
+    static func isPlaceholder(_ row: String, _ column: String) -> SQL { "\(ident: row, column) < 0" }
 
     var staging: String
 
@@ -31,7 +32,7 @@ struct RequiredLinkPlaceholders {
             }
     }
 
-    /// Whether rows of `table` may hold `unlinked` in `column`.
+    /// Whether rows of `table` may hold a placeholder in `column`.
     static func holds(_ column: String, of table: String, in layout: StoreLayout) -> Bool {
         layout.tables.first { $0.name == table }.map { required($0).contains { $0.column == column } } ?? false
     }
@@ -45,7 +46,7 @@ struct RequiredLinkPlaceholders {
             guard !required.isEmpty else { return [] }
             let fills: [SQL] = required.map { link in
                 let entities: SQL = link.entities.map { " AND NEW.\(ident: "_entity") IN (\(literals: $0))" } ?? ""
-                return "IF NEW.\(ident: link.column) IS NULL\(entities) THEN NEW.\(ident: link.column) := \(literal: Self.unlinked); END IF;"
+                return "IF NEW.\(ident: link.column) IS NULL\(entities) THEN NEW.\(ident: link.column) := -NEW.\(ident: "_pk"); END IF;"
             }
             let function = Self.function(of: table.name)
             return [
@@ -69,7 +70,7 @@ struct RequiredLinkPlaceholders {
         }
     }
 
-    /// Under the guard: the logged rows still holding `unlinked` stop the step, naming the
+    /// Under the guard: the logged rows still holding a placeholder stop the step, naming the
     /// table, the column and the first keys (SQLSTATE 23502 for a NOT NULL, 23514 for a check,
     /// as the constraint's own failure); then the triggers go.
     func checks(of tables: [TableLayout], touched: TouchedRows) -> [PlannedStatement] {
@@ -78,7 +79,7 @@ struct RequiredLinkPlaceholders {
             for link in Self.required(table) {
                 var rows: SQL = """
                     SELECT x._pk FROM \(ident: staging, table.name) AS x
-                    WHERE x._pk IN \(touched.logged(table.name)) AND x.\(ident: link.column) = \(literal: Self.unlinked)
+                    WHERE x._pk IN \(touched.logged(table.name)) AND \(Self.isPlaceholder("x", link.column))
                     """
                 if let entities = link.entities { rows.append(" AND x.\(ident: "_entity") IN (\(literals: entities))") }
                 let rule = link.constraint.map { "check \($0)" } ?? "NOT NULL"

@@ -85,7 +85,7 @@ struct StageTwoStatements {
                 var condition: SQL = "d.\(ident: column) IS NULL"
                 // Or the key a row inserted after stage 3's build holds until linked, where required.
                 if RequiredLinkPlaceholders.holds(column, of: table, in: schemas.destination) {
-                    condition.append(" OR d.\(ident: column) = \(literal: RequiredLinkPlaceholders.unlinked)")
+                    condition.append(" OR \(RequiredLinkPlaceholders.isPlaceholder("d", column))")
                 }
                 if let order = link.orderColumn {
                     set.append(", \(ident: order) = p.position")

@@ -18,6 +18,16 @@ struct OnlineApplyScript {
     /// Called with every event, after the writes above.
     var onEvent: (ProgressEvent) throws -> Void = { _ in }
 
+    /// The kitchen's writes (`OnlineHeavyweightTests`): the concurrent writer's, those once the
+    /// chefs are copied and those between the rounds.
+    static func kitchen(on connection: PostgresConnection) throws -> OnlineApplyScript {
+        typealias Online = OnlineHeavyweightTests
+        return OnlineApplyScript(
+            writer: try Online.Writer(connection, Online.concurrent), first: "ChefToChef", duringStageOne: Online.duringStageOne,
+            last: "RecipeToRecipe", betweenRounds: Online.betweenRounds
+        )
+    }
+
     /// Applies `migrator` online with few writes left for the last round; expects that no
     /// write failed and that a catch-up round ran. Returns the report and the events.
     func apply(_ migrator: StoreMigrator, on connection: PostgresConnection) throws -> (ApplyReport, [ProgressEvent]) {

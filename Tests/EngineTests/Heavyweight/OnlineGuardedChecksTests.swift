@@ -22,7 +22,8 @@ import TestSupport
             let recipes = required ? ", minCount: 1, maxCount: 3" : ""
             let tags = required ? ", minCount: 1, maxCount: 3" : ""
             return S.version("""
-                Chef: {attributes: {name: string\(label ? ", label: string" : "")}, relationships: {recipes: {destination: Recipe, inverse: chef, toMany: true\(recipes)}, tasted: {destination: Dessert, inverse: taster, toMany: true}}}
+                Chef: {attributes: {name: string\(label ? ", label: string" : "")}, relationships: {recipes: {destination: Recipe, inverse: chef, toMany: true\(recipes)}, tasted: {destination: Dessert, inverse: taster, toMany: true}, cards: {destination: Card, inverse: owner, toMany: true}}}
+                Card: {attributes: {title: string}, relationships: {owner: {destination: Chef, inverse: cards\(requiredText)}}, uniquenessConstraints: [[owner]]}
                 Recipe: {attributes: {name: string}, relationships: {chef: {destination: Chef, inverse: recipes\(requiredText)}, tags: {destination: Tag, inverse: recipes, toMany: true\(tags)}}}
                 Dessert: {parent: Recipe, attributes: {sweetness: int16}, relationships: {taster: {destination: Chef, inverse: tasted\(requiredText)}}}
                 Tag: {attributes: {name: string}, relationships: {recipes: {destination: Recipe, inverse: tags, toMany: true}}}
@@ -31,7 +32,9 @@ import TestSupport
         return try S.model([("v1", version(required: false, label: false)), ("v2", version(required: true, label: true))])
     }
 
+    /// The cards first: their owners are linked in stage 2, after the chefs are made.
     static let mapping = MappingModel(source: "v1", destination: "v2", entityMappings: [
+        EntityMappingDefinition(name: "CardToCard", type: .copy, sourceEntity: "Card", destinationEntity: "Card"),
         EntityMappingDefinition(
             name: "ChefToChef", type: .transform, sourceEntity: "Chef", destinationEntity: "Chef",
             attributeMappings: [PropertyMappingDefinition(name: "label", valueExpression: "$source.name")]
@@ -42,7 +45,8 @@ import TestSupport
     ], file: "guarded.yaml")
 
     /// 200 chefs with two recipes each (odd keys plain recipes, even keys desserts, tasted by
-    /// the next chef), 50 tags, two tags per recipe: every count and required link holds.
+    /// the next chef), 50 tags, two tags per recipe, a card for each of the first 100 chefs:
+    /// every count, required link and uniqueness holds.
     static let fill: [SQL] = [
         "INSERT INTO shop.chef (_pk, _entity, name) SELECT i, 'Chef', 'chef ' || i FROM generate_series(1, 200) AS i",
         "INSERT INTO shop.tag (_pk, _entity, name) SELECT i, 'Tag', 'tag ' || i FROM generate_series(1, 50) AS i",
@@ -54,6 +58,8 @@ import TestSupport
         """,
         "INSERT INTO shop.recipe__tags (recipe_pk, tags_pk) SELECT i, i % 50 + 1 FROM generate_series(1, 400) AS i",
         "INSERT INTO shop.recipe__tags (recipe_pk, tags_pk) SELECT i, (i + 1) % 50 + 1 FROM generate_series(1, 400) AS i",
+        "INSERT INTO shop.card (_pk, _entity, title, owner_pk) SELECT i, 'Card', 'card ' || i, i FROM generate_series(1, 100) AS i",
+        "SELECT setval(pg_get_serial_sequence('shop.card', '_pk'), 100)",
         "SELECT setval(pg_get_serial_sequence('shop.chef', '_pk'), 200)",
         "SELECT setval(pg_get_serial_sequence('shop.tag', '_pk'), 50)",
         "SELECT setval(pg_get_serial_sequence('shop.recipe', '_pk'), 400)",
@@ -115,7 +121,7 @@ import TestSupport
     /// After the build: a recipe moved between chefs (both keep a count in bounds), a recipe
     /// and a dessert inserted with their links, a dessert given another taster, a tag link
     /// replaced, a recipe deleted (its links go by the old store's cascade), a chef renamed, a
-    /// tag deleted with its links after its recipes got another one.
+    /// tag deleted with its links after its recipes got another one, cards retitled.
     static let validWrites: [SQL] = [
         "DELETE FROM shop.recipe WHERE _pk = 9",
         "UPDATE shop.recipe SET chef_pk = 5 WHERE _pk = 11",
@@ -127,6 +133,9 @@ import TestSupport
         "INSERT INTO shop.recipe__tags (recipe_pk, tags_pk) VALUES (30, 40)",
         "UPDATE shop.chef SET name = 'renamed after the build' WHERE _pk = 12",
         "INSERT INTO shop.recipe__tags (recipe_pk, tags_pk) SELECT recipe_pk, 48 FROM shop.recipe__tags WHERE tags_pk = 50",
+        // Cards made again in one round, their owners linked in its stage 2: each placeholder
+        // differs, under the uniqueness constraint over the owner.
+        "UPDATE shop.card SET title = title || ' retitled' WHERE _pk IN (1, 2, 3)",
         "DELETE FROM shop.tag WHERE _pk = 50",
     ]
 
@@ -151,6 +160,47 @@ import TestSupport
                 Issue.record("online \(row) differs from offline \(expected)")
             }
             #expect(online.contains { $0.hasPrefix("recipe ") && $0.contains("\"name\": \"late dessert\"") })
+        }
+    }
+
+    @Test func aRunCrashedAfterTheBuildResumesWithItsLogAndGivesTheOfflineStore() throws {
+        let (early, late) = (Array(Self.validWrites.prefix(5)), Array(Self.validWrites.dropFirst(5)))
+        var reference: [String] = []
+        try Self.withFilledStore { model, connection in
+            for write in Self.validWrites { try connection.execute(write) }
+            _ = try Self.migrator(model, on: connection).apply()
+            reference = try Self.snapshot(S.store, on: connection)
+        }
+        try Self.withFilledStore { (model: VersionedModel, connection: PostgresConnection) throws in
+            // The session is killed once the build has committed and rounds mapped `early`.
+            let session = try connection.reconnect()
+            defer { session.close() }
+            let pid = try session.execute("SELECT pg_backend_pid() AS pid").int(0, "pid") ?? 0
+            var killed = false
+            #expect(throws: StepFailure.self) {
+                _ = try Self.migrator(model, on: session).apply(options: Self.onlineOptions(), onProgress: { event in
+                    if event.kind == .passFinished, event.stage == .build {
+                        for write in early { _ = try? connection.execute(write) }
+                    } else if event.stage == .writeGuard, event.kind == .passStarted, !killed {
+                        killed = true
+                        _ = try? connection.execute("SELECT pg_terminate_backend(\(Int(pid)))")
+                    }
+                })
+            }
+            #expect(killed)
+            #expect(try S.version(on: connection) == "v1")
+            #expect(try connection.execute("""
+                SELECT to_regclass('"shop~staging"._touched_rows') IS NOT NULL AS built
+                """).bool(0, "built") == true, "the build committed before the crash")
+            for write in late { try connection.execute(write) }
+            _ = try Self.migrator(model, on: connection).apply(options: Self.onlineOptions())
+            #expect(try S.version(on: connection) == "v2")
+            try OnlineHeavyweightTests.expectNoTriggersLeft(on: connection)
+            let online = try Self.snapshot(S.store, on: connection)
+            #expect(online.count == reference.count)
+            for (row, expected) in zip(online, reference) where row != expected {
+                Issue.record("online \(row) differs from offline \(expected)")
+            }
         }
     }
 

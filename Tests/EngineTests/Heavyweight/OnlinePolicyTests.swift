@@ -91,11 +91,7 @@ import TestSupport
     @Test func rowsWrittenDuringTheStepGoThroughThePolicyAgain() throws {
         try S.withStore(try Kitchen.kitchen()) { connection in
             let migrator = try Self.migrator("Brigade", on: connection)
-            let script = OnlineApplyScript(
-                writer: try Online.Writer(connection, Online.concurrent), first: "ChefToChef", duringStageOne: Online.duringStageOne,
-                last: "RecipeToRecipe", betweenRounds: Online.betweenRounds
-            )
-            _ = try script.apply(migrator, on: connection)
+            _ = try OnlineApplyScript.kitchen(on: connection).apply(migrator, on: connection)
             #expect(try S.version(on: connection) == "Kitchen 2")
 
             // The recipe inserted meanwhile went through the policy: renamed, signed, no sous chef (amount 5).

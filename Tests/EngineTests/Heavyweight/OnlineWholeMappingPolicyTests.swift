@@ -63,19 +63,27 @@ import ExamplePolicies
         }
     }
 
-    /// Declares nothing, and `begin` reads the largest amount in the old store, which every
-    /// recipe's name then carries: a write to one recipe's amount changes the others.
+    /// Declares nothing, and `begin` reads an aggregate of the old store (by default the
+    /// largest amount of a recipe), which every instance's name then carries: a write to one
+    /// source row changes the others.
     final class Ranked: EntityMigrationPolicy {
+        let aggregate: SQL
+        let table: String
         var top = ""
 
+        init(_ aggregate: SQL = "max(amount)", of table: String = "recipe") {
+            self.aggregate = aggregate
+            self.table = table
+        }
+
         func begin(_ mapping: EntityMappingContext) throws {
-            top = try mapping.query("SELECT max(amount)::text AS top FROM \(ident: mapping.storeSchema, "recipe")").value(0, "top") ?? "none"
+            top = try mapping.query("SELECT \(aggregate)::text AS top FROM \(ident: mapping.storeSchema, table)").value(0, "top") ?? "none"
         }
 
         func createDestinationInstances(for source: SourceInstance, _ mapping: EntityMappingContext) throws {
-            let recipe = try mapping.createDestinationInstance(for: source)
+            let instance = try mapping.createDestinationInstance(for: source)
             guard case .string(let name) = source["name"] else { return }
-            recipe["name"] = .string("\(name) (top \(top))")
+            instance["name"] = .string("\(name) (top \(top))")
             if case .int(let amount) = source["amount"], amount % 3 == 0 {
                 try mapping.insertInstance(of: "Chef")["name"] = .string("taster of " + name)
             }
@@ -137,10 +145,7 @@ import ExamplePolicies
             let migrator = try Self.migrator(policy, rounds: rounds, on: connection)
             let catchUp = try #require(try migrator.plan().steps.first?.onlineCatchUp)
             #expect(catchUp.rerunWhole == (policy == "RoundTally" ? [] : ["RecipeToRecipe"]))
-            var script = OnlineApplyScript(
-                writer: try Online.Writer(connection, Online.concurrent), first: "ChefToChef", duringStageOne: Online.duringStageOne,
-                last: "RecipeToRecipe", betweenRounds: Online.betweenRounds
-            )
+            var script = try OnlineApplyScript.kitchen(on: connection)
             // Stage 3's build finds every row its foreign key needs (recipes whose chef was
             // deleted meanwhile had their links cleared), so the guard does not scan them.
             var built = false
@@ -248,6 +253,31 @@ import ExamplePolicies
             #expect(try S.version(on: connection) == "People 2")
             try Online.expectNoTriggersLeft(on: connection)
             Self.expectSameRows(try snapshot(connection), reference)
+        }
+    }
+
+    /// The entity mapping run again whole is the one the others link to: recipes written
+    /// meanwhile point at chefs it has not made yet until the guard, where the recipes reading
+    /// its rows are mapped again with it.
+    @Test func rowsLinkingToAnEntityMappingRunAgainWholeAreLinkedToItsFinalRows() throws {
+        let make = { (connection: PostgresConnection) throws -> StoreMigrator in
+            var mapping = Kitchen.kitchenMapping()
+            mapping.entityMappings[0].policy = "Roster"
+            var migrator = Kitchen.migrator(try Kitchen.kitchen(), mapping, on: connection)
+            migrator.policies = PolicyRegistry()
+            migrator.policies.register("Roster") { Ranked("count(*)", of: "chef") }
+            return migrator
+        }
+        try S.withStore(try Kitchen.kitchen()) { connection in
+            let migrator = try make(connection)
+            #expect(try migrator.plan().steps.first?.onlineCatchUp?.rerunWhole == ["ChefToChef"])
+            _ = try OnlineApplyScript.kitchen(on: connection).apply(migrator, on: connection)
+            #expect(try S.version(on: connection) == "Kitchen 2")
+            #expect(try connection.execute("""
+                SELECT c.name FROM shop.recipe AS r JOIN shop.chef AS c ON c._pk = r.author_pk WHERE r.name = 'hook recipe'
+                """).rows.count == 1, "the recipe written meanwhile links to the chef written with it")
+            let reference = try OnlinePolicyTests.offlineMigration(after: Online.duringStageOne + Online.concurrent + Online.betweenRounds, make)
+            Self.expectSameRows(try OnlinePolicyTests.snapshot(S.store, on: connection), reference.migrated)
         }
     }
 }
