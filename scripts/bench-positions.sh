@@ -6,7 +6,7 @@
 # logged during the last pass, so it should not grow with ROWS.
 #   DATABASE_URL=postgres://… ROWS=100000 scripts/bench-positions.sh [BIN]
 # BIN defaults to .build/debug/orchestrator; the database `positions_bench` (`BENCH_DB`) is created and
-# dropped.
+# dropped. SHOW=1 prints the switch-over's statements with their times.
 set -euo pipefail
 BIN=${1:-.build/debug/orchestrator}
 ROWS=${ROWS:-20000}
@@ -42,3 +42,4 @@ awk '/^sql: / { ms = $2 + 0; if ($0 ~ /: BEGIN$/) { total = 0; n = 0 } total += 
      /: COMMIT$/ { last = total; statements = n }
      END { printf "rows=%d apply: %d ms; apply --online: %d ms; switch-over: %.1f ms (%d statements)\n", '"$ROWS"', '"$plain"', '"$elapsed"', last, statements }' "$dir/log"
 echo "positions differing from plain apply: $same"
+if [ -n "${SHOW:-}" ]; then awk '/: BEGIN$/ { buf = "" } { buf = buf $0 "\n" } END { printf "%s", buf }' "$dir/log"; fi
