@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import Mapping
 import ObjectModel
 import Planning
 import PostgresClient
@@ -102,23 +103,28 @@ import TestSupport
         }
     }
 
-    /// Every change inference makes has an online form now (positions numbered across rows
-    /// were the last, and `CorpusOnlineTests` plans every corpus pair online), so the refusal
-    /// is injected into a real plan: `apply` checks it before it takes the store's lock or
-    /// changes anything, naming the step and the change, and only under `--online`.
+    /// Every kind of lightweight change now has an online form (OnlineChangeKindsTests); a
+    /// heavyweight step whose mapping reads through a one-to-one kept in the other row's column
+    /// (docs/online-migrations.md, Not online) does not: the step is refused whole.
     @Test func aStepWithAChangeThatHasNoOnlineFormIsRefusedWithNothingChanged() throws {
-        let model = try S.model([
-            ("v1", S.version("Cuisine: {attributes: {name: string}, relationships: {recipes: {destination: Recipe, inverse: cuisine, toMany: true}}}\nRecipe: {attributes: {name: string}, relationships: {cuisine: {destination: Cuisine, inverse: recipes}}}")),
-            ("v2", S.version("Cuisine: {attributes: {name: string}, relationships: {recipes: {destination: Recipe, inverse: cuisines, toMany: true, ordered: true}}}\nRecipe: {attributes: {name: string}, relationships: {cuisines: {destination: Cuisine, inverse: recipes, toMany: true, renamingIdentifier: cuisine}}}")),
-        ])
+        let cards = "Card: {attributes: {title: string}, relationships: {recipe: {destination: Recipe, inverse: card}}}\nRecipe: {attributes: {name: string}, relationships: {card: {destination: Card, inverse: recipe}}}"
+        let model = try S.model([("v1", S.version(cards)), ("v2", S.version(cards.replacingOccurrences(of: "{name: string}", with: "{name: string, notes: string}")))])
+        let mapping = MappingModel(source: "v1", destination: "v2", entityMappings: [
+            EntityMappingDefinition(name: "CardToCard", type: .copy, sourceEntity: "Card", destinationEntity: "Card"),
+            EntityMappingDefinition(name: "RecipeToRecipe", type: .transform, sourceEntity: "Recipe", destinationEntity: "Recipe",
+                                    attributeMappings: [PropertyMappingDefinition(name: "name", valueExpression: "$source.card.title")]),
+        ], file: "cards.yaml")
         try S.withStore(model) { connection in
-            var plan = try StoreMigrator(connection: connection, model: model, store: S.store).plan()
-            #expect(plan.steps.first?.online?.refusals == [], "the step has an online form")
-            plan.steps[0].online?.refusals = ["copy links from recipe into cuisine__recipes: no online form"]
-            let refusal = #expect(throws: OnlineNotSupported.self) { try OnlineNotSupported.check(plan, options: ApplyOptions(online: true)) }
-            #expect(refusal?.refusals == ["step 1 of 1 (lightweight 'v1' -> 'v2'): copy links from recipe into cuisine__recipes: no online form"])
-            #expect(refusal.map { String(describing: $0) }?.contains("nothing was changed") == true)
-            #expect(throws: Never.self) { try OnlineNotSupported.check(plan, options: ApplyOptions()) }
+            let catalog = try S.catalog(of: S.store, on: connection)
+            let rows = try S.rows("recipe", ["name"], on: connection)
+            let refusal = #expect(throws: OnlineNotSupported.self) {
+                try HeavyweightMigrationTests.migrator(model, mapping, on: connection).apply(options: ApplyOptions(online: true))
+            }
+            #expect(refusal?.refusals.count == 1)
+            #expect(refusal?.refusals.first?.hasSuffix("entity mapping RecipeToRecipe reads $source.card, a to-one kept in the other row's column, whose changes do not write the rows reading it") == true, "\(String(describing: refusal))")
+            #expect(try S.catalog(of: S.store, on: connection) == catalog)
+            #expect(try S.rows("recipe", ["name"], on: connection) == rows)
+            #expect(try S.version(on: connection) == "v1")
         }
     }
 
