@@ -51,6 +51,7 @@ public struct StoreMigrator {
             options: PlanningOptions(registeredPolicies: policies.names, forceStreaming: forceStreaming, keepBackup: keepBackup, policyHooks: policies.declaredHooks, perRoundPolicies: policies.perRoundPolicies)
         )
         plan.blockerDetails += try StoreSchemas.blockers(of: plan, on: connection)
+        plan.blockerDetails += try StoreDependents.blockers(of: plan, on: connection)
         if plan.status == .migrationRequired {
             for index in plan.steps.indices {
                 plan.steps[index].passesDone = try HeavyweightRun.passesDone(of: plan.steps[index], on: connection)
@@ -94,6 +95,7 @@ public struct StoreMigrator {
         guard plan.isExecutable else { throw NotExecutable(blockerDetails: plan.blockerDetails) }
         try DataLossNotAllowed.check(plan, options: options)
         try OnlineNotSupported.check(plan, options: options)
+        try StoreDependents.check(plan, online: options.online, on: connection)
         var applied: [AppliedStep] = []
         for (index, step) in plan.steps.enumerated() {
             onStep(index + 1, plan.steps.count, step)

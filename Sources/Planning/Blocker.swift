@@ -26,6 +26,10 @@ public struct Blocker: Sendable, Hashable, CustomStringConvertible {
         /// A schema in the place of a heavyweight step's staging or backup schema is not
         /// orchestrator's own.
         case foreignSchema
+        /// An object the application built on the store's tables (a view, a trigger, a policy,
+        /// a foreign key from another schema, …) that a heavyweight step's new tables cannot
+        /// take over.
+        case dependentObjects
     }
 
     public var code: Code

@@ -34,6 +34,7 @@ extension SQLState {
     // Class 42: syntax error or access rule violation.
     public static let insufficientPrivilege: SQLState = "42501"
     public static let syntaxError: SQLState = "42601"
+    public static let undefinedColumn: SQLState = "42703"
     public static let undefinedTable: SQLState = "42P01"
     // Class 55: object not in prerequisite state.
     public static let lockNotAvailable: SQLState = "55P03"

@@ -128,7 +128,9 @@ struct HeavyweightRun {
             if let catchUp { try finishOnline(catchUp, validate: validate) }
             let rowLog = try hasRowLog(step.onlineCatchUp)
             try StoreSchemas.requireOwnable(old, role: role, store: migrator.store, on: connection)
-            for statement in step.swap { _ = try connection.execute(statement.sql) }
+            try StoreAccess.carrying(schema: migrator.store, tables: nil, on: connection) {
+                for statement in step.swap { _ = try connection.execute(statement.sql) }
+            }
             if rowLog { for sql in OnlineCatchUp.afterSwap(store: migrator.store, old: old) { _ = try connection.execute(sql) } }
             try StoreSchemas.unregister(staging, on: connection)
             try StoreSchemas.register(old, role: role, store: migrator.store, version: step.from, chainFinished: false, on: connection)

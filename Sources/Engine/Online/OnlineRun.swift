@@ -65,9 +65,11 @@ struct OnlineRun {
             case .transaction:
                 rows += try policy.transaction(on: connection) {
                     var done = 0
-                    for statement in phase.statements {
-                        failure.statement = statement
-                        done += try connection.execute(statement.sql).affectedRows
+                    try StoreAccess.carrying(schema: migrator.store, tables: isLast ? online.rebuiltTables : [], on: connection) {
+                        for statement in phase.statements {
+                            failure.statement = statement
+                            done += try connection.execute(statement.sql).affectedRows
+                        }
                     }
                     failure.statement = nil
                     if isLast {

@@ -50,19 +50,23 @@ extension FillJoinTable: OnlineChange {
     /// across rows once the links are copied (`OnlinePositions`), where the source kept no
     /// order among several links of an owner.
     func onlineForm(in schema: String) -> OnlineForm {
-        guard links.ownerFilter == nil else {
-            return .refused("copy links from \(links.table) into \(table): only the links of some of the owners' entities move, which has no online form yet (docs/online-migrations.md, Limits)")
-        }
         // A to-one column holds a link where it is set, and its rows are walked by `_pk`; a
         // join table holds a link in every row, walked by ranges of the owners' keys.
         let set = links.requiredNotNull
         let walked: (table: String, key: String)
         if set != nil {
             walked = (links.table, "_pk")
-        } else if let owners = referencedTables[ownerColumn] {
+        } else if let owners = links.ownerFilter?.table ?? referencedTables[ownerColumn] {
             walked = (owners, links.a)
         } else {
             return .refused("copy links from \(links.table) into \(table): the table of the links' owners is not known, so the copy's batches cannot walk them (docs/online-migrations.md, Limits)")
+        }
+        // Only the links of the owners' entities the destination covers, where the source kept
+        // those of more (an owner's entity never changes, so its links stay in or out).
+        let owned = { (row: SQL) -> SQL in
+            links.ownerFilter.map {
+                " AND \(row)\(ident: links.a) IN (SELECT \(ident: "_pk") FROM \(ident: schema, $0.table) WHERE \(ident: "_entity") IN (\(literals: $0.entities)))"
+            } ?? ""
         }
         // Each order column's source column, or nil: 0, or NULL until numbered across rows.
         var positions: [String?] = []
@@ -97,7 +101,7 @@ extension FillJoinTable: OnlineChange {
                 IF TG_OP <> 'INSERT'\(holds("OLD")) THEN
                     DELETE FROM \(ident: schema, table) WHERE \(ident: ownerColumn) = OLD.\(ident: a) AND \(ident: targetColumn) = OLD.\(ident: b);
                 END IF;
-                IF TG_OP <> 'DELETE'\(holds("NEW")) THEN
+                IF TG_OP <> 'DELETE'\(holds("NEW"))\(owned("NEW.")) THEN
                     INSERT INTO \(ident: schema, table) (\(idents: columns)) VALUES (\(values("NEW."))) ON CONFLICT DO NOTHING;
                 END IF;
                 RETURN NULL;
@@ -110,7 +114,7 @@ extension FillJoinTable: OnlineChange {
         install.installs = [trigger]
         let prefix: SQL = """
             INSERT INTO \(ident: schema, table) (\(idents: columns)) \
-            SELECT \(values("")) FROM \(ident: schema, links.table) WHERE \(ident: set ?? a) IS NOT NULL
+            SELECT \(values("")) FROM \(ident: schema, links.table) WHERE \(ident: set ?? a) IS NOT NULL\(owned(""))
             """
         let copy: [OnlinePhase] = [
             install,

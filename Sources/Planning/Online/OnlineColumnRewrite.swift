@@ -27,10 +27,14 @@ extension AlterColumnType: ColumnRebuild {
         return described
     }
 
-    func onlineForm(in schema: String) -> OnlineForm {
-        let digest = OnlineTrigger.digest(table + "." + column)
-        let shadow = OnlineTrigger.prefix + "new_" + digest
-        let trigger = OnlineTrigger(table: table, name: OnlineTrigger.prefix + "rewrite_" + digest)
+    private var digest: String { OnlineTrigger.digest(table + "." + column) }
+    /// Fires after the copies' trigger (by name): a column swapped in at the switch-over with
+    /// one whose values are cleared (`JointSwap`) gets the values the step copies into it.
+    var trigger: OnlineTrigger { OnlineTrigger(table: table, name: OnlineTrigger.prefix + "widen_" + digest) }
+    private var notNullCheck: String { OnlineTrigger.prefix + "not_null_" + digest }
+    var swapSummary: String { "switch \(table).\(column) over to \(to): drop the trigger and the old column, rename the new one" }
+
+    func fillingPhases(in schema: String) -> [OnlinePhase] {
         let converted: SQL = using ?? "\(ident: column)::\(unsafeRaw: to)"
 
         // The offline statements begin with the default's drop when it cannot be cast.
@@ -46,7 +50,7 @@ extension AlterColumnType: ColumnRebuild {
             summary: "trigger on \(table): rows written meanwhile get \(column) as \(to) too"
         )
         install.installs = [trigger]
-        var phases: [OnlinePhase] = [
+        return [
             .instant(add, summary: "add \(table).\(column) as \(to) beside the old column"),
             install,
             .batched(
@@ -54,27 +58,30 @@ extension AlterColumnType: ColumnRebuild {
                 summary: "convert \(table).\(column) to \(to) into the new column, in batches"
             ),
         ]
-        phases += covering.flatMap { $0.buildPhases(on: table, column: column, shadow: shadow, in: schema) }
-        var swap = trigger.dropStatements(in: schema)
-        if isNotNull {
-            let check = OnlineTrigger.prefix + "not_null_" + digest
-            phases.append(.instant([PlannedStatement(
-                "ALTER TABLE \(ident: schema, table) ADD CONSTRAINT \(ident: check) CHECK (\(ident: shadow) IS NOT NULL) NOT VALID",
+    }
+
+    func checkingPhases(in schema: String) -> [OnlinePhase] {
+        guard isNotNull else { return [] }
+        return [
+            .instant([PlannedStatement(
+                "ALTER TABLE \(ident: schema, table) ADD CONSTRAINT \(ident: notNullCheck) CHECK (\(ident: shadow) IS NOT NULL) NOT VALID",
                 lock: .accessExclusive, summary: "check the new \(table).\(column) IS NOT NULL, for new writes"
-            )]))
-            phases.append(validate(check, on: table, in: schema))
+            )]),
+            validate(notNullCheck, on: table, in: schema),
+        ]
+    }
+
+    func swapStatements(in schema: String) -> [PlannedStatement] {
+        var swap: [PlannedStatement] = []
+        if isNotNull {
             swap += [
                 PlannedStatement("ALTER TABLE \(ident: schema, table) ALTER COLUMN \(ident: shadow) SET NOT NULL", lock: .accessExclusive, summary: "make the new \(table).\(column) NOT NULL (the valid check spares the scan)"),
-                PlannedStatement("ALTER TABLE \(ident: schema, table) DROP CONSTRAINT \(ident: check)", lock: .accessExclusive, summary: "drop the helper check"),
+                PlannedStatement("ALTER TABLE \(ident: schema, table) DROP CONSTRAINT \(ident: notNullCheck)", lock: .accessExclusive, summary: "drop the helper check"),
             ]
         }
-        swap += [
+        return swap + [
             PlannedStatement("ALTER TABLE \(ident: schema, table) DROP COLUMN \(ident: column)", lock: .accessExclusive, summary: "drop the old \(table).\(column)"),
             PlannedStatement("ALTER TABLE \(ident: schema, table) RENAME COLUMN \(ident: shadow) TO \(ident: column)", lock: .accessExclusive, summary: "the new column takes the name \(column)"),
-        ] + covering.map { $0.takeNameStatement(on: table, in: schema) }
-        var switchOver = OnlinePhase.instant(swap, summary: "switch \(table).\(column) over to \(to): drop the trigger and the old column, rename the new one")
-        switchOver.removes = [trigger]
-        phases.append(switchOver)
-        return .phases(phases)
+        ]
     }
 }

@@ -7,6 +7,9 @@ public struct OnlinePlan: Sendable, Hashable {
     public var phases: [OnlinePhase]
     /// Why the step cannot run online (a change with no online form); empty when it can.
     public var refusals: [String]
+    /// Tables the switch-over replaces by a rebuilt copy (`ShadowTable`): the engine carries
+    /// their privileges, owner and comments to it (`CarriedAccess`).
+    public var rebuiltTables: [String] = []
 
     public init(phases: [OnlinePhase], refusals: [String]) {
         self.phases = phases
@@ -100,6 +103,9 @@ public struct BatchedStatement: Sendable, Hashable {
     public var suffix: SQL
     /// Run first in each batch's transaction (`SET LOCAL` of a setting the offline step has).
     public var setup: [SQL] = []
+    /// The range again, on this key, after `suffix`: for a statement whose outer query reads
+    /// the rows of the range too (by its index, rather than the whole table).
+    public var keyAgain: SQL?
 
     public init(schema: String, table: String, prefix: SQL, key: SQL = "\(ident: "_pk")", suffix: SQL = "") {
         self.schema = schema
@@ -111,12 +117,16 @@ public struct BatchedStatement: Sendable, Hashable {
 
     /// The statement for keys in `lower..<upper`.
     public func sql(from lower: Int64, below upper: Int64) -> SQL {
-        "\(prefix) AND \(key) >= \(literal: lower) AND \(key) < \(literal: upper)\(suffix)"
+        var sql: SQL = "\(prefix) AND \(key) >= \(literal: lower) AND \(key) < \(literal: upper)\(suffix)"
+        if let keyAgain { sql.append(" AND \(keyAgain) >= \(literal: lower) AND \(keyAgain) < \(literal: upper)") }
+        return sql
     }
 
     /// As `plan` prints it.
     public var template: SQL {
-        SQL.joined(setup + ["\(prefix) AND \(key) >= :from AND \(key) < :to\(suffix)"], separator: "; ")
+        var sql: SQL = "\(prefix) AND \(key) >= :from AND \(key) < :to\(suffix)"
+        if let keyAgain { sql.append(" AND \(keyAgain) >= :from AND \(keyAgain) < :to") }
+        return SQL.joined(setup + [sql], separator: "; ")
     }
 }
 

@@ -15,12 +15,14 @@ enum OnlinePlanner {
         var phases: [OnlinePhase] = []
         var refusals: [String] = []
         var deferred: [PlannedStatement] = []
+        var rebuilt: [String] = []
         for change in CoveringConstraint.resolving(OnlineArrangement.arranged(changes, schema: schema)) {
             guard let online = change as? any OnlineChange else {
                 let what = change.statements(in: schema).first?.summary ?? String(describing: type(of: change))
                 refusals.append("\(what): no online form yet (docs/online-migrations.md, Limits)")
                 continue
             }
+            if let shadow = online as? ShadowTable { rebuilt.append(shadow.table.name) }
             switch online.onlineForm(in: schema) {
             case .phases(let own): phases += own
             case .atSwitchOver(let statements): deferred += statements
@@ -35,7 +37,9 @@ enum OnlinePlanner {
             summary: "switch over: " + (switchOver.isEmpty ? "record the new version" : switchOver.map(\.summary).joined(separator: "; ") + "; record the new version"),
             statements: switchOver, lock: switchOver.map(\.lock).max() ?? .rowExclusive, hold: .instant
         ))
-        return OnlinePlan(phases: phases, refusals: refusals)
+        var plan = OnlinePlan(phases: phases, refusals: refusals)
+        plan.rebuiltTables = rebuilt
+        return plan
     }
 }
 

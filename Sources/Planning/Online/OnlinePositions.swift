@@ -6,7 +6,9 @@ import SQLBuilding
 /// shift with it, so no trigger can give a row its position from the row alone. Instead:
 /// 1. a `BEFORE` trigger on the links' table logs the owner of every link written (both owners
 ///    of a link moved) in a log table, and clears the position of a link left without owner;
-/// 2. batches number the owners in ranges of their keys (the owner's table walked);
+/// 2. batches number the owners in ranges of their keys (the owner's table walked; the range
+///    restricts both the numbered links and the rows updated, each read through the owner
+///    column's index, so a batch does not read the whole table);
 /// 3. batches take the logged owners out of the log (`DELETE … RETURNING`: a log row of a
 ///    write committing later stays for the next phase) and number their links again, twice, so
 ///    each pass has fewer owners left than the last;
@@ -60,8 +62,10 @@ struct OnlinePositions {
             summary: "trigger on \(table): the owners of links written are logged, to number \(column) again"
         )
         install.installs = [trigger]
+        var owners = BatchedStatement(schema: schema, table: ownerTable, prefix: number(in: schema, where: "\(ident: owner) IS NOT NULL"), key: "\(ident: owner)", suffix: matched)
+        owners.keyAgain = "x.\(ident: owner)"
         let numbering = OnlinePhase.batched(
-            BatchedStatement(schema: schema, table: ownerTable, prefix: number(in: schema, where: "\(ident: owner) IS NOT NULL"), key: "\(ident: owner)", suffix: matched),
+            owners,
             summary: "number \(table).\(column) by \(orderBy) within each \(owner), in batches of \(ownerTable) keys"
         )
         let drain = OnlinePhase.batched(

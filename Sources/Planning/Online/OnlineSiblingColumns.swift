@@ -10,7 +10,8 @@ import SQLBuilding
 //    it built on it), and swapped in by the switch-over.
 // BEFORE triggers fire in the order of their names, as the offline step runs these changes:
 // entity renames (`…__entity_…`, first of all), so that `_entity` reads as the destination names these use,
-// then copies (`…_values_…`), then clears (`…_wipe_…`).
+// then copies (`…_values_…`), then widenings (`…_widen_…`, which read what a copy wrote), then
+// clears (`…_wipe_…`).
 
 extension CopyColumnValues: OnlineChange {
     func onlineForm(in schema: String) -> OnlineForm {
@@ -40,25 +41,30 @@ extension ClearValues: ColumnRebuild {
     var rebuildSummary: String { statements(in: "")[0].summary }
     var swapsAtSwitchOver: Bool { true }
 
-    func onlineForm(in schema: String) -> OnlineForm {
-        let shadow = OnlineTrigger.prefix + "new_" + OnlineTrigger.digest(table + "." + column)
-        let trigger = OnlineTrigger.named("wipe", table: table, column: column)
+    var trigger: OnlineTrigger { OnlineTrigger.named("wipe", table: table, column: column) }
+    var swapSummary: String { rebuildSummary }
+
+    func fillingPhases(in schema: String) -> [OnlinePhase] {
         let entities: SQL = "(\(literals: self.entities))"
         var add: SQL = "ALTER TABLE \(ident: schema, table) ADD COLUMN \(ident: shadow) \(unsafeRaw: type)"
         if let defaultExpression { add.append(" DEFAULT \(defaultExpression)") }
         let body: SQL = "BEGIN NEW.\(ident: shadow) := CASE WHEN NEW.\(ident: "_entity") IN \(entities) THEN NULL ELSE NEW.\(ident: column) END; RETURN NEW; END"
         let batch: SQL = "UPDATE \(ident: schema, table) SET \(ident: shadow) = CASE WHEN \(ident: "_entity") IN \(entities) THEN NULL ELSE \(ident: column) END WHERE TRUE"
-        let phases: [OnlinePhase] = [.instant([PlannedStatement(add, lock: .accessExclusive, summary: "add \(table).\(column) anew beside the old column")])]
+        return [.instant([PlannedStatement(add, lock: .accessExclusive, summary: "add \(table).\(column) anew beside the old column")])]
             + OnlinePhase.triggeredBatches(
                 trigger, in: schema, timing: "BEFORE INSERT OR UPDATE", body: body,
                 does: "rows written meanwhile get \(column) in the new column, but for rows of \(self.entities.joined(separator: ", "))",
                 batches: BatchedStatement(schema: schema, table: table, prefix: batch),
                 summary: "copy \(table).\(column) into the new column but for rows of \(self.entities.joined(separator: ", ")), in batches"
             )
-            + covering.flatMap { $0.buildPhases(on: table, column: column, shadow: shadow, in: schema) }
-        return .phasesThenAtSwitchOver(phases, [
+    }
+
+    func checkingPhases(in schema: String) -> [OnlinePhase] { [] }
+
+    func swapStatements(in schema: String) -> [PlannedStatement] {
+        [
             PlannedStatement("ALTER TABLE \(ident: schema, table) DROP COLUMN \(ident: column)", lock: .accessExclusive, summary: "drop the old \(table).\(column)"),
             PlannedStatement("ALTER TABLE \(ident: schema, table) RENAME COLUMN \(ident: shadow) TO \(ident: column)", lock: .accessExclusive, summary: "the new column takes the name \(column)"),
-        ] + covering.map { $0.takeNameStatement(on: table, in: schema) })
+        ]
     }
 }

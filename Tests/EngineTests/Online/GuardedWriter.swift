@@ -55,9 +55,9 @@ final class GuardedWriter: @unchecked Sendable {
                             if try version(on: connection) == targetVersion { throw SwitchedOver() }
                         }
                         lock.withLock { committed += 1 }
-                    } catch let error as PostgresError where error.sqlState == .deadlockDetected || error.sqlState == .undefinedTable {
-                        // A deadlock with a short lock of the migration, or a table it renamed
-                        // meanwhile: the application tries again.
+                    } catch let error as PostgresError where [.deadlockDetected, .undefinedTable, .undefinedColumn].contains(error.sqlState) {
+                        // A deadlock with a short lock of the migration, or a table or column
+                        // it renamed meanwhile: the application tries again.
                         continue
                     }
                 }

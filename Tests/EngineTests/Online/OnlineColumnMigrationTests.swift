@@ -119,19 +119,21 @@ import TestSupport
             """)
     }
 
-    /// The first version's application writing posts: likeCount in the column of each entity.
-    static func writePosts(columns: [String: String]) -> GuardedWriter.Write {
+    /// The first version's application writing posts: likeCount in the column of each entity
+    /// (and any other columns named with it, which get the same value).
+    static func writePosts(columns: [String: [String]]) -> GuardedWriter.Write {
         { writer, connection in
             let (post, count) = (writer.random(1...1000), Int64(writer.random(0...5000)))
             let value: SQLValue = count % 5 == 0 ? .null : .int(count)
             let entity = ["Post", "ReaderPost"][writer.random(0...1)]
-            let column = columns[entity]!
+            let written = columns[entity]!
             switch writer.random(0...4) {
             case 0:
-                try Self.insert("base_post", [("_entity", .text(entity)), ("title", .text("new")), (column, value)], writer: writer, on: connection)
+                try Self.insert("base_post", [("_entity", .text(entity)), ("title", .text("new"))] + written.map { ($0, value) }, writer: writer, on: connection)
             case 1, 2:
+                let set = SQL.joined(written.map { "\(ident: $0) = \(value)" }, separator: ", ")
                 try writer.both({
-                    "UPDATE \(ident: $0, "base_post") SET \(ident: column) = \(value), title = title || '!' WHERE _pk = \(post) AND _entity = \(entity)"
+                    "UPDATE \(ident: $0, "base_post") SET \(set), title = title || '!' WHERE _pk = \(post) AND _entity = \(entity)"
                 }, on: connection)
             case 3:
                 try writer.both({ "UPDATE \(ident: $0, "base_post") SET title = title || '?' WHERE _pk = \(post)" }, on: connection)
@@ -145,7 +147,7 @@ import TestSupport
     /// Post's values are copied into it, and their integer column goes at the switch-over.
     @Test func valuesCopiedIntoTheColumnSiblingsShareAgainKeepEveryWrite() throws {
         let model = try S.model([("v1", Self.posts(post: "int32", reader: "int64")), ("v2", Self.posts(post: "int64", reader: "int64"))])
-        try Self.migrateOnlineWhileWriting(model, write: Self.writePosts(columns: ["Post": "like_count_integer", "ReaderPost": "like_count_bigint"]))
+        try Self.migrateOnlineWhileWriting(model, write: Self.writePosts(columns: ["Post": ["like_count_integer"], "ReaderPost": ["like_count_bigint"]]))
     }
 
     /// The shared column split: ReaderPost's likeCount becomes a bigint, so its values are
@@ -153,7 +155,7 @@ import TestSupport
     /// (the application reads them there until the switch-over), with Post's index.
     @Test func valuesCopiedOutOfASharedColumnAndClearedThereKeepEveryWrite() throws {
         let model = try S.model([("v1", Self.posts(post: "int32", reader: "int32")), ("v2", Self.posts(post: "int32", reader: "int64"))])
-        try Self.migrateOnlineWhileWriting(model, write: Self.writePosts(columns: ["Post": "like_count_integer", "ReaderPost": "like_count_integer"]))
+        try Self.migrateOnlineWhileWriting(model, write: Self.writePosts(columns: ["Post": ["like_count_integer"], "ReaderPost": ["like_count_integer"]]))
     }
 
     /// Cuisine.recipes, ordered, stored by Recipe's to-one with its order column, becomes a

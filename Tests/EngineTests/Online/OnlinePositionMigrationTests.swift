@@ -106,30 +106,37 @@ import TestSupport
 
     /// Recipe renamed Treat: Tag now owns the many-to-many, so its links are read from the join
     /// table Recipe owned (`recipe__tags`, which the application writes until the switch-over)
-    /// into `tag__recipes`, where Tag.recipes, made ordered, numbers each tag's treats.
-    @Test func linksReadFromAJoinTableTheOtherSideOwnedAreCopiedAndNumberedAsOfflineWhileWritten() throws {
+    /// into `tag__recipes`, where Tag.recipes, made ordered, numbers each tag's treats. With
+    /// Recipe.tags ordered, each link's position among its recipe's tags is copied along (the
+    /// application writes it: alone, it moves the link).
+    @Test(arguments: [false, true])
+    func linksReadFromAJoinTableTheOtherSideOwnedAreCopiedAndNumberedAsOfflineWhileWritten(ordered: Bool) throws {
         let model = try S.model([
             ("v1", S.version("""
-                Recipe: {attributes: {name: string}, relationships: {tags: {destination: Tag, inverse: recipes, toMany: true}}}
+                Recipe: {attributes: {name: string}, relationships: {tags: {destination: Tag, inverse: recipes, toMany: true, ordered: \(ordered)}}}
                 Tag: {attributes: {name: string}, relationships: {recipes: {destination: Recipe, inverse: tags, toMany: true}}}
                 """)),
             ("v2", S.version("""
-                Treat: {renamingIdentifier: Recipe, attributes: {name: string}, relationships: {tags: {destination: Tag, inverse: recipes, toMany: true}}}
+                Treat: {renamingIdentifier: Recipe, attributes: {name: string}, relationships: {tags: {destination: Tag, inverse: recipes, toMany: true, ordered: \(ordered)}}}
                 Tag: {attributes: {name: string}, relationships: {recipes: {destination: Treat, inverse: tags, toMany: true, ordered: true}}}
                 """)),
         ])
         try Columns.migrateOnlineWhileWriting(model, write: { writer, connection in
-            let (recipe, tag) = (writer.random(1...420), writer.random(1...420))
+            let (recipe, tag, position) = (writer.random(1...420), writer.random(1...420), writer.random(0...30))
             let renamed = try connection.execute("SELECT to_regclass(\(writer.live + ".treat")) IS NOT NULL").rows.first?.first == "t"
             let recipes = { (store: String) in store == writer.live && renamed ? "treat" : "recipe" }
+            let (positionColumn, positionValue): (SQL, SQL) = ordered ? (", tags_order", ", \(position)") : ("", "")
             switch writer.random(0...6) {
             case 0, 1, 2:
                 try writer.both({
                     """
-                    INSERT INTO \(ident: $0, "recipe__tags") (recipe_pk, tags_pk) SELECT r._pk, t._pk FROM \(ident: $0, recipes($0)) r, \(ident: $0, "tag") t \
+                    INSERT INTO \(ident: $0, "recipe__tags") (recipe_pk, tags_pk\(positionColumn)) \
+                    SELECT r._pk, t._pk\(positionValue) FROM \(ident: $0, recipes($0)) r, \(ident: $0, "tag") t \
                     WHERE r._pk = \(recipe) AND t._pk = \(tag) ON CONFLICT DO NOTHING
                     """
                 }, on: connection)
+            case 3 where ordered:
+                try writer.both({ "UPDATE \(ident: $0, "recipe__tags") SET tags_order = \(position) WHERE recipe_pk = \(recipe)" }, on: connection)
             case 3:
                 try writer.both({ "DELETE FROM \(ident: $0, "recipe__tags") WHERE tags_pk = \(tag) AND recipe_pk = (SELECT min(recipe_pk) FROM \(ident: $0, "recipe__tags") WHERE tags_pk = \(tag))" }, on: connection)
             case 4:
@@ -140,5 +147,82 @@ import TestSupport
                 try Columns.insert("tag", [("_entity", .text("Tag")), ("name", .text("new"))], writer: writer, on: connection)
             }
         })
+    }
+
+    /// The switch-over cannot get its lock and the run stops there: the trigger and the log
+    /// table stay on the live store and keep logging the owners written while no run is
+    /// active; `apply --restart` (plain) continues, numbers them and leaves neither behind.
+    @Test func aRunInterruptedBeforeTheSwitchOverKeepsLoggingAndARestartNumbersWhatWasWrittenMeanwhile() throws {
+        let model = try S.model([("v1", Self.cuisines("", "cuisine")), ("v2", Self.cuisines(", ordered: true", "cuisine"))])
+        try GuardedWriter.withShadowedStore(model, store: S.store, shadow: OnlineMigrationTests.shadow, write: Self.writeCuisineLinks()) { connection, writer, url in
+            let blocker = try PostgresConnection(url: url)
+            defer { blocker.close() }
+            writer.start()
+            writer.waitForCommits(5)
+            let failure = #expect(throws: StepFailure.self) {
+                try StoreMigrator(connection: connection, model: model, store: S.store).apply(
+                    options: ApplyOptions(lockTimeoutMilliseconds: 300, lockRetries: 1, batchSize: 7, online: true),
+                    onProgress: { event in
+                    writer.interleave(event)
+                    if event.kind == .passStarted, event.stage == .online, event.pass == event.passCount {
+                        _ = try? blocker.execute("BEGIN; LOCK TABLE \(ident: S.store, "recipe") IN ROW EXCLUSIVE MODE")
+                    }
+                })
+            }
+            try blocker.execute("ROLLBACK")
+            #expect(failure?.statement?.summary.hasPrefix("drop trigger orchestrator_online_positions_") == true, "\(String(describing: failure?.statement))")
+            #expect(try S.version(on: connection) == "v1")
+            let logs = try connection.execute("SELECT relname FROM pg_class WHERE relname LIKE 'orchestrator_online_owners_%' AND relkind = 'r' AND relnamespace = to_regnamespace(\(S.store))")
+            let log = try #require(logs.rows.first?.first ?? nil, "the interrupted run's log table is on the live store")
+            let before = writer.commits
+            writer.waitForCommits(before + 20)
+            let logged = try connection.execute("SELECT count(*) FROM \(ident: S.store, log)").rows.first?.first ?? nil
+            #expect((Int(logged ?? "0") ?? 0) > 0, "the writes made while no run was active are logged")
+
+            let report = try StoreMigrator(connection: connection, model: model, store: S.store).apply(options: ApplyOptions(restart: true, batchSize: 7))
+            writer.stop()
+            #expect(report.appliedSteps.count == 1)
+            #expect(writer.failure == nil, "a write failed before the switch-over: \(String(describing: writer.failure))")
+            #expect(try connection.execute("SELECT to_regclass(\(S.store + "." + log))::text").rows.first?.first == .some(nil), "the log table is dropped")
+            try OnlineMigrationTests.expectSameAsOfflineMigrationOfShadow(model, on: connection)
+        }
+    }
+
+    /// Dog leaves Animal's hierarchy with the toys it inherited: its links are read from
+    /// Animal's join table, for dogs only, into a join table of its own, while the application
+    /// adds and removes links of dogs and animals and deletes either.
+    @Test func linksOfAnEntityLeavingItsHierarchyAreReadFromItsParentsJoinTableWhileWritten() throws {
+        let model = try S.model([
+            ("v1", S.version("Animal: {attributes: {name: string}, relationships: {toys: {destination: Toy, toMany: true}}}\nDog: {parent: Animal}\nToy: {attributes: {name: string}}")),
+            ("v2", S.version("""
+                Animal: {attributes: {name: string}, relationships: {toys: {destination: Toy, toMany: true}}}
+                Dog: {attributes: {name: string}, relationships: {toys: {destination: Toy, toMany: true}}}
+                Toy: {attributes: {name: string}}
+                """)),
+        ])
+        try GuardedWriter.withShadowedStore(model, store: S.store, shadow: OnlineMigrationTests.shadow, write: { writer, connection in
+            let (animal, toy) = (writer.random(1...700), writer.random(1...360))
+            switch writer.random(0...6) {
+            case 0, 1, 2:
+                try writer.both({
+                    """
+                    INSERT INTO \(ident: $0, "animal__toys") (animal_pk, toys_pk) SELECT a._pk, t._pk FROM \(ident: $0, "animal") a, \(ident: $0, "toy") t \
+                    WHERE a._pk = \(animal) AND t._pk = \(toy) ON CONFLICT DO NOTHING
+                    """
+                }, on: connection)
+            case 3:
+                try writer.both({ "DELETE FROM \(ident: $0, "animal__toys") WHERE animal_pk = \(animal) AND toys_pk = (SELECT min(toys_pk) FROM \(ident: $0, "animal__toys") WHERE animal_pk = \(animal))" }, on: connection)
+            case 4:
+                try writer.both({ "DELETE FROM \(ident: $0, "animal") WHERE _pk = \(animal)" }, on: connection)
+            case 5:
+                let (entity, name) = [("Dog", "rex"), ("Animal", "cat")][writer.random(0...1)]
+                try Columns.insert("animal", [("_entity", .text(entity)), ("name", .text(name))], writer: writer, on: connection)
+            default:
+                try writer.both({ "DELETE FROM \(ident: $0, "toy") WHERE _pk = \(toy)" }, on: connection)
+            }
+        }) { connection, writer, _ in
+            try OnlineRowMoveMigrationTests.migrateWhileWriting(model, writer: writer, on: connection)
+            try OnlineMigrationTests.expectSameAsOfflineMigrationOfShadow(model, on: connection)
+        }
     }
 }

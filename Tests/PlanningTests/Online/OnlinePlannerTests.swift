@@ -56,7 +56,7 @@ import Testing
         let digest = OnlineTrigger.digest("recipe.servings")
         let (shadow, check) = ("orchestrator_online_new_\(digest)", "orchestrator_online_not_null_\(digest)")
         #expect(phases[0].statements.map(\.sql.text) == [#"ALTER TABLE "s"."recipe" ADD COLUMN "\#(shadow)" integer DEFAULT 1"#])
-        #expect(phases[1].installs.map(\.name) == ["orchestrator_online_rewrite_\(digest)"])
+        #expect(phases[1].installs.map(\.name) == ["orchestrator_online_widen_\(digest)"])
         #expect(phases[2].batches?.template.text == #"UPDATE "s"."recipe" SET "\#(shadow)" = "servings"::integer WHERE TRUE AND "_pk" >= :from AND "_pk" < :to"#)
         #expect(phases[4].statements.map(\.sql.text) == [#"ALTER TABLE "s"."recipe" VALIDATE CONSTRAINT "\#(check)""#])
         #expect(phases[5].removes == phases[1].installs)

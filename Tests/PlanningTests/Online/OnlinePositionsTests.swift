@@ -29,7 +29,8 @@ import Testing
         #expect(batches.map(\.table) == ["cuisine", log, log], "owners walked by their keys, then the log, twice")
         let numbered = #"UPDATE "s"."recipe" AS x SET "cuisine_order" = o.position FROM (SELECT "_pk", (row_number() OVER (PARTITION BY "cuisine_pk" ORDER BY "_pk") - 1)::integer AS position FROM "s"."recipe" WHERE "#
         let matched = #") AS o WHERE x."_pk" = o."_pk" AND x."cuisine_order" IS DISTINCT FROM o.position"#
-        #expect(batches[0].template.text == numbered + #""cuisine_pk" IS NOT NULL AND "cuisine_pk" >= :from AND "cuisine_pk" < :to"# + matched)
+        #expect(batches[0].template.text == numbered + #""cuisine_pk" IS NOT NULL AND "cuisine_pk" >= :from AND "cuisine_pk" < :to"# + matched + #" AND x."cuisine_pk" >= :from AND x."cuisine_pk" < :to"#)
+        #expect(batches[0].sql(from: 8, below: 15).text.hasSuffix(#"AND x."cuisine_pk" >= 8 AND x."cuisine_pk" < 15"#))
         let again = numbered + #""cuisine_pk" IN (SELECT "owner_pk" FROM taken)"# + matched
         #expect(batches[1].template.text == #"WITH taken AS (DELETE FROM "s"."\#(log)" WHERE "owner_pk" IS NOT NULL AND "_pk" >= :from AND "_pk" < :to RETURNING "owner_pk") "# + again)
         #expect(phases.filter { $0.execution == .batches }.allSatisfy { $0.lock == .rowExclusive && $0.hold == .batch })
@@ -54,7 +55,7 @@ import Testing
         let numbering = try #require(phases.compactMap(\.batches).first)
         #expect(numbering.table == "recipe")
         #expect(numbering.template.text.contains(#"(SELECT "recipe_pk", "tags_pk", (row_number() OVER (PARTITION BY "recipe_pk" ORDER BY "tags_pk") - 1)::integer AS position FROM "s"."recipe__tags" WHERE "recipe_pk" IS NOT NULL AND "recipe_pk" >= :from"#), "\(numbering.template.text)")
-        #expect(numbering.template.text.hasSuffix(#"WHERE x."recipe_pk" = o."recipe_pk" AND x."tags_pk" = o."tags_pk" AND x."tags_order" IS DISTINCT FROM o.position"#))
+        #expect(numbering.template.text.hasSuffix(#"WHERE x."recipe_pk" = o."recipe_pk" AND x."tags_pk" = o."tags_pk" AND x."tags_order" IS DISTINCT FROM o.position AND x."recipe_pk" >= :from AND x."recipe_pk" < :to"#))
     }
 
     @Test func linksMovedIntoAJoinTableInAnOrderTheSourceDidNotKeepAreCopiedThenNumbered() throws {
@@ -95,5 +96,18 @@ import Testing
         let switchOver = try #require(phases.last).statements.map(\.sql.text)
         #expect(switchOver.contains(#"DROP TRIGGER IF EXISTS "\#(trigger)" ON "s"."recipe__tags""#))
         #expect(switchOver.last == #"DROP TABLE "s"."recipe__tags""#, "the application writes the old join table until the switch-over")
+    }
+
+    @Test func linksOfTheOwnersEntitiesTheDestinationCoversOnlyAreCopiedAndMirrored() throws {
+        let phases = try OnlinePlannerTests.phases(
+            "Animal: {attributes: {name: string}, relationships: {toys: {destination: Toy, toMany: true}}}\nDog: {parent: Animal}\nToy: {}",
+            "Animal: {attributes: {name: string}, relationships: {toys: {destination: Toy, toMany: true}}}\nDog: {attributes: {name: string}, relationships: {toys: {destination: Toy, toMany: true}}}\nToy: {}"
+        )
+        let copy = try #require(phases.compactMap(\.batches).first { $0.template.text.hasPrefix(#"INSERT INTO "s"."dog__toys""#) })
+        #expect(copy.table == "animal", "the owners are walked where the source keeps them")
+        let dogs = #""animal_pk" IN (SELECT "_pk" FROM "s"."animal" WHERE "_entity" IN ('Dog'))"#
+        #expect(copy.template.text == #"INSERT INTO "s"."dog__toys" ("dog_pk", "toys_pk") SELECT "animal_pk", "toys_pk" FROM "s"."animal__toys" WHERE "animal_pk" IS NOT NULL AND "# + dogs + #" AND "animal_pk" >= :from AND "animal_pk" < :to FOR SHARE ON CONFLICT DO NOTHING"#)
+        let function = try #require(phases.flatMap(\.statements).first { $0.sql.text.contains("orchestrator_online_links_") && $0.sql.text.hasPrefix("CREATE OR REPLACE FUNCTION") }).sql.text
+        #expect(function.contains(#"IF TG_OP <> 'DELETE' AND NEW."# + dogs + " THEN"))
     }
 }

@@ -1,0 +1,125 @@
+/// A step's rebuilt columns (`ColumnRebuild`) as `apply --online` plans them with the rest of
+/// the step:
+/// 1. a rebuild rebuilds only what covers its column when it runs: what the step adds over the
+///    column later (by name) is built once, where the step adds it;
+/// 2. rebuilds of one table covered together by an index or constraint (directly or through
+///    one another) are swapped together (`JointSwap`): the shared index or constraint is built
+///    once over all the new columns, after the last of them is filled, and takes its name in
+///    their swap;
+/// 3. a column swapped in at the switch-over (cleared values, or a rebuild swapped with one)
+///    is the one the step's later indexes and constraints over it must cover: they are built
+///    on the new column under a temporary name and take their names at the switch-over
+///    (`BuiltOnRebuilt`), and a later drop of the column runs there too, after the swap.
+extension CoveringConstraint {
+    static func resolving(_ changes: [any SchemaChange]) -> [any SchemaChange] {
+        let added = changes.enumerated().compactMap { position, change in addition(change).map { (position, $0.table, $0.constraint) } }
+        var rebuilds: [Int: any ColumnRebuild] = [:]
+        for (position, change) in changes.enumerated() {
+            guard var rebuild = change as? any ColumnRebuild else { continue }
+            let later = Set(added.filter { $0.0 > position && $0.1 == rebuild.table }.map(\.2.name))
+            rebuild.covering.removeAll { later.contains($0.name) }
+            rebuilds[position] = rebuild
+        }
+        let groups = jointGroups(rebuilds)
+        var late: [LightweightDiff.ColumnKey: Int] = [:]
+        for group in groups where group.contains(where: { rebuilds[$0]!.swapsAtSwitchOver }) {
+            for position in group { late[key(rebuilds[position]!)] = position }
+        }
+        for (position, rebuild) in rebuilds where rebuild.swapsAtSwitchOver { late[key(rebuild)] = position }
+
+        var resolved: [any SchemaChange] = []
+        for (position, change) in changes.enumerated() {
+            if let rebuild = rebuilds[position] {
+                guard let group = groups.first(where: { $0.contains(position) }) else {
+                    resolved.append(rebuild)
+                    continue
+                }
+                let shared = sharedCovering(group.sorted().map { rebuilds[$0]! })
+                var own = rebuild
+                own.covering.removeAll { shared.contains($0) }
+                resolved.append(RebuildBesideOthers(rebuild: own))
+                if position == group.max() {
+                    let members = group.sorted().map { position in
+                        var member = rebuilds[position]!
+                        member.covering.removeAll { shared.contains($0) }
+                        return member
+                    }
+                    resolved.append(JointSwap(table: rebuild.table, rebuilds: members, shared: shared))
+                }
+                continue
+            }
+            resolved.append(overRebuilt(change, at: position, late: late) ?? change)
+        }
+        return resolved
+    }
+
+    /// What the step adds over columns: an index, a constraint, a NOT NULL.
+    private static func addition(_ change: any SchemaChange) -> (table: String, constraint: CoveringConstraint)? {
+        switch change {
+        case let index as CreateIndex: (index.table, .index(index.index))
+        case let unique as AddUnique: (unique.table, .unique(unique.unique))
+        case let check as AddCheck where check.check.kind.requiredColumn != nil: (check.table, .check(check.check))
+        case let key as AddForeignKey: (key.table, .foreignKey(key.foreignKey))
+        case let notNull as SetNotNull: (notNull.table, .notNull(column: notNull.column))
+        default: nil
+        }
+    }
+
+    private static func key(_ rebuild: any ColumnRebuild) -> LightweightDiff.ColumnKey {
+        LightweightDiff.ColumnKey(table: rebuild.table, column: rebuild.column)
+    }
+
+    /// Positions of rebuilds of one table linked by an index or constraint they share,
+    /// directly or through one another; groups of two or more.
+    private static func jointGroups(_ rebuilds: [Int: any ColumnRebuild]) -> [Set<Int>] {
+        var groups: [Set<Int>] = []
+        for position in rebuilds.keys.sorted() {
+            let rebuild = rebuilds[position]!
+            let names = Set(rebuild.covering.map(\.name))
+            let linked = groups.indices.filter { index in
+                groups[index].contains { other in
+                    rebuilds[other]!.table == rebuild.table && !names.isDisjoint(with: rebuilds[other]!.covering.map(\.name))
+                }
+            }
+            let merged = linked.reduce(into: Set([position])) { $0.formUnion(groups[$1]) }
+            groups = groups.indices.filter { !linked.contains($0) }.map { groups[$0] } + [merged]
+        }
+        return groups.filter { $0.count > 1 }
+    }
+
+    /// The indexes and constraints that cover more than one of `rebuilds`' columns.
+    private static func sharedCovering(_ rebuilds: [any ColumnRebuild]) -> [CoveringConstraint] {
+        let all = rebuilds.flatMap(\.covering)
+        var shared: [CoveringConstraint] = []
+        for covering in all where !shared.contains(covering) && all.filter({ $0.name == covering.name }).count > 1 {
+            shared.append(covering)
+        }
+        return shared
+    }
+
+    /// A change later than the rebuild of a column swapped in at the switch-over, over that
+    /// column: its online form on the new column; nil for any other change.
+    private static func overRebuilt(_ change: any SchemaChange, at position: Int, late: [LightweightDiff.ColumnKey: Int]) -> (any SchemaChange)? {
+        let before = { (table: String) in
+            Dictionary(uniqueKeysWithValues: late.filter { $0.key.table == table && $0.value < position }.map { ($0.key.column, CoveringConstraint.shadow(of: $0.key.column, on: table)) })
+        }
+        if let addition = addition(change) {
+            let shadows = before(addition.table)
+            guard addition.constraint.columns.contains(where: { shadows[$0] != nil }) else { return nil }
+            return BuiltOnRebuilt(change: change, table: addition.table, constraint: addition.constraint, shadows: shadows)
+        }
+        if let drop = change as? DropColumn, before(drop.table)[drop.column] != nil {
+            return DroppedAtSwitchOver(drop: drop)
+        }
+        return nil
+    }
+}
+
+/// A later drop of a column swapped in at the switch-over: there, after the swap.
+struct DroppedAtSwitchOver: OnlineChange {
+    var drop: DropColumn
+
+    func statements(in schema: String) -> [PlannedStatement] { drop.statements(in: schema) }
+    var hazards: [Hazard] { drop.hazards }
+    func onlineForm(in schema: String) -> OnlineForm { .atSwitchOver(drop.statements(in: schema)) }
+}
