@@ -79,7 +79,8 @@ import TestSupport
     @Test(arguments: [false, true])
     func anInterruptedClearingContinuesAndLeavesNoShadowOrTrigger(restart: Bool) throws {
         try Moves.interruptThenFinish(try Self.model(), write: Self.writeToys, restart: restart, stop: { blocker, event in
-            guard event.kind == .rows, event.phase?.hasPrefix("clear toy.animal_pk") == true, event.rowsDone >= 50 else { return false }
+            // After its first batch (rowsDone counts the links cleared, few here: only the writer links dogs).
+            guard event.kind == .rows, event.phase?.hasPrefix("clear toy.animal_pk") == true else { return false }
             try blocker.execute("BEGIN; LOCK TABLE shop.toy IN SHARE MODE")
             return true
         }, unfinished: { _, connection in
