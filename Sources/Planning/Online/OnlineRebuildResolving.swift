@@ -9,7 +9,9 @@
 /// 3. a column swapped in at the switch-over (cleared values, or a rebuild swapped with one)
 ///    is the one the step's later indexes and constraints over it must cover: they are built
 ///    on the new column under a temporary name and take their names at the switch-over
-///    (`BuiltOnRebuilt`), and a later drop of the column runs there too, after the swap.
+///    (`BuiltOnRebuilt`). No later change renames or drops such a column: renames run before
+///    the fills, and only columns no destination column continues are dropped after them (at
+///    the switch-over, where `DropColumn` runs them).
 extension CoveringConstraint {
     static func resolving(_ changes: [any SchemaChange]) -> [any SchemaChange] {
         let added = changes.enumerated().compactMap { position, change in addition(change).map { (position, $0.table, $0.constraint) } }
@@ -97,29 +99,13 @@ extension CoveringConstraint {
         return shared
     }
 
-    /// A change later than the rebuild of a column swapped in at the switch-over, over that
-    /// column: its online form on the new column; nil for any other change.
+    /// An index or constraint the step adds later than the rebuild of a column swapped in at
+    /// the switch-over, over that column: built on the new column; nil for any other change.
     private static func overRebuilt(_ change: any SchemaChange, at position: Int, late: [LightweightDiff.ColumnKey: Int]) -> (any SchemaChange)? {
-        let before = { (table: String) in
-            Dictionary(uniqueKeysWithValues: late.filter { $0.key.table == table && $0.value < position }.map { ($0.key.column, CoveringConstraint.shadow(of: $0.key.column, on: table)) })
-        }
-        if let addition = addition(change) {
-            let shadows = before(addition.table)
-            guard addition.constraint.columns.contains(where: { shadows[$0] != nil }) else { return nil }
-            return BuiltOnRebuilt(change: change, table: addition.table, constraint: addition.constraint, shadows: shadows)
-        }
-        if let drop = change as? DropColumn, before(drop.table)[drop.column] != nil {
-            return DroppedAtSwitchOver(drop: drop)
-        }
-        return nil
+        guard let addition = addition(change) else { return nil }
+        let rebuilt = late.filter { $0.key.table == addition.table && $0.value < position }.map(\.key.column)
+        guard addition.constraint.columns.contains(where: rebuilt.contains) else { return nil }
+        let shadows = Dictionary(uniqueKeysWithValues: rebuilt.map { ($0, CoveringConstraint.shadow(of: $0, on: addition.table)) })
+        return BuiltOnRebuilt(change: change, table: addition.table, constraint: addition.constraint, shadows: shadows)
     }
-}
-
-/// A later drop of a column swapped in at the switch-over: there, after the swap.
-struct DroppedAtSwitchOver: OnlineChange {
-    var drop: DropColumn
-
-    func statements(in schema: String) -> [PlannedStatement] { drop.statements(in: schema) }
-    var hazards: [Hazard] { drop.hazards }
-    func onlineForm(in schema: String) -> OnlineForm { .atSwitchOver(drop.statements(in: schema)) }
 }
