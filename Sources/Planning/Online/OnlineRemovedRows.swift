@@ -11,11 +11,9 @@ extension DetachReferences: OnlineChange {
     ///    entity; 2. batches clear the links already there.
     func onlineForm(in schema: String) -> OnlineForm {
         let trigger = OnlineTrigger.named("detach", table: table, column: column)
-        let removed: SQL = "SELECT 1 FROM \(ident: schema, referencedTable) WHERE \(ident: "_pk") = NEW.\(ident: column) AND \(ident: "_entity") IN (\(literals: entities))"
         let body: SQL = """
             BEGIN
-                IF NEW.\(ident: column) IS NOT NULL AND (TG_OP = 'INSERT' OR NEW.\(ident: column) IS DISTINCT FROM OLD.\(ident: column))
-                   AND EXISTS (\(removed)) THEN
+                IF \(OnlineTrigger.linkWritten(column, to: referencedTable, entities: entities, in: schema)) THEN
                     NEW.\(ident: column) := NULL;
                 END IF;
                 RETURN NEW;

@@ -6,7 +6,8 @@ import SQLBuilding
 /// 1. the links to moved rows are cleared as the offline step's delete of those rows clears
 ///    them (`ON DELETE SET NULL`), before the switch-over: a `BEFORE INSERT OR UPDATE` trigger
 ///    clears a link written to a moved row, batches clear the links already there
-///    (`DetachReferences`' online form, on the moved entities);
+///    (`DetachReferences`' online form, on the moved entities); where the key cascades, the
+///    rows linking to moved rows are deleted instead, as offline (`DeleteLinkingRows`);
 /// 2. once the shadow holds every row that stays and no link points at a moved row, a key on
 ///    the same column pointing at the shadow is added `NOT VALID` under a temporary name and
 ///    validated; both keys act meanwhile (a row deleted from the old table leaves the shadow
@@ -16,10 +17,11 @@ import SQLBuilding
 extension ShadowTable {
     /// Whether the shadow can take over `key` of `table`: a key the step keeps (not one it
     /// adds, nor one of a table it creates or rebuilds too) from another table, whose delete
-    /// rule clears the link, on a column whose links to removed rows the step does not clear
-    /// too (one trigger per column). A cascading or denying rule deletes rows or fails offline.
+    /// rule clears the link or cascades, on a column whose links to removed rows the step does
+    /// not clear too (one trigger per column). A denying rule fails offline.
     static func takesOver(_ key: ForeignKey, of table: TableLayout, shadowing: Set<String>, in changes: [any SchemaChange]) -> Bool {
-        guard key.onDelete == "SET NULL", !shadowing.contains(table.name), key.referencedTable != table.name else { return false }
+        // A join table's rows have no `_pk` to delete them by in batches.
+        guard key.onDelete == "SET NULL" || (key.onDelete == "CASCADE" && table.kind.isHierarchy), !shadowing.contains(table.name), key.referencedTable != table.name else { return false }
         return !changes.contains { change in
             if let add = change as? AddTable { return add.table.name == table.name }
             if let add = change as? AddForeignKey { return add.table == table.name && add.foreignKey.column == key.column }
@@ -33,13 +35,18 @@ extension ShadowTable {
         OnlineTrigger.prefix + "shadowfk_" + OnlineTrigger.digest(table + "." + key.column)
     }
 
-    /// After the shadow's copy: 1. the links to moved rows cleared; 2. the keys beside.
+    /// After the shadow's copy: 1. the links to moved rows cleared (their rows deleted where
+    /// the key cascades); 2. the keys beside.
     func referencingPhases(in schema: String) -> [OnlinePhase] {
         var phases: [OnlinePhase] = []
         for (referencing, key) in referencing {
-            let detach = DetachReferences(table: referencing, column: key.column, referencedTable: table.name, entities: moved, why: "moved out of \(table.name)")
-            guard case .phases(let clearing) = detach.onlineForm(in: schema) else { preconditionFailure("links are cleared in phases") }
-            phases += clearing
+            if key.onDelete == "CASCADE" {
+                phases += DeleteLinkingRows(table: referencing, column: key.column, referencedTable: table.name, entities: moved).phases(in: schema)
+            } else {
+                let detach = DetachReferences(table: referencing, column: key.column, referencedTable: table.name, entities: moved, why: "moved out of \(table.name)")
+                guard case .phases(let clearing) = detach.onlineForm(in: schema) else { preconditionFailure("links are cleared in phases") }
+                phases += clearing
+            }
             var beside = key
             beside.name = temporaryKeyName(referencing, key)
             beside.referencedTable = shadow

@@ -191,7 +191,7 @@ import TestSupport
     /// as offline, with no trigger or shadow left.
     static func interruptThenFinish(
         _ model: VersionedModel? = nil, write: @escaping GuardedWriter.Write = Self.writeAnimals,
-        restart: Bool = false, stop: @escaping (PostgresConnection, ProgressEvent) throws -> Bool,
+        restart: Bool = false, allowDataLoss: Bool = false, stop: @escaping (PostgresConnection, ProgressEvent) throws -> Bool,
         unfinished: (StepFailure?, PostgresConnection) throws -> Void
     ) throws {
         let model = try model ?? Self.movedEntity()
@@ -203,7 +203,7 @@ import TestSupport
             var stopped = false
             let failure = #expect(throws: StepFailure.self) {
                 try StoreMigrator(connection: connection, model: model, store: S.store).apply(
-                    options: ApplyOptions(lockTimeoutMilliseconds: 1000, lockRetries: 1, batchSize: 7, online: true),
+                    options: ApplyOptions(lockTimeoutMilliseconds: 1000, lockRetries: 1, allowDataLoss: allowDataLoss, batchSize: 7, online: true),
                     onProgress: { event in
                         writer.interleave(event)
                         if !stopped { stopped = (try? stop(blocker, event)) == true }
@@ -218,10 +218,10 @@ import TestSupport
             let interrupted = writer.commits
             writer.waitForCommits(interrupted + 10)
             #expect(writer.commits >= interrupted + 10, "the writer barely wrote while the step was unfinished")
-            _ = try StoreMigrator(connection: connection, model: model, store: S.store).apply(options: ApplyOptions(restart: restart, batchSize: 7))
+            _ = try StoreMigrator(connection: connection, model: model, store: S.store).apply(options: ApplyOptions(allowDataLoss: allowDataLoss, restart: restart, batchSize: 7))
             writer.stop()
             #expect(writer.failure == nil, "a write failed before the switch-over: \(String(describing: writer.failure))")
-            try OnlineMigrationTests.expectSameAsOfflineMigrationOfShadow(model, on: connection)
+            try OnlineMigrationTests.expectSameAsOfflineMigrationOfShadow(model, allowDataLoss: allowDataLoss, on: connection)
             try Self.expectNoShadowLeft(on: connection)
         }
     }

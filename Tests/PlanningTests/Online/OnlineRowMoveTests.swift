@@ -144,16 +144,56 @@ import Testing
         ])
     }
 
-    /// A key whose delete rule deletes rows (a toy goes with its animal) or a key of the table
-    /// itself: no shadow yet, so the moved rows are deleted and the `_entity` check added in
-    /// the switch-over, as before (docs/online-migrations.md, Limits).
+    /// A key whose delete rule cascades (a toy goes with its animal): the toys linking to dogs
+    /// are deleted before the switch-over, as the offline delete of the dogs deletes them, by
+    /// a trigger (a toy written with a link to a dog is deleted) and batches; the key beside
+    /// points at the shadow and cascades too; the switch-over swaps the keys by renames.
+    @Test func aCascadingKeyPointingAtTheTableDeletesTheRowsLinkingToMovedRowsBeforeTheSwitchOver() throws {
+        let animal = "Animal: {attributes: {name: string}, relationships: {toys: {destination: Toy, inverse: animal, toMany: true, deleteRule: cascade}}}"
+        let toy = "\nToy: {attributes: {label: string}, relationships: {animal: {destination: Animal, inverse: toys}}}"
+        let (source, destination) = (
+            Self.dogLeavesAnimals.0.replacingOccurrences(of: "Animal: {attributes: {name: string}}", with: animal) + toy,
+            Self.dogLeavesAnimals.1.replacingOccurrences(of: "Animal: {attributes: {name: string}}", with: animal) + toy
+        )
+        let phases = try OnlinePlannerTests.phases(source, destination)
+        let shadow = "orchestrator_online_shadow_\(OnlineTrigger.digest("animal"))"
+        let (cascade, beside) = ("orchestrator_online_cascade_\(OnlineTrigger.digest("toy.animal_pk"))", "orchestrator_online_shadowfk_\(OnlineTrigger.digest("toy.animal_pk"))")
+        let copy = try #require(phases.firstIndex { $0.batches?.template.text.hasPrefix(#"INSERT INTO "s"."\#(shadow)""#) == true })
+        #expect(phases[copy + 1].installs == [OnlineTrigger(table: "toy", name: cascade)])
+        let function = phases[copy + 1].statements[0].sql.text
+        #expect(function.contains(#"AND EXISTS (SELECT 1 FROM "s"."animal" WHERE "_pk" = NEW."animal_pk" AND "_entity" IN ('Dog')) THEN"#))
+        #expect(function.contains(#"DELETE FROM "s"."toy" WHERE "_pk" = OLD."_pk";"#) && function.contains("RETURN NULL;"))
+        #expect(phases[copy + 1].statements.last?.sql.text == #"CREATE TRIGGER "\#(cascade)" BEFORE INSERT OR UPDATE ON "s"."toy" FOR EACH ROW EXECUTE FUNCTION "s"."\#(cascade)"()"#)
+        #expect(phases[copy + 2].batches?.template.text == #"DELETE FROM "s"."toy" WHERE "animal_pk" IN (SELECT "_pk" FROM "s"."animal" WHERE "_entity" IN ('Dog')) AND "_pk" >= :from AND "_pk" < :to"#)
+        #expect(phases[copy + 3].statements.map(\.sql.text) == [
+            #"ALTER TABLE "s"."toy" ADD CONSTRAINT "\#(beside)" FOREIGN KEY ("animal_pk") REFERENCES "s"."\#(shadow)" ("_pk") ON DELETE CASCADE NOT VALID"#,
+        ])
+        #expect(phases[copy + 4].statements.map(\.sql.text) == [#"ALTER TABLE "s"."toy" VALIDATE CONSTRAINT "\#(beside)""#])
+        #expect(phases.count == copy + 6)
+        let statements = try #require(phases.last).statements.map(\.sql.text)
+        #expect(statements.contains(#"DROP TRIGGER IF EXISTS "\#(cascade)" ON "s"."toy""#))
+        #expect(!statements.contains { $0.hasPrefix("DELETE") || $0.contains("CHECK") })
+        let drop = try #require(statements.firstIndex(of: #"DROP TABLE "s"."animal""#))
+        #expect(Array(statements[(drop - 3)..<(drop - 1)]) == [
+            #"ALTER TABLE "s"."toy" DROP CONSTRAINT "toy_animal_pk_fkey""#,
+            #"ALTER TABLE "s"."toy" RENAME CONSTRAINT "\#(beside)" TO "toy_animal_pk_fkey""#,
+        ])
+    }
+
+    /// A key whose delete rule denies the delete (a toy keeps its animal), one of a join table
+    /// (its rows have no `_pk` to delete by in batches) or a key of the table itself: no
+    /// shadow yet, so the moved rows are deleted and the `_entity` check added in the
+    /// switch-over, as before (docs/online-migrations.md, Limits).
     @Test(arguments: [
         "\nToy: {attributes: {label: string}, relationships: {animal: {destination: Animal, inverse: toys}}}",
+        "\nToy: {attributes: {label: string}, relationships: {animals: {destination: Animal, inverse: toys, toMany: true}}}",
         "\nPen: {attributes: {label: string}}",
     ])
     func aTableWhoseKeysTheShadowCannotTakeOverLosesItsMovedRowsInTheSwitchOver(extra: String) throws {
-        let (animal, cascading) = extra.contains("Toy")
-            ? ("Animal: {attributes: {name: string}, relationships: {toys: {destination: Toy, inverse: animal, toMany: true, deleteRule: cascade}}}", extra)
+        let (animal, cascading) = extra.contains("animals:")
+            ? ("Animal: {attributes: {name: string}, relationships: {toys: {destination: Toy, inverse: animals, toMany: true}}}", extra)
+            : extra.contains("Toy")
+            ? ("Animal: {attributes: {name: string}, relationships: {toys: {destination: Toy, inverse: animal, toMany: true, deleteRule: deny}}}", extra)
             : ("Animal: {attributes: {name: string}, relationships: {mother: {destination: Animal}}}", extra)
         let source = Self.dogLeavesAnimals.0.replacingOccurrences(of: "Animal: {attributes: {name: string}}", with: animal) + cascading
         let destination = Self.dogLeavesAnimals.1.replacingOccurrences(of: "Animal: {attributes: {name: string}}", with: animal) + cascading
