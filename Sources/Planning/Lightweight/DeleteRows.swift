@@ -13,7 +13,7 @@ struct DeleteRows: SchemaChange {
 
     func statements(in schema: String) -> [PlannedStatement] {
         let why = isLossy ? "entities removed from the model" : "rows moved to their own table"
-        return [PlannedStatement(
+        return deniedLinkChecks(in: schema) + [PlannedStatement(
             "DELETE FROM \(ident: schema, table) WHERE \(ident: "_entity") IN (\(literals: entities))",
             lock: .rowExclusive, summary: "delete rows of \(entities.joined(separator: ", ")) from \(table) (\(why))"
         )]

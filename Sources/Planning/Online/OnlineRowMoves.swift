@@ -52,9 +52,13 @@ extension ResetIdentity: OnlineChange {
 
 extension DeleteRows: OnlineChange {
     /// Moved rows leave the old table in the switch-over: the application reads them there
-    /// until then. Rows of removed entities go in batches (`OnlineRemovedRows`).
+    /// until then; rows linking to them that a key denies to delete stop the step before it
+    /// (`DeniedLinks`), and again in it for links written meanwhile. Rows of removed entities
+    /// go in batches (`OnlineRemovedRows`).
     func onlineForm(in schema: String) -> OnlineForm {
-        isLossy ? removedRowsForm(in: schema) : .atSwitchOver(statements(in: schema))
+        if isLossy { return removedRowsForm(in: schema) }
+        let checks = deniedLinkChecks(in: schema).map { OnlinePhase(summary: $0.summary, statements: [$0], lock: .accessShare, hold: .scan) }
+        return checks.isEmpty ? .atSwitchOver(statements(in: schema)) : .phasesThenAtSwitchOver(checks, statements(in: schema))
     }
 }
 

@@ -104,9 +104,10 @@ import TestSupport
     }
 
     /// As `model`, but a toy goes with its animal (the inverse's delete rule cascades): offline,
-    /// deleting the moved dogs deletes the toys linking to them, a loss `plan` names.
-    static func cascadingModel() throws -> VersionedModel {
-        let animal = "Animal: {attributes: {name: string}, relationships: {toys: {destination: Toy, inverse: animal, toMany: true, deleteRule: cascade}}}"
+    /// deleting the moved dogs deletes the toys linking to them, a loss `plan` names. Another
+    /// `rule` replaces the cascade.
+    static func cascadingModel(rule: String = "cascade") throws -> VersionedModel {
+        let animal = "Animal: {attributes: {name: string}, relationships: {toys: {destination: Toy, inverse: animal, toMany: true, deleteRule: \(rule)}}}"
         let toy = "\nToy: {attributes: {label: string}, relationships: {animal: {destination: Animal, inverse: toys}}}"
         return try S.model([
             ("v1", S.version(animal + "\nDog: {parent: Animal, attributes: {bark: string}}" + toy)),
@@ -171,5 +172,41 @@ import TestSupport
         try Self.interruptAtToys(
             try Self.cascadingModel(), write: Self.writeCascadingToys, phase: "delete rows of toy", trigger: "orchestrator_online_casca", allowDataLoss: true
         )
+    }
+
+    /// A toy keeps its animal: the inverse's delete rule denies the delete of a dog a toy
+    /// links to. Offline and online, the step stops naming those toys before the dogs leave
+    /// (online, in a phase before the switch-over), the store untouched; relinked, plain
+    /// `apply` finishes the online run as offline.
+    @Test func aDenyingKeyStopsTheStepBeforeTheSwitchOverNamingTheRowsAsOffline() throws {
+        let model = try Self.cascadingModel(rule: "deny")
+        try GuardedWriter.withShadowedStore(model, store: S.store, shadow: Moves.shadow, write: Self.writeToys) { connection, writer, _ in
+            try writer.both({ "UPDATE \(ident: $0, "toy") SET animal_pk = _pk + 300 WHERE _pk IN (3, 6, 9)" }, on: connection)
+            let linking: SQL = "SELECT t._pk FROM shop.toy t JOIN shop.animal a ON a._pk = t.animal_pk WHERE a._entity = 'Dog' ORDER BY 1"
+            let keys = try connection.execute(linking).rows.compactMap { $0[0] }
+            #expect(keys.count >= 3)
+            let problem = "rows of toy whose animal_pk links to rows of Dog (moved out of animal; its key toy_animal_pk_fkey denies their delete)"
+            let offline = #expect(throws: StepFailure.self) {
+                try StoreMigrator(connection: connection, model: model, store: S.store).apply(options: ApplyOptions(allowDataLoss: true))
+            }
+            var phase: String?
+            let online = #expect(throws: StepFailure.self) {
+                try StoreMigrator(connection: connection, model: model, store: S.store).apply(options: ApplyOptions(allowDataLoss: true, online: true), onProgress: { event in
+                    if event.kind == .passStarted { phase = event.phase }
+                })
+            }
+            for error in [offline?.underlying, (online?.underlying as? OnlineInterrupted)?.underlying] {
+                #expect((error as? PostgresError)?.message == "\(keys.count) \(problem); first _pk: \(keys.prefix(5).joined(separator: ", "))")
+                #expect((error as? PostgresError)?.sqlState == .foreignKeyViolation)
+            }
+            #expect(phase == "check: no " + problem, "the online run stopped in \(phase ?? "no phase")")
+            #expect(try S.version(on: connection) == "v1")
+            #expect(try connection.execute("SELECT count(*) AS n FROM shop.animal WHERE _entity = 'Dog'").int(0, "n") == 300)
+            #expect(try connection.execute(linking).rows.compactMap { $0[0] } == keys)
+            try writer.both({ "UPDATE \(ident: $0, "toy") SET animal_pk = NULL WHERE _pk IN (\(literals: keys))" }, on: connection)
+            _ = try StoreMigrator(connection: connection, model: model, store: S.store).apply(options: ApplyOptions(allowDataLoss: true, online: true))
+            try OnlineMigrationTests.expectSameAsOfflineMigrationOfShadow(model, allowDataLoss: true, on: connection)
+            try Moves.expectNoShadowLeft(on: connection)
+        }
     }
 }

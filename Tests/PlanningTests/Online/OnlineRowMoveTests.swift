@@ -180,6 +180,27 @@ import Testing
         ])
     }
 
+    /// A key whose delete rule denies the delete of a moved row (a toy keeps its animal): the
+    /// rows linking to moved rows are counted in a phase before the switch-over, which names
+    /// them and stops the step as offline, and again in the switch-over, before the delete.
+    @Test func aDenyingKeyStopsTheStepBeforeTheSwitchOverNamingTheRowsLinkingToMovedRows() throws {
+        let animal = "Animal: {attributes: {name: string}, relationships: {toys: {destination: Toy, inverse: animal, toMany: true, deleteRule: deny}}}"
+        let toy = "\nToy: {attributes: {label: string}, relationships: {animal: {destination: Animal, inverse: toys}}}"
+        let phases = try OnlinePlannerTests.phases(
+            Self.dogLeavesAnimals.0.replacingOccurrences(of: "Animal: {attributes: {name: string}}", with: animal) + toy,
+            Self.dogLeavesAnimals.1.replacingOccurrences(of: "Animal: {attributes: {name: string}}", with: animal) + toy
+        )
+        let problem = "rows of toy whose animal_pk links to rows of Dog (moved out of animal; its key toy_animal_pk_fkey denies their delete)"
+        let check = try #require(phases.first { $0.summary == "check: no " + problem })
+        #expect(check.hold == .scan && check.lock == .accessShare)
+        let sql = check.statements[0].sql.text
+        #expect(sql.contains(#"SELECT "_pk" FROM "s"."toy" WHERE "animal_pk" IN (SELECT "_pk" FROM "s"."animal" WHERE "_entity" IN ('Dog'))"#))
+        #expect(sql.contains("ERRCODE = 'foreign_key_violation'"))
+        let switchOver = try #require(phases.last).statements.map(\.sql.text)
+        let delete = try #require(switchOver.firstIndex(of: #"DELETE FROM "s"."animal" WHERE "_entity" IN ('Dog')"#))
+        #expect(switchOver[delete - 1] == sql)
+    }
+
     /// A key whose delete rule denies the delete (a toy keeps its animal), one of a join table
     /// (its rows have no `_pk` to delete by in batches) or a key of the table itself: no
     /// shadow yet, so the moved rows are deleted and the `_entity` check added in the
