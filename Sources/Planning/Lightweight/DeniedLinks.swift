@@ -8,7 +8,7 @@ extension DeleteRows {
     /// One check per such key of the destination (names as they are at the delete).
     func deniedLinkChecks(in schema: String) -> [PlannedStatement] {
         guard !isLossy, let staying else { return [] }
-        return staying.referencing.filter { ["RESTRICT", "NO ACTION"].contains($0.key.onDelete) && $0.table.name != table }.map { referencing, key in
+        return staying.referencing.filter { ["RESTRICT", "NO ACTION"].contains($0.key.onDelete) && $0.table.kind.isHierarchy && $0.table.name != table }.map { referencing, key in
             DataCheck.raising(
                 rows: """
                     SELECT \(ident: "_pk") FROM \(ident: schema, referencing.name) WHERE \(ident: key.column) IN \
