@@ -4,13 +4,15 @@
 # dog with an owner and every tenth owner with a favourite dog. Prints the switch-over
 # transaction's duration, from the `--verbose` log (BEGIN to COMMIT of the last phase).
 #   DATABASE_URL=postgres://… ROWS=200000 scripts/bench-row-move.sh [BIN]
-# BIN defaults to .build/debug/orchestrator; the database `rowmove_bench` is created and
+# BIN defaults to .build/debug/orchestrator; the database `rowmove_bench` (BENCH_DB) is created and
 # dropped. PLAN=1 prints `plan --online` first, SHOW=1 the switch-over's statements.
+# REFERENCED=1 adds ROWS/2 toys, each linked to an animal (a dog for half of them): a foreign
+# key of the destination then points at the table Dog leaves.
 set -euo pipefail
 BIN=${1:-.build/debug/orchestrator}
 ROWS=${ROWS:-20000}
 BASE=${DATABASE_URL:?DATABASE_URL must name a PostgreSQL server}
-DB=rowmove_bench
+DB=${BENCH_DB:-rowmove_bench}
 URL="${BASE%/*}/$DB"
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"; psql -q "$BASE" -c "DROP DATABASE IF EXISTS $DB" >/dev/null 2>&1 || true' EXIT
@@ -22,6 +24,10 @@ owner='  Owner:
       dogs: {destination: Dog, inverse: owner, toMany: true}
       favourite: {destination: Dog}'
 dog='    relationships: {owner: {destination: Owner, inverse: dogs}}'
+if [ -n "${REFERENCED:-}" ]; then owner="$owner
+  Toy:
+    attributes: {label: {type: string}}
+    relationships: {animal: {destination: Animal}}"; fi
 printf 'entities:\n  Animal: {attributes: {name: {type: string}}}\n  Dog:\n    parent: Animal\n    attributes: {bark: {type: string}}\n%s\n%s\n' "$dog" "$owner" > "$dir/Pets/Pets 1.yaml"
 printf 'entities:\n  Animal: {attributes: {name: {type: string}}}\n  Dog:\n    attributes: {name: {type: string}, bark: {type: string}}\n%s\n%s\n' "$dog" "$owner" > "$dir/Pets/Pets 2.yaml"
 psql -q "$BASE" -c "DROP DATABASE IF EXISTS $DB" -c "CREATE DATABASE $DB" >/dev/null 2>&1
@@ -33,6 +39,9 @@ SELECT CASE WHEN i % 2 = 0 THEN 'Dog' ELSE 'Animal' END, 'animal ' || i,
        CASE WHEN i % 2 = 0 THEN 'woof' END, CASE WHEN i % 2 = 0 THEN 1 + i % ($ROWS / 10) END
 FROM generate_series(1, $ROWS) i;
 UPDATE pets.owner SET favourite_pk = 2 * _pk WHERE _pk % 10 = 0;
+\\if ${REFERENCED:-0}
+INSERT INTO pets.toy (_entity, label, animal_pk) SELECT 'Toy', 'toy ' || i, i FROM generate_series(1, $ROWS / 2) i;
+\\endif
 VACUUM ANALYZE;
 SQL
 if [ -n "${PLAN:-}" ]; then "$BIN" plan --database-url "$URL" --model "$dir/Pets" --store pets --online; fi

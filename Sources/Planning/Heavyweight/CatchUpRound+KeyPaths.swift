@@ -7,7 +7,8 @@ import SQLBuilding
 /// path) maps it from the rows along the path too: when one of those is written, the rows
 /// reading it are mapped again. First in a round, before anything is deleted: the source rows
 /// whose path leads, now, to a row whose key was logged join the round's keys. (Leading there
-/// before is logged already: changing where a to-one points writes the row holding it.)
+/// before is logged already: changing where a to-one points writes the row holding it, or,
+/// for a one-to-one kept in the other row's column, `CatchUpPointedRows` logs the row it left.)
 struct CatchUpKeyPaths {
     var schemas: HeavyweightSchemas
     var keys: CatchUpKeys
@@ -25,17 +26,20 @@ struct CatchUpKeyPaths {
         return joins
     }
 
-    /// Why a path of `mappings` cannot be traced back, or nil: a step kept in the other row's
-    /// column (a one-to-one owned by the other side), which can stop pointing at a row without
-    /// writing it.
+    /// Why a path of `mappings` cannot be traced back, or nil: a step kept neither in its own
+    /// column nor in the other row's (a one-to-one owned by the other side, whose changes
+    /// `CatchUpPointedRows` logs), which the checker rules out already.
     static func refusal(_ mappings: [ResolvedEntityMapping], schemas: HeavyweightSchemas) -> String? {
         let paths = CatchUpKeyPaths(schemas: schemas, keys: CatchUpKeys(staging: schemas.staging))
         for mapping in mappings {
             let joins = paths.joins(of: mapping)
             for path in joins.paths {
-                guard let (relationship, declaring, _) = joins.step(path),
-                      StoreLayout.storage(of: relationship, in: declaring, version: schemas.source) != .column else { continue }
-                return "entity mapping \(mapping.name) reads $source.\(path.joined(separator: ".")), a to-one kept in the other row's column, whose changes do not write the rows reading it"
+                guard let (relationship, declaring, _) = joins.step(path) else { continue }
+                switch StoreLayout.storage(of: relationship, in: declaring, version: schemas.source) {
+                case .column: continue
+                case .inverseColumn where schemas.source.inverse(of: relationship) != nil: continue
+                default: return "entity mapping \(mapping.name) reads $source.\(path.joined(separator: ".")), a to-one kept in no column, whose changes cannot be traced to the rows reading it"
+                }
             }
         }
         return nil

@@ -139,6 +139,10 @@ public enum HeavyweightMigration {
                 keySequences: CatchUpPolicies(schemas: schemas, keys: CatchUpKeys(staging: staging)).keySequences(resolved),
                 keptKeys: CatchUpPolicies.keptKeys(resolved), relinkedJoinTables: CatchUpLinks.joinTables(resolved)
             )
+            let pointed = CatchUpPointedRows(schemas: schemas)
+            let pointers = pointed.pointers(resolved)
+            step.onlineCatchUp?.install += pointed.triggers(pointers)
+            step.onlineCatchUp?.loggedPointers = pointers.map { "\($0.table).\($0.column)" }
             if !rerunWhole.isEmpty {
                 step.onlineCatchUp?.rerunWhole = rerunWhole
                 step.onlineCatchUp?.guardedRound = rounds.steps(resolved, rerunWhole: Set(rerunWhole), underGuard: true)

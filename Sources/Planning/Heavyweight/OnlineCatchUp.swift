@@ -33,6 +33,8 @@ public struct OnlineCatchUp: Sendable, Hashable {
     public static let positionTable = "_catch_up_position"
     public static let function = "_record_row_change"
     public static let trigger = "_orchestrator_row"
+    /// On a table holding a one-to-one read from the other side (`CatchUpPointedRows`).
+    public static let pointedTrigger = "_orchestrator_pointed_row"
     public static let ownersTable = "_catch_up_owners"
     public static let policyInstancesTable = "_policy_instances"
 
@@ -53,6 +55,10 @@ public struct OnlineCatchUp: Sendable, Hashable {
     public var keptKeys: [String: String]
     /// Join tables of the old store, whose triggers log the keys of the two rows each link joins.
     public var loggedJoinTables: [String]
+    /// Columns of the old store, as `table.column`, keeping a one-to-one that entity mappings
+    /// read from the other side: `pointedTrigger` logs the key each held before it changed or
+    /// its row went (`CatchUpPointedRows`).
+    public var loggedPointers: [String] = []
     /// Join tables of the new store whose pairs of the round's rows a round makes again.
     public var relinkedJoinTables: [String]
     /// Entity mappings whose policy runs again whole in the last round, under the write guard,
@@ -115,11 +121,22 @@ public struct OnlineCatchUp: Sendable, Hashable {
             // As `ChangeTracking`'s function: SECURITY DEFINER, names resolved in the staging
             // schema. A join table's row has no key: its trigger passes the tables and columns
             // of the two rows it links (owner, then target), and both keys are logged.
+            // `pointedTrigger` passes pairs of a referenced table and a column: the key the
+            // column held before is logged when it changes or the row goes.
             PlannedStatement("""
                 CREATE FUNCTION \(ident: staging, Self.function)() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER
                 SET search_path TO \(ident: staging), pg_catalog, pg_temp AS $body$
+                DECLARE
+                    pointed bigint;
                 BEGIN
-                    IF TG_NARGS = 0 THEN
+                    IF TG_NAME = \(literal: Self.pointedTrigger) THEN
+                        FOR i IN 0 .. TG_NARGS / 2 - 1 LOOP
+                            pointed := (to_jsonb(OLD) ->> TG_ARGV[2 * i + 1])::bigint;
+                            IF pointed IS NOT NULL AND (TG_OP = 'DELETE' OR pointed IS DISTINCT FROM (to_jsonb(NEW) ->> TG_ARGV[2 * i + 1])::bigint) THEN
+                                INSERT INTO _row_changes (table_name, pk, operation) VALUES (TG_ARGV[2 * i], pointed, TG_OP);
+                            END IF;
+                        END LOOP;
+                    ELSIF TG_NARGS = 0 THEN
                         IF TG_OP <> 'INSERT' THEN
                             INSERT INTO _row_changes (table_name, pk, operation) VALUES (TG_TABLE_NAME, OLD._pk, TG_OP);
                         END IF;

@@ -7,9 +7,9 @@ struct DeleteRows: SchemaChange {
     /// Names as the rows hold them at that point of the step.
     var entities: [String]
     var isLossy: Bool
-    /// Moved rows leaving: the table as the destination keeps it, and whether a foreign key
-    /// of the destination points at it (`apply --online` builds it anew beside the old one).
-    var staying: (layout: TableLayout, isReferenced: Bool)?
+    /// Moved rows leaving: the table as the destination keeps it, and the foreign keys of the
+    /// destination that point at it (`apply --online` builds it anew beside the old one).
+    var staying: (layout: TableLayout, referencing: [(table: TableLayout, key: ForeignKey)])?
 
     func statements(in schema: String) -> [PlannedStatement] {
         let why = isLossy ? "entities removed from the model" : "rows moved to their own table"

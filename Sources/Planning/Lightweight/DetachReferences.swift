@@ -12,6 +12,8 @@ struct DetachReferences: SchemaChange {
     /// The table of the removed rows, and their entities (source names).
     var referencedTable: String
     var entities: [String]
+    /// Why those rows go, as the summaries say it.
+    var why = "removed"
 
     func statements(in schema: String) -> [PlannedStatement] {
         [PlannedStatement(
@@ -19,7 +21,7 @@ struct DetachReferences: SchemaChange {
             UPDATE \(ident: schema, table) SET \(ident: column) = NULL WHERE \(ident: column) IN \
             (SELECT \(ident: "_pk") FROM \(ident: schema, referencedTable) WHERE \(ident: "_entity") IN (\(literals: entities)))
             """,
-            lock: .rowExclusive, summary: "clear \(table).\(column) where it links to rows of \(entities.joined(separator: ", ")) (removed)"
+            lock: .rowExclusive, summary: "clear \(table).\(column) where it links to rows of \(entities.joined(separator: ", ")) (\(why))"
         )]
     }
 }

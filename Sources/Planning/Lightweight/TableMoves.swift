@@ -51,7 +51,9 @@ extension LightweightDiff {
         add(.fill, CopyRows(fromTable: current, toTable: table.name, columns: copied, entities: entities.map { ($0, pairing.destinationEntity(ofSource: $0)!) }))
         add(.fill, ResetIdentity(table: table.name))
         let staying = pairing.destinationTable(continuing: sourceName).flatMap { name in
-            pairing.destinationLayout.table(named: name).map { ($0, pairing.destinationLayout.tables.contains { $0.foreignKeys.contains { $0.referencedTable == name } }) }
+            pairing.destinationLayout.table(named: name).map { layout in
+                (layout, pairing.destinationLayout.tables.flatMap { table in table.foreignKeys.filter { $0.referencedTable == name }.map { (table, $0) } })
+            }
         }
         add(.dropMoved, DeleteRows(table: current, entities: entities, isLossy: false, staying: staying))
         return true

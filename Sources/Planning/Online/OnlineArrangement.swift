@@ -57,7 +57,8 @@ enum OnlineArrangement {
     }
 
     /// The tables moved rows leave that can be rebuilt beside themselves, one per table: none
-    /// when a change of the step leaves other work than drops to the switch-over.
+    /// when a change of the step leaves other work than drops to the switch-over, or a foreign
+    /// key points at one that its shadow cannot take over (`ShadowTable.takesOver`).
     private static func shadowTables(_ changes: [any SchemaChange], schema: String) -> [ShadowTable] {
         let deferring = changes.contains { change in
             guard !(change is DeleteRows || change is DropColumn || change is DropTables || change is ResetIdentity) else { return false }
@@ -68,13 +69,15 @@ enum OnlineArrangement {
         }
         guard !deferring else { return [] }
         var shadows: [ShadowTable] = []
+        let sources = Set(changes.compactMap { ($0 as? DeleteRows).flatMap { $0.isLossy ? nil : $0.table } })
         for case let delete as DeleteRows in changes where !delete.isLossy {
-            guard let staying = delete.staying, !staying.isReferenced, staying.layout.name == delete.table else { return [] }
+            guard let staying = delete.staying, staying.layout.name == delete.table,
+                  staying.referencing.allSatisfy({ ShadowTable.takesOver($0.key, of: $0.table, shadowing: sources, in: changes) }) else { return [] }
             if let index = shadows.firstIndex(where: { $0.table.name == delete.table }) {
                 shadows[index].moved += delete.entities
                 shadows[index].deletes.append(delete)
             } else {
-                shadows.append(ShadowTable(table: staying.layout, moved: delete.entities, deletes: [delete]))
+                shadows.append(ShadowTable(table: staying.layout, moved: delete.entities, deletes: [delete], referencing: staying.referencing.map { ($0.table.name, $0.key) }))
             }
         }
         return shadows

@@ -24,7 +24,7 @@ extension DetachReferences: OnlineChange {
         let clear = statements(in: schema)[0]
         return .phases(OnlinePhase.triggeredBatches(
             trigger, in: schema, timing: "BEFORE INSERT OR UPDATE", body: body,
-            does: "links written to rows of \(entities.joined(separator: ", ")) (removed) are cleared",
+            does: "links written to rows of \(entities.joined(separator: ", ")) (\(why)) are cleared",
             batches: BatchedStatement(schema: schema, table: table, prefix: clear.sql), summary: clear.summary + ", in batches"
         ))
     }

@@ -24,6 +24,8 @@ struct ShadowTable: OnlineChange {
     var moved: [String]
     /// What the offline step does instead.
     var deletes: [DeleteRows]
+    /// The foreign keys of the destination that point at it (`OnlineShadowReferences`).
+    var referencing: [(table: String, key: ForeignKey)] = []
 
     var shadow: String { OnlineTrigger.prefix + "shadow_" + OnlineTrigger.digest(table.name) }
 
@@ -60,7 +62,7 @@ struct ShadowTable: OnlineChange {
             does: "writes to rows of \(table.name) that stay are mirrored into \(shadow)",
             batches: BatchedStatement(schema: schema, table: table.name, prefix: copy, suffix: " FOR SHARE ON CONFLICT (\(ident: "_pk")) DO NOTHING"),
             summary: "copy the rows of \(table.name) that stay to \(shadow), in batches"
-        ), swap(in: schema))
+        ) + referencingPhases(in: schema), referencingSwitchOver(in: schema) + swap(in: schema))
     }
 
     /// The empty shadow with everything the destination's table has.

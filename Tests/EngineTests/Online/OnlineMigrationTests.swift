@@ -103,31 +103,6 @@ import TestSupport
         }
     }
 
-    /// Every kind of lightweight change now has an online form (OnlineChangeKindsTests); a
-    /// heavyweight step whose mapping reads through a one-to-one kept in the other row's column
-    /// (docs/online-migrations.md, Not online) does not: the step is refused whole.
-    @Test func aStepWithAChangeThatHasNoOnlineFormIsRefusedWithNothingChanged() throws {
-        let cards = "Card: {attributes: {title: string}, relationships: {recipe: {destination: Recipe, inverse: card}}}\nRecipe: {attributes: {name: string}, relationships: {card: {destination: Card, inverse: recipe}}}"
-        let model = try S.model([("v1", S.version(cards)), ("v2", S.version(cards.replacingOccurrences(of: "{name: string}", with: "{name: string, notes: string}")))])
-        let mapping = MappingModel(source: "v1", destination: "v2", entityMappings: [
-            EntityMappingDefinition(name: "CardToCard", type: .copy, sourceEntity: "Card", destinationEntity: "Card"),
-            EntityMappingDefinition(name: "RecipeToRecipe", type: .transform, sourceEntity: "Recipe", destinationEntity: "Recipe",
-                                    attributeMappings: [PropertyMappingDefinition(name: "name", valueExpression: "$source.card.title")]),
-        ], file: "cards.yaml")
-        try S.withStore(model) { connection in
-            let catalog = try S.catalog(of: S.store, on: connection)
-            let rows = try S.rows("recipe", ["name"], on: connection)
-            let refusal = #expect(throws: OnlineNotSupported.self) {
-                try HeavyweightMigrationTests.migrator(model, mapping, on: connection).apply(options: ApplyOptions(online: true))
-            }
-            #expect(refusal?.refusals.count == 1)
-            #expect(refusal?.refusals.first?.hasSuffix("entity mapping RecipeToRecipe reads $source.card, a to-one kept in the other row's column, whose changes do not write the rows reading it") == true, "\(String(describing: refusal))")
-            #expect(try S.catalog(of: S.store, on: connection) == catalog)
-            #expect(try S.rows("recipe", ["name"], on: connection) == rows)
-            #expect(try S.version(on: connection) == "v1")
-        }
-    }
-
     /// A uniqueness constraint (root entity: `UNIQUE USING INDEX` on an index built
     /// concurrently; sub-entity: a partial unique index) and a fetch index, with an attribute
     /// added (constraints alone change no version hash), on tables with rows:

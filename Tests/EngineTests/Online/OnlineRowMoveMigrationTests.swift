@@ -190,11 +190,12 @@ import TestSupport
     /// keeps writing, then finishes with plain `apply` (`--restart` if asked): the store ends
     /// as offline, with no trigger or shadow left.
     static func interruptThenFinish(
+        _ model: VersionedModel? = nil, write: @escaping GuardedWriter.Write = Self.writeAnimals,
         restart: Bool = false, stop: @escaping (PostgresConnection, ProgressEvent) throws -> Bool,
         unfinished: (StepFailure?, PostgresConnection) throws -> Void
     ) throws {
-        let model = try Self.movedEntity()
-        try GuardedWriter.withShadowedStore(model, store: S.store, shadow: Self.shadow, write: Self.writeAnimals) { connection, writer, url in
+        let model = try model ?? Self.movedEntity()
+        try GuardedWriter.withShadowedStore(model, store: S.store, shadow: Self.shadow, write: write) { connection, writer, url in
             writer.start()
             writer.waitForCommits(5)
             let blocker = try PostgresConnection(url: url)

@@ -264,7 +264,8 @@ import ObjectModel
         #expect(first.contains(#"SELECT DISTINCT 'recipe', s._pk FROM "shop"."recipe" AS s"#))
         #expect(first.contains(#"."_pk" IN (SELECT pk FROM "shop~staging"."_catch_up_keys" WHERE table_name = 'chef')"#))
 
-        // Card keeps the one-to-one's column: a card moving to another recipe writes no recipe.
+        // Card keeps the one-to-one's column: a card moving to another recipe, or deleted,
+        // writes no recipe, so the card's trigger logs the recipe it pointed at before.
         let cards = "Card: {attributes: {title: string}, relationships: {recipe: {destination: Recipe, inverse: card}}}\nRecipe: {attributes: {name: string}, relationships: {card: {destination: Card, inverse: recipe}}}"
         let mapping = MappingModel(source: "v1", destination: "v2", entityMappings: [
             EntityMappingDefinition(name: "CardToCard", type: .copy, sourceEntity: "Card", destinationEntity: "Card"),
@@ -272,8 +273,27 @@ import ObjectModel
                                     attributeMappings: [PropertyMappingDefinition(name: "name", valueExpression: "$source.card.title")]),
         ], file: "cards.yaml")
         let step = try HeavyweightMigration.step(mapping: mapping, from: Kitchen.version("v1", cards), to: Kitchen.version("v2", cards), schema: "shop")
-        #expect(step.onlineCatchUp == nil)
-        #expect(step.onlineRefusal == "entity mapping RecipeToRecipe reads $source.card, a to-one kept in the other row's column, whose changes do not write the rows reading it")
+        #expect(step.onlineRefusal == nil)
+        let catchUp = try #require(step.onlineCatchUp)
+        #expect(catchUp.loggedPointers == ["card.recipe_pk"])
+        #expect(catchUp.install.last?.sql.text == """
+            CREATE TRIGGER "_orchestrator_pointed_row" AFTER UPDATE OF "recipe_pk" OR DELETE ON "shop"."card" FOR EACH ROW EXECUTE FUNCTION "shop~staging"."_record_row_change"('recipe', 'recipe_pk')
+            """)
+        #expect(catchUp.install.filter { $0.sql.text.contains(OnlineCatchUp.pointedTrigger) }.count == 2, "the function and one trigger, on card only")
+        let function = try #require(catchUp.install.first { $0.sql.text.hasPrefix("CREATE FUNCTION") }).sql.text
+        #expect(function.contains("IF TG_NAME = '_orchestrator_pointed_row' THEN"))
+        #expect(function.contains("IF pointed IS NOT NULL AND (TG_OP = 'DELETE' OR pointed IS DISTINCT FROM (to_jsonb(NEW) ->> TG_ARGV[2 * i + 1])::bigint) THEN"))
+        // The recipe the card points at now joins through the path, as for a to-one column.
+        let paths = Self.statements(step).filter { $0.hasPrefix(#"INSERT INTO "shop~staging"."_catch_up_keys""#) }
+        #expect(paths == ["""
+            INSERT INTO "shop~staging"."_catch_up_keys" (table_name, pk)
+            SELECT DISTINCT 'recipe', s._pk FROM "shop"."recipe" AS s
+            LEFT JOIN "shop"."card" AS "s.card" ON "s.card"."recipe_pk" = "s"."_pk"
+            WHERE "s.card"."_pk" IN (SELECT pk FROM "shop~staging"."_catch_up_keys" WHERE table_name = 'card')
+            ON CONFLICT DO NOTHING
+            """])
+        #expect(OnlineCatchUp.phases(of: step, store: "shop").first?.summary
+            == "install the change logs and the row triggers on shop.card, shop.recipe (a change or delete of shop.card.recipe_pk logs the key it pointed at)")
     }
 
     @Test func planOnlineShowsEachPhaseItsLockAndWhetherWritesWait() throws {

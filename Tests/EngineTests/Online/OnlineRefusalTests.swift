@@ -1,0 +1,40 @@
+import Testing
+import Planning
+@testable import Engine
+
+/// `apply --online` refuses a step it cannot run while the application writes, before anything
+/// changes (`OnlineNotSupported.check` runs before the first step). No change of a real model
+/// reaches a refusal any more: every lightweight change kind has an online form
+/// (OnlineChangeKindsTests), every corpus pair plans online (CorpusOnlineTests), and the last
+/// heavyweight refusal (a path through a one-to-one kept in the other row's column) runs online
+/// (OnlineOneToOnePathTests). What is left are the planners' defensive refusals, so the rule is
+/// pinned on steps that carry one.
+@Suite struct OnlineRefusalTests {
+    static let statement = PlannedStatement("SELECT 1", lock: .none, summary: "a statement")
+
+    @Test func aLightweightStepIsRefusedWithItsChangesReasons() {
+        var step = PlannedStep(kind: .lightweight, from: "v1", to: "v2", statements: [Self.statement])
+        step.online = OnlinePlan(phases: [], refusals: ["number link.position: the table of its owners is not known", "a second reason"])
+        #expect(OnlineNotSupported.refusal(of: step) == "number link.position: the table of its owners is not known; a second reason")
+        step.online = OnlinePlan(phases: [], refusals: [])
+        #expect(OnlineNotSupported.refusal(of: step) == nil)
+        step.online = nil
+        #expect(OnlineNotSupported.refusal(of: step) == "the step was planned without an online form")
+    }
+
+    @Test func aHeavyweightStepWithoutCatchUpIsRefusedWithItsReason() {
+        var step = PlannedStep(kind: .heavyweight, from: "v1", to: "v2", statements: [Self.statement])
+        #expect(OnlineNotSupported.refusal(of: step) == "the step was planned without an online catch-up")
+        step.onlineRefusal = "entity mapping RecipeToRecipe reads $source.card, kept in no column"
+        #expect(OnlineNotSupported.refusal(of: step) == "entity mapping RecipeToRecipe reads $source.card, kept in no column")
+    }
+
+    @Test func creatingAStoreIsNeverRefused() {
+        #expect(OnlineNotSupported.refusal(of: PlannedStep(kind: .create, from: nil, to: "v1", statements: [Self.statement])) == nil)
+    }
+
+    @Test func theErrorNamesEveryRefusedStepAndSaysNothingChanged() {
+        let error = OnlineNotSupported(refusals: ["step 2 of 3 (lightweight 'v2' -> 'v3'): a reason"])
+        #expect(error.description == "apply --online cannot run step 2 of 3 (lightweight 'v2' -> 'v3'): a reason; nothing was changed (run without --online to migrate with the store locked for the step's whole length)")
+    }
+}
