@@ -42,7 +42,7 @@ extension LightweightDiff {
         for copy in pairing.copiesOf[table.name] ?? [] {
             add(.fill, CopyColumnValues(
                 table: table.name, column: copy.column, type: copy.type,
-                from: currentName(ofColumn: copy.source, inSourceTable: sourceTable.name), entities: copy.entities
+                from: pairing.currentName(ofColumn: copy.source, inSourceTable: sourceTable.name), entities: copy.entities
             ))
             if !columns.values.contains(copy.source) {
                 consumedColumns.insert(ColumnKey(table: sourceTable.name, column: copy.source))

@@ -7,7 +7,8 @@ import ObjectModel
 /// 1. A source hierarchy table continues as the table of the hierarchy that receives its
 ///    shallowest kept entity (its root, unless the root was removed). Entities of it that land
 ///    in another hierarchy move their rows there.
-/// 2. A join table continues when the relationship that owns it still owns a join table.
+/// 2. A join table continues when the relationship that owns it still owns a join table, for
+///    the links of all the entities the source kept there (else each new one copies its own).
 /// 3. In a continued table, a destination column continues the source column of the property
 ///    the mapping pairs with it, as seen from any entity of the table. Where the entities of one
 ///    column read several source columns (sibling declarations merged or split), the one with
@@ -226,7 +227,8 @@ struct LayoutPairing {
             guard let stored = declaring.relationship(named: relationship),
                   StoreLayout.storage(of: stored, in: declaring, version: source) == .joinTable,
                   let sourceTable = sourceLayout.table(named: StoreNaming.joinTableName(entity: declaring.name, relationship: relationship)),
-                  destinationTable(continuing: sourceTable.name) == nil else { continue }
+                  destinationTable(continuing: sourceTable.name) == nil,
+                  keepsNoStrayLinks(declaredBy: declaring, owner: owner) else { continue }
             sourceTableOf[table.name] = sourceTable.name
             // Owner, target, then each side's order column where both versions keep one.
             var columns = [table.columns[0].name: sourceTable.columns[0].name, table.columns[1].name: sourceTable.columns[1].name]
@@ -239,53 +241,6 @@ struct LayoutPairing {
             }
             sourceColumnOf[table.name] = columns
         }
-    }
-
-    // MARK: Links kept elsewhere
-
-    /// Where the source kept the links of a source relationship declared by `entity`.
-    func sourceLinks(of relationship: Relationship, declaredBy entity: Entity) -> SourceLinks? {
-        switch StoreLayout.storage(of: relationship, in: entity, version: source) {
-        case .none:
-            return nil
-        case .column:
-            let column = sourceColumns.column(ofProperty: relationship.name, declaredBy: entity.name)!
-            return SourceLinks(
-                table: currentName(ofSourceTable: sourceTable(ofEntity: entity.name)), a: "_pk", b: column,
-                orderOfB: nil, orderOfA: nil, requiredNotNull: column,
-                origins: [.column(table: sourceTable(ofEntity: entity.name), column: column)]
-            )
-        case .inverseColumn:
-            let inverse = source.inverse(of: relationship)!
-            let target = source.entity(named: relationship.destination)!
-            let column = sourceColumns.column(ofProperty: inverse.name, of: target, in: source)!
-            let table = sourceTable(ofEntity: relationship.destination)
-            let order = sourceOrderColumn(ofToOne: inverse.name, from: target)
-            let keepsOrder = relationship.isOrdered && order.flatMap { sourceLayout.table(named: table)?.column(named: $0) } != nil
-            return SourceLinks(
-                table: currentName(ofSourceTable: table), a: column, b: "_pk",
-                orderOfB: keepsOrder ? order : nil, orderOfA: nil, requiredNotNull: column,
-                origins: [.column(table: table, column: column)] + (keepsOrder ? [.column(table: table, column: order!)] : [])
-            )
-        case .joinTable:
-            return joinTableLinks(StoreNaming.joinTableName(entity: entity.name, relationship: relationship.name), ownerSide: relationship)
-        case .inverseJoinTable:
-            let inverse = source.inverse(of: relationship)!
-            let holder = Self.declaringEntity(of: inverse.name, from: source.entity(named: relationship.destination)!, in: source)
-            return joinTableLinks(StoreNaming.joinTableName(entity: holder.name, relationship: inverse.name), ownerSide: inverse)?.reversed
-        }
-    }
-
-    /// Links of a source join table, `a` the owner side.
-    private func joinTableLinks(_ name: String, ownerSide relationship: Relationship) -> SourceLinks? {
-        guard let table = sourceLayout.table(named: name) else { return nil }
-        let ownerOrder = StoreNaming.orderColumnName(relationship: relationship.name)
-        let orders = table.columns.dropFirst(2).map(\.name)
-        return SourceLinks(
-            table: currentName(ofSourceTable: name), a: table.columns[0].name, b: table.columns[1].name,
-            orderOfB: orders.first { $0 == ownerOrder }, orderOfA: orders.first { $0 != ownerOrder }, requiredNotNull: nil,
-            origins: [.table(name)]
-        )
     }
 }
 

@@ -44,7 +44,7 @@ extension LightweightDiff {
         var copied: [(destination: String, source: String)] = [("_pk", "_pk")]
         for column in table.columns where column.name != "_pk" && column.name != "_entity" {
             guard let sourceColumn = columns[column.name] else { continue }
-            copied.append((column.name, currentName(ofColumn: sourceColumn, inSourceTable: sourceName)))
+            copied.append((column.name, pairing.currentName(ofColumn: sourceColumn, inSourceTable: sourceName)))
             consumedColumns.insert(ColumnKey(table: sourceName, column: sourceColumn))
         }
         let current = pairing.currentName(ofSourceTable: sourceName)
@@ -57,12 +57,6 @@ extension LightweightDiff {
         }
         add(.dropMoved, DeleteRows(table: current, entities: entities, isLossy: false, staying: staying))
         return true
-    }
-
-    /// A source column's name once columns are renamed.
-    func currentName(ofColumn column: String, inSourceTable table: String) -> String {
-        guard let continuation = pairing.destinationTable(continuing: table) else { return column }
-        return pairing.sourceColumnOf[continuation]?.first { $0.value == column }?.key ?? column
     }
 
     /// A source entity's name in `_entity` once entities are renamed: the destination name for
@@ -82,9 +76,8 @@ extension LightweightDiff {
             let declaring = LayoutPairing.declaringEntity(of: sourceName, from: entity, in: source)
             links = pairing.sourceLinks(of: declaring.relationship(named: sourceName)!, declaredBy: declaring)
             // The source kept links of more entities than the destination's owner covers.
-            let covered = destination.hierarchy(of: destination.entity(named: owner)!).filter { !$0.isAbstract }
-                .compactMap { pairing.sourceEntity(ofDestination: $0.name) }
-            let kept = source.hierarchy(of: declaring).filter { !$0.isAbstract }.map(\.name)
+            let covered = pairing.linkOwners(ofDestination: owner)
+            let kept = pairing.linkOwners(declaredBy: declaring)
             if links != nil, Set(kept) != Set(covered) {
                 links!.ownerFilter = SourceLinks.OwnerFilter(
                     table: pairing.currentName(ofSourceTable: pairing.sourceTable(ofEntity: declaring.name)),

@@ -82,7 +82,8 @@ extension FillJoinTable: OnlineChange {
             numbered.append(OnlinePositions(table: table, column: order.column, owner: owner, orderBy: target, keys: [ownerColumn, targetColumn], ownerTable: ownerTable))
         }
         let isNumbered = Set(numbered.map(\.column))
-        let trigger = OnlineTrigger.named("links", table: links.table, column: set ?? links.a)
+        // Each sub-entity's join table filled from its parent's has a trigger of its own there.
+        let trigger = OnlineTrigger.named("links", table: links.table, column: (set ?? links.a) + (links.ownerFilter.map { _ in " into " + table } ?? ""))
         let (a, b) = (links.a, links.b)
         let holds = { (row: SQL) -> SQL in set.map { " AND \(row).\(ident: $0) IS NOT NULL" } ?? "" }
         let read = [a, b] + positions.compactMap { $0 }
