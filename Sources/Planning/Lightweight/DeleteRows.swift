@@ -18,6 +18,16 @@ struct DeleteRows: SchemaChange {
             lock: .rowExclusive, summary: "delete rows of \(entities.joined(separator: ", ")) from \(table) (\(why))"
         )]
     }
+
+    /// Moved rows leaving their table take along, by a cascading delete rule, the rows of other
+    /// entities that link to them: a loss of rows, named as such (the mapping's own hazards name
+    /// only the links dropped).
+    var hazards: [Hazard] {
+        guard !isLossy, let staying else { return [] }
+        return staying.referencing.filter { $0.key.onDelete == "CASCADE" && $0.table.kind.isHierarchy }.map { referencing in
+            .dataLoss("rows of \(referencing.table.name) whose \(referencing.key.column) links to a row of \(entities.joined(separator: ", ")) (moved out of \(table)) are deleted with it: foreign key \(referencing.key.name) is ON DELETE CASCADE")
+        }
+    }
 }
 
 /// The rows of entities moved out of their hierarchy, copied into the table of their new

@@ -148,6 +148,21 @@ import Testing
     /// are deleted before the switch-over, as the offline delete of the dogs deletes them, by
     /// a trigger (a toy written with a link to a dog is deleted) and batches; the key beside
     /// points at the shadow and cascades too; the switch-over swaps the keys by renames.
+    /// The toys linking to dogs are deleted by their key's cascade when the dogs leave `animal`,
+    /// offline and online alike: `plan` names that loss of rows, not only the links dropped.
+    @Test func aCascadingKeyPointingAtTheTableNamesTheRowsItDeletesAsADataLoss() throws {
+        let toy = "\nToy: {attributes: {label: string}, relationships: {animal: {destination: Animal, inverse: toys}}}"
+        func version(_ base: String, rule: String) -> String {
+            base.replacingOccurrences(of: "Animal: {attributes: {name: string}}", with: "Animal: {attributes: {name: string}, relationships: {toys: {destination: Toy, inverse: animal, toMany: true, deleteRule: \(rule)}}}") + toy
+        }
+        let cascading = try LightweightFixtures.step(version(Self.dogLeavesAnimals.0, rule: "cascade"), version(Self.dogLeavesAnimals.1, rule: "cascade"))
+        #expect(cascading.hazards.filter(\.isDataLoss).map(\.message).contains(
+            "rows of toy whose animal_pk links to a row of Dog (moved out of animal) are deleted with it: foreign key toy_animal_pk_fkey is ON DELETE CASCADE"
+        ), "\(cascading.hazards.map(\.message))")
+        let nullifying = try LightweightFixtures.step(version(Self.dogLeavesAnimals.0, rule: "nullify"), version(Self.dogLeavesAnimals.1, rule: "nullify"))
+        #expect(!nullifying.hazards.contains { $0.message.contains("are deleted with it") })
+    }
+
     @Test func aCascadingKeyPointingAtTheTableDeletesTheRowsLinkingToMovedRowsBeforeTheSwitchOver() throws {
         let animal = "Animal: {attributes: {name: string}, relationships: {toys: {destination: Toy, inverse: animal, toMany: true, deleteRule: cascade}}}"
         let toy = "\nToy: {attributes: {label: string}, relationships: {animal: {destination: Animal, inverse: toys}}}"
