@@ -19,6 +19,9 @@ struct DetachReferences: SchemaChange {
     /// Rows of these entities keep their link: the rows that leave themselves (a table's own
     /// key), or those whose link is required (named by a `DataCheck` instead).
     var keeping: [String] = []
+    /// The foreign key of the link: `apply --online` keeps its delete rule on the links it
+    /// clears early (`ClearedLinks`).
+    var key: ForeignKey?
 
     func statements(in schema: String) -> [PlannedStatement] {
         var clear: SQL = """

@@ -30,7 +30,7 @@ extension LightweightDiff {
                             linkingTo: (key.column, sourceTable.name, removed)
                         ))
                     }
-                    add(.detachLinks, DetachReferences(table: referencing.name, column: key.column, referencedTable: sourceTable.name, entities: removed))
+                    add(.detachLinks, DetachReferences(table: referencing.name, column: key.column, referencedTable: sourceTable.name, entities: removed, key: key))
                 }
             }
             add(.remove, DeleteRows(table: sourceTable.name, entities: removed, isLossy: true))

@@ -33,7 +33,7 @@ extension DeleteRows {
             guard required != [] else { return nil }
             return DetachReferences(
                 table: referencing.name, column: key.column, referencedTable: table, entities: entities, why: "moved out of \(table)",
-                keeping: (referencing.name == table ? entities : []) + (required ?? [])
+                keeping: (referencing.name == table ? entities : []) + (required ?? []), key: key
             )
         }
     }

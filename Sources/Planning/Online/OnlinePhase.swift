@@ -136,6 +136,8 @@ public struct OnlineTrigger: Sendable, Hashable {
     public var table: String
     /// Also the function's name.
     public var name: String
+    /// A log table the trigger's function reads, dropped with it (`ClearedLinks`).
+    public var log: String?
 
     /// Every trigger and function `apply --online` makes starts so, and nothing else's does.
     public static let prefix = "orchestrator_online_"

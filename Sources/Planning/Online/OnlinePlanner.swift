@@ -123,10 +123,12 @@ extension OnlineTrigger {
     }
 
     func dropStatements(in schema: String) -> [PlannedStatement] {
-        [
+        var drops = [
             PlannedStatement("DROP TRIGGER IF EXISTS \(ident: name) ON \(ident: schema, table)", lock: .accessExclusive, summary: "drop trigger \(name) on \(table)"),
             PlannedStatement("DROP FUNCTION IF EXISTS \(ident: schema, name)()", lock: .none, summary: "drop function \(name)"),
         ]
+        if let log { drops.append(PlannedStatement("DROP TABLE IF EXISTS \(ident: schema, log)", lock: .accessExclusive, summary: "drop log table \(log)")) }
+        return drops
     }
 
     /// The function (PL/pgSQL `body`, run under `setting` when given, whatever the writing

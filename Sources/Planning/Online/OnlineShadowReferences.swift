@@ -39,7 +39,7 @@ extension ShadowTable {
     func referencingPhases(in schema: String) -> [OnlinePhase] {
         var phases: [OnlinePhase] = []
         for (referencing, key) in referencing {
-            let detach = DetachReferences(table: referencing, column: key.column, referencedTable: table.name, entities: moved, why: "moved out of \(table.name)")
+            let detach = DetachReferences(table: referencing, column: key.column, referencedTable: table.name, entities: moved, why: "moved out of \(table.name)", key: key)
             guard case .phases(let clearing) = detach.onlineForm(in: schema) else { preconditionFailure("links are cleared in phases") }
             phases += clearing
             var beside = key

@@ -189,11 +189,16 @@ import Testing
         let shadow = "orchestrator_online_shadow_\(OnlineTrigger.digest("animal"))"
         let (unlink, beside) = ("orchestrator_online_unlink_\(OnlineTrigger.digest("toy.animal_pk"))", "orchestrator_online_shadowfk_\(OnlineTrigger.digest("toy.animal_pk"))")
         let copy = try #require(phases.firstIndex { $0.batches?.template.text.hasPrefix(#"INSERT INTO "s"."\#(shadow)""#) == true })
-        #expect(phases[copy + 1].installs == [OnlineTrigger(table: "toy", name: unlink)])
-        let function = phases[copy + 1].statements[0].sql.text
-        #expect(function.contains(#"AND EXISTS (SELECT 1 FROM "s"."animal" WHERE "_pk" = NEW."animal_pk" AND "_entity" IN ('Dog')) THEN"#))
+        // The links cleared are logged, so the key's rule keeps acting on them (ClearedLinks).
+        let digest = OnlineTrigger.digest("toy.animal_pk")
+        #expect(phases[copy + 1].installs == [
+            OnlineTrigger(table: "toy", name: unlink), OnlineTrigger(table: "toy", name: "orchestrator_online_changed_\(digest)"),
+            OnlineTrigger(table: "animal", name: "orchestrator_online_replay_\(digest)", log: "orchestrator_online_cleared_\(digest)"),
+        ])
+        let function = phases[copy + 1].statements[2].sql.text
+        #expect(function.contains(#"WHERE "_pk" = NEW."animal_pk" AND "_entity" IN ('Dog') FOR KEY SHARE;"#) && function.contains(#"PERFORM 1 FROM "s"."animal""#))
         #expect(function.contains(#"NEW."animal_pk" := NULL;"#) && !function.contains("DELETE"))
-        #expect(phases[copy + 2].batches?.template.text == #"UPDATE "s"."toy" SET "animal_pk" = NULL WHERE "animal_pk" IN (SELECT "_pk" FROM "s"."animal" WHERE "_entity" IN ('Dog')) AND "_pk" >= :from AND "_pk" < :to"#)
+        #expect(phases[copy + 2].batches?.template.text.hasPrefix(#"WITH cleared AS (SELECT "_pk", "animal_pk" FROM "s"."toy" AS t WHERE "animal_pk" IN (SELECT "_pk" FROM "s"."animal" WHERE "_entity" IN ('Dog')) AND "_pk" >= :from AND "_pk" < :to FOR UPDATE OF t)"#) == true)
         #expect(phases[copy + 3].statements.map(\.sql.text) == [
             #"ALTER TABLE "s"."toy" ADD CONSTRAINT "\#(beside)" FOREIGN KEY ("animal_pk") REFERENCES "s"."\#(shadow)" ("_pk") ON DELETE \#(action) NOT VALID"#,
         ])
@@ -265,8 +270,8 @@ import Testing
         #expect(phases[renamed + 3].installs == [OnlineTrigger(table: "dessert", name: removed)])
         #expect(phases[renamed + 3].statements[0].sql.text.hasSuffix(#"AS $online$BEGIN IF NEW."_entity" IN ('Pie') THEN RETURN NULL; END IF; RETURN NEW; END$online$"#))
         #expect(phases[renamed + 3].statements.last?.sql.text == #"CREATE TRIGGER "\#(removed)" BEFORE INSERT OR UPDATE OF _entity ON "s"."dessert" FOR EACH ROW EXECUTE FUNCTION "s"."\#(removed)"()"#)
-        #expect(phases[renamed + 4].batches?.template.text == #"DELETE FROM "s"."dessert" WHERE "_entity" IN ('Pie') AND "_pk" >= :from AND "_pk" < :to"#)
-        #expect(Self.sql(phases).filter { $0.hasPrefix("DELETE") || $0.contains("= NULL WHERE") }.count == 2, "each runs once, in batches")
+        #expect(phases[renamed + 4].batches?.template.text == #"SET LOCAL orchestrator.online_step = 'on'; DELETE FROM "s"."dessert" WHERE "_entity" IN ('Pie') AND "_pk" >= :from AND "_pk" < :to"#)
+        #expect(Self.sql(phases).filter { $0.contains("DELETE FROM \"s\".\"dessert\"") || $0.contains("= NULL WHERE") }.count == 2, "each runs once, in batches")
         // The new _entity check comes after the rows left; the switch-over drops both triggers.
         #expect(try #require(phases.firstIndex { $0.summary == "check dessert_entity_check on dessert, for new writes" }) > renamed + 4)
         let switchOver = Set(phases.last?.statements.map(\.sql.text) ?? [])
@@ -284,7 +289,7 @@ import Testing
         let sql = Self.sql(phases)
         #expect(!sql.contains { $0.contains("special_pk\" = NULL") })
         #expect(sql.contains(#"ALTER TABLE "s"."menu" DROP COLUMN "special_pk""#))
-        #expect(sql.contains(#"DELETE FROM "s"."dessert" WHERE "_entity" IN ('Pie') AND "_pk" >= :from AND "_pk" < :to"#))
+        #expect(sql.contains(#"SET LOCAL orchestrator.online_step = 'on'; DELETE FROM "s"."dessert" WHERE "_entity" IN ('Pie') AND "_pk" >= :from AND "_pk" < :to"#))
     }
 
     @Test func aOneToOneWhoseColumnChangesSidesIsFilledBesideTheOldColumnUnderAMirroringTrigger() throws {
