@@ -113,6 +113,7 @@ extension FillJoinTable: OnlineChange {
             summary: "trigger on \(links.table): links written are mirrored into \(table)"
         )
         install.installs = [trigger]
+        install.following(truncate: TruncateFollowing(clearing: "DELETE FROM \(ident: schema, table)", cleared: "the links copied into \(table)"), of: trigger, in: schema)
         let prefix: SQL = """
             INSERT INTO \(ident: schema, table) (\(idents: columns)) \
             SELECT \(values("")) FROM \(ident: schema, links.table) WHERE \(ident: set ?? a) IS NOT NULL\(owned(""))

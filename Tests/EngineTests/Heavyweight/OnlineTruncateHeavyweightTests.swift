@@ -1,0 +1,49 @@
+import Foundation
+import Testing
+import PostgresClient
+import SQLBuilding
+import TestSupport
+@testable import Engine
+
+/// `apply --online` of a heavyweight step while the application truncates a table of the old
+/// store whose rows the bulk pass already mapped: the rows it removed are gone from the new
+/// store too, and the store equals an offline migration of the final data, row by row.
+@Suite(integration) struct OnlineTruncateHeavyweightTests {
+    typealias S = MigratedStore
+    typealias Kitchen = HeavyweightMigrationTests
+    typealias Online = OnlineHeavyweightTests
+
+    /// Once the chefs are mapped: chef truncated (recipe with it, through its key), then new
+    /// chefs and recipes, in the same transaction.
+    static let truncateAndRefill: [SQL] = [
+        "BEGIN",
+        "TRUNCATE shop.chef CASCADE",
+        "INSERT INTO shop.chef (_pk, _entity, name) VALUES (100001, 'Chef', 'after the truncate')",
+        "INSERT INTO shop.recipe (_pk, _entity, name, amount, temperature, chef_pk) VALUES (100001, 'Recipe', 'after', 5, 212, 100001), (100002, 'Recipe', 'alone', 6, 32, NULL)",
+        "COMMIT",
+    ]
+
+    static let betweenRounds: [SQL] = ["INSERT INTO shop.recipe (_pk, _entity, name, amount, temperature, chef_pk) VALUES (100003, 'Recipe', 'between', 7, 50, 100001)"]
+
+    @Test func aTruncateOfATableAlreadyMappedRemovesItsRowsFromTheNewStore() throws {
+        let model = try Kitchen.kitchen()
+        try S.withStore(model) { connection in
+            let script = OnlineApplyScript(
+                writer: try Online.Writer(connection, []), first: "ChefToChef", duringStageOne: Self.truncateAndRefill,
+                last: "RecipeToRecipe", betweenRounds: Self.betweenRounds
+            )
+            let (report, _) = try script.apply(Kitchen.migrator(model, Kitchen.kitchenMapping(), on: connection), on: connection)
+            #expect(report.appliedSteps.map(\.step.kind) == [.heavyweight])
+            #expect(try S.version(on: connection) == "Kitchen 2")
+            #expect(try connection.execute("SELECT count(*) AS n FROM shop.chef").int(0, "n") == 1)
+            #expect(try connection.execute("SELECT count(*) AS n FROM shop.recipe").int(0, "n") == 3)
+            try Online.expectNoTriggersLeft(on: connection)
+
+            let final = try Online.sourceSnapshot("shop~", on: connection)
+            let online = try Online.snapshot(S.store, on: connection)
+            let reference = try Online.offlineMigration(after: Self.truncateAndRefill + Self.betweenRounds)
+            #expect(final == reference.source, "the reference store holds the same final data")
+            #expect(online == reference.migrated, "online \(online) differs from offline \(reference.migrated)")
+        }
+    }
+}
