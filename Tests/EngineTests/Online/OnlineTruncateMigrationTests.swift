@@ -31,7 +31,7 @@ import TestSupport
     /// once, at the first event `when` accepts. The store ends as an offline migration of the
     /// copy, with no trigger or function of the step left.
     static func migrate(
-        _ model: VersionedModel, when: @escaping (ProgressEvent) -> Bool,
+        _ model: VersionedModel, allowDataLoss: Bool = false, when: @escaping (ProgressEvent) -> Bool,
         act: @escaping (GuardedWriter, PostgresConnection) throws -> Void, then check: (PostgresConnection) throws -> Void = { _ in }
     ) throws {
         try GuardedWriter.withShadowedStore(model, store: S.store, shadow: Self.shadow, write: { _, _ in }) { connection, writer, url in
@@ -40,7 +40,7 @@ import TestSupport
             var acted = false
             var failure: Error?
             _ = try StoreMigrator(connection: connection, model: model, store: S.store).apply(
-                options: ApplyOptions(batchSize: 7, online: true),
+                options: ApplyOptions(allowDataLoss: allowDataLoss, batchSize: 7, online: true),
                 onProgress: { event in
                     guard !acted, when(event) else { return }
                     acted = true
@@ -51,7 +51,7 @@ import TestSupport
             #expect(failure == nil, "the test's writes failed: \(String(describing: failure))")
             #expect(try S.version(on: connection) == "v2")
             try check(connection)
-            try OnlineMigrationTests.expectSameAsOfflineMigrationOfShadow(model, on: connection)
+            try OnlineMigrationTests.expectSameAsOfflineMigrationOfShadow(model, allowDataLoss: allowDataLoss, on: connection)
             let left = try connection.execute("""
                 SELECT tgname AS name FROM pg_trigger WHERE tgname LIKE 'orchestrator\\_online\\_%'
                 UNION ALL SELECT proname FROM pg_proc WHERE proname LIKE 'orchestrator\\_online\\_%'
@@ -111,6 +111,38 @@ import TestSupport
         }, then: { (connection: PostgresConnection) throws in
             #expect(try connection.execute("SELECT count(*) AS n FROM shop.dog WHERE _pk IN (5, 6, 650, 310, 311)").int(0, "n") == 3)
             #expect(try connection.execute("SELECT string_agg(_entity, ',' ORDER BY _pk) AS e FROM shop.animal WHERE _pk IN (5, 6, 650, 310, 311)").value(0, "e") == "Cat,Animal")
+        })
+    }
+
+    /// A toy's animal made a dog once the links to dogs were cleared: before the key pointing
+    /// at the shadow is added (which would find the link dangling) and after (its delete rule
+    /// acts): the toy's link is cleared as offline.
+    @Test(arguments: ["foreign key toy.animal_pk -> orchestrator_online_shadow_", "switch over"])
+    func aRowTurnedIntoTheEntityLeavingLosesTheLinksToItAsOffline(phase: String) throws {
+        try Self.migrate(try OnlineShadowReferenceMigrationTests.model(), when: Self.before(phase), act: { w, session in
+            try w.both({ "UPDATE \(ident: $0, "toy") SET animal_pk = 5 WHERE _pk IN (1, 2)" }, on: session)
+            try w.both({ "UPDATE \(ident: $0, "animal") SET _entity = 'Dog', bark = 'made' WHERE _pk = 5" }, on: session)
+        }, then: { (connection: PostgresConnection) throws in
+            #expect(try connection.execute("SELECT count(*) AS n FROM shop.toy WHERE _pk IN (1, 2) AND animal_pk IS NULL").int(0, "n") == 2)
+            #expect(try connection.execute("SELECT count(*) AS n FROM shop.dog WHERE _pk = 5").int(0, "n") == 1)
+        })
+    }
+
+    /// Dessert's many-to-many moved down to Cake and Pie: once the links are copied, a cake
+    /// with links becomes a pie, a pie a dessert and a dessert with links a cake; the links go
+    /// with their owner into the join table of its new entity.
+    @Test func aRowChangingEntityTakesItsLinksToTheJoinTableOfItsNewEntity() throws {
+        try Self.migrate(try LinksMovedDownMigrationTests.model(inverse: true), allowDataLoss: true, when: Self.before("switch over"), act: { w, session in
+            let first = { (entity: String) throws -> Int64 in
+                try #require(session.execute("SELECT min(_pk) AS n FROM shop.dessert WHERE _entity = \(entity)").int(0, "n"))
+            }
+            let (cake, pie, dessert) = (try first("Cake"), try first("Pie"), try first("Dessert"))
+            for owner in [cake, pie, dessert] {
+                try w.both({ "INSERT INTO \(ident: $0, "dessert__tags") (dessert_pk, tags_pk) VALUES (\(owner), 1), (\(owner), 2) ON CONFLICT DO NOTHING" }, on: session)
+            }
+            try w.both({ "UPDATE \(ident: $0, "dessert") SET _entity = 'Pie' WHERE _pk = \(cake)" }, on: session)
+            try w.both({ "UPDATE \(ident: $0, "dessert") SET _entity = 'Dessert' WHERE _pk = \(pie)" }, on: session)
+            try w.both({ "UPDATE \(ident: $0, "dessert") SET _entity = 'Cake' WHERE _pk = \(dessert)" }, on: session)
         })
     }
 
