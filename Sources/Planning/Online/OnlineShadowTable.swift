@@ -43,8 +43,8 @@ struct ShadowTable: OnlineChange {
             BEGIN
                 IF TG_OP <> 'INSERT' AND OLD.\(ident: "_entity") NOT IN \(moved)
                    AND (TG_OP = 'DELETE' OR NEW.\(ident: "_pk") <> OLD.\(ident: "_pk") OR NEW.\(ident: "_entity") IN \(moved)) THEN
-                    DELETE FROM \(ident: schema, shadow) WHERE \(ident: "_pk") = OLD.\(ident: "_pk");
                     \(linksToRowsTurnedMoved(in: schema))
+                    DELETE FROM \(ident: schema, shadow) WHERE \(ident: "_pk") = OLD.\(ident: "_pk");
                 END IF;
                 IF TG_OP <> 'DELETE' AND NEW.\(ident: "_entity") NOT IN \(moved) THEN
                     INSERT INTO \(ident: schema, shadow) (\(idents: columns)) VALUES (\(SQL.joined(columns.map { "NEW.\(ident: $0)" }, separator: ", ")))

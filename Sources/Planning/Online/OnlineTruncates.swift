@@ -73,17 +73,16 @@ extension OnlinePhase {
 
 extension ShadowTable {
     /// In the shadow's trigger, for a row the application turns into one of a moved entity
-    /// after the batches cleared the links to moved rows: the links other rows hold to it go
-    /// at once, as the offline delete of the moved rows clears them (their rows deleted where
-    /// the key cascades), also before the key pointing at the shadow exists to do so; its
-    /// validation then finds no link to a row the shadow lacks.
+    /// after the batches cleared the links to moved rows: the links other rows hold to it are
+    /// cleared at once, as the offline step clears the links to moved rows (`MovedLinks`),
+    /// before the row leaves the shadow: the key pointing at the shadow then finds nothing to
+    /// act on (no cascade, no denial), and before it exists its validation finds no link to a
+    /// row the shadow lacks.
     func linksToRowsTurnedMoved(in schema: String) -> SQL {
         guard !referencing.isEmpty else { return "" }
         var sql: SQL = "IF TG_OP = 'UPDATE' AND NEW.\(ident: "_entity") IN (\(literals: moved)) THEN"
         for (table, key) in referencing {
-            sql.append(key.onDelete == "CASCADE"
-                ? " DELETE FROM \(ident: schema, table) WHERE \(ident: key.column) = OLD.\(ident: "_pk");"
-                : " UPDATE \(ident: schema, table) SET \(ident: key.column) = NULL WHERE \(ident: key.column) = OLD.\(ident: "_pk");")
+            sql.append(" UPDATE \(ident: schema, table) SET \(ident: key.column) = NULL WHERE \(ident: key.column) = OLD.\(ident: "_pk");")
         }
         sql.append(" END IF;")
         return sql

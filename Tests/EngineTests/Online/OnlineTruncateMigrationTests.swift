@@ -114,12 +114,14 @@ import TestSupport
         })
     }
 
-    /// A toy's animal made a dog once the links to dogs were cleared: before the key pointing
-    /// at the shadow is added (which would find the link dangling) and after (its delete rule
-    /// acts): the toy's link is cleared as offline.
-    @Test(arguments: ["foreign key toy.animal_pk -> orchestrator_online_shadow_", "switch over"])
-    func aRowTurnedIntoTheEntityLeavingLosesTheLinksToItAsOffline(phase: String) throws {
-        try Self.migrate(try OnlineShadowReferenceMigrationTests.model(), when: Self.before(phase), act: { w, session in
+    /// A toy's animal made a dog once the links to dogs were cleared, whatever the key's delete
+    /// rule: before the key pointing at the shadow is added (which would find the link
+    /// dangling) and after (whose delete rule would act on the toy): the toy's link is cleared
+    /// as offline.
+    @Test(arguments: [nil, "cascade", "deny"], ["foreign key toy.animal_pk -> orchestrator_online_shadow_", "switch over"])
+    func aRowTurnedIntoTheEntityLeavingLosesTheLinksToItAsOffline(rule: String?, phase: String) throws {
+        let model = try rule.map { try OnlineShadowReferenceMigrationTests.cascadingModel(rule: $0) } ?? OnlineShadowReferenceMigrationTests.model()
+        try Self.migrate(model, allowDataLoss: true, when: Self.before(phase), act: { w, session in
             try w.both({ "UPDATE \(ident: $0, "toy") SET animal_pk = 5 WHERE _pk IN (1, 2)" }, on: session)
             try w.both({ "UPDATE \(ident: $0, "animal") SET _entity = 'Dog', bark = 'made' WHERE _pk = 5" }, on: session)
         }, then: { (connection: PostgresConnection) throws in
