@@ -46,4 +46,32 @@ import TestSupport
             #expect(online == reference.migrated, "online \(online) differs from offline \(reference.migrated)")
         }
     }
+
+    /// Once the links are made in the new store (stage 2's first pass done): the join table
+    /// truncated and two links written. Its statement trigger logs both keys of every link it
+    /// removed, so the rounds make the links of those recipes and tags again, from none.
+    @Test func aTruncateOfAJoinTableWhoseLinksWereMappedRemovesThemFromTheNewStore() throws {
+        typealias Tags = OnlineJoinTableTests
+        let model = try Tags.model(ordered: false)
+        let truncate: [SQL] = ["BEGIN", "TRUNCATE shop.recipe__tags", Tags.link(3, 4, ordered: false), Tags.link(5, 6, ordered: false), "COMMIT"]
+        try S.withStore(model) { connection in
+            var truncated = false
+            var script = OnlineApplyScript(
+                writer: try Online.Writer(connection, []), first: "RecipeToRecipe", duringStageOne: [], last: "TagToTag", betweenRounds: Tags.betweenRounds
+            )
+            script.onEvent = { event in
+                guard !truncated, event.kind == .passFinished, event.stage == .pass(.createRelationships) else { return }
+                truncated = true
+                for write in truncate { try connection.execute(write) }
+            }
+            _ = try script.apply(Tags.migrator(model, on: connection), on: connection)
+            #expect(truncated, "no pass of stage 2 finished")
+            #expect(try S.version(on: connection) == "v2")
+            #expect(try connection.execute("SELECT count(*) AS n FROM shop.recipe__tags").int(0, "n") == 2)
+            try Online.expectNoTriggersLeft(on: connection)
+            let reference = try Tags.offlineMigration(ordered: false, after: truncate + Tags.betweenRounds)
+            #expect(try Tags.sourceSnapshot("shop~", ordered: false, on: connection) == reference.source, "the reference store holds the same final data")
+            #expect(try Tags.snapshot(S.store, ordered: false, on: connection) == reference.migrated)
+        }
+    }
 }
