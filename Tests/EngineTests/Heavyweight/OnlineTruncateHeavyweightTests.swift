@@ -74,4 +74,30 @@ import TestSupport
             #expect(try Tags.snapshot(S.store, ordered: false, on: connection) == reference.migrated)
         }
     }
+
+    /// In a REPEATABLE READ transaction the truncate is refused, naming the table: its
+    /// snapshot could miss rows committed since. Nothing changes; the step ends as offline.
+    @Test func aTruncateInARepeatableReadTransactionIsRefusedNamingTheTable() throws {
+        let model = try Kitchen.kitchen()
+        try S.withStore(model) { connection in
+            let session = try connection.reconnect()
+            defer { session.close() }
+            var refusal: PostgresError?
+            let written: [SQL] = ["UPDATE shop.chef SET name = name || ' written' WHERE _pk IN (3, 4)"]
+            let script = OnlineApplyScript(
+                writer: try Online.Writer(connection, []), first: "ChefToChef", duringStageOne: written, last: "RecipeToRecipe", betweenRounds: Online.betweenRounds,
+                onEvent: { event in
+                    guard refusal == nil, event.kind == .passFinished, event.entityMapping == "ChefToChef" else { return }
+                    try session.execute("BEGIN ISOLATION LEVEL REPEATABLE READ")
+                    defer { _ = try? session.execute("ROLLBACK") }
+                    _ = try session.execute("SELECT count(*) FROM shop.recipe")
+                    refusal = #expect(throws: PostgresError.self) { try session.execute("TRUNCATE shop.chef CASCADE") }
+                }
+            )
+            _ = try script.apply(Kitchen.migrator(model, Kitchen.kitchenMapping(), on: connection), on: connection)
+            #expect(refusal?.sqlState == "55000")
+            #expect(refusal?.message.contains("TRUNCATE of shop.chef while apply --online runs a heavyweight step on it") == true, "\(String(describing: refusal))")
+            #expect(try Online.snapshot(S.store, on: connection) == Online.offlineMigration(after: written + Online.betweenRounds).migrated)
+        }
+    }
 }
