@@ -13,15 +13,19 @@ import SQLBuilding
 ///    through the mirroring trigger: each key acts on the links to it, the old one first);
 /// 3. the switch-over drops the old key and gives the new one its name, before the old table
 ///    is dropped (nothing depends on it any more).
+/// The table's own key (an animal's mother) clears the links of the rows that stay; its key
+/// on the shadow points at the shadow, added once the shadow holds them all (`NOT VALID`, then
+/// validated, under its final name: the old table's goes with it).
 extension ShadowTable {
     /// Whether the shadow can take over `key` of `table`: a key the step keeps (not one it
-    /// adds, nor one of a table it creates or rebuilds too) from another hierarchy table, on a
+    /// adds, nor one of a table it creates or rebuilds too) from a hierarchy table (the shadowed
+    /// table's own among them), on a
     /// column whose links to removed rows the step does not clear too (one trigger per column)
     /// and that no row must fill (a required link written meanwhile must stop the step in the
     /// switch-over, naming the rows: the moved rows' delete stays there).
     static func takesOver(_ key: ForeignKey, of table: TableLayout, shadowing: Set<String>, in changes: [any SchemaChange]) -> Bool {
         guard table.kind.isHierarchy, DeleteRows.requiredEntities(of: key.column, in: table) == nil,
-              !shadowing.contains(table.name), key.referencedTable != table.name else { return false }
+              key.referencedTable == table.name || !shadowing.contains(table.name) else { return false }
         return !changes.contains { change in
             if let add = change as? AddTable { return add.table.name == table.name }
             if let add = change as? AddForeignKey { return add.table == table.name && add.foreignKey.column == key.column }
@@ -39,13 +43,16 @@ extension ShadowTable {
     func referencingPhases(in schema: String) -> [OnlinePhase] {
         var phases: [OnlinePhase] = []
         for (referencing, key) in referencing {
-            let detach = DetachReferences(table: referencing, column: key.column, referencedTable: table.name, entities: moved, why: "moved out of \(table.name)")
+            let isOwn = referencing == table.name
+            let detach = DetachReferences(
+                table: referencing, column: key.column, referencedTable: table.name, entities: moved, why: "moved out of \(table.name)", keeping: isOwn ? moved : []
+            )
             guard case .phases(let clearing) = detach.onlineForm(in: schema) else { preconditionFailure("links are cleared in phases") }
             phases += clearing
             var beside = key
-            beside.name = temporaryKeyName(referencing, key)
+            if !isOwn { beside.name = temporaryKeyName(referencing, key) }
             beside.referencedTable = shadow
-            guard case .phases(let adding) = AddForeignKey(table: referencing, foreignKey: beside, scansRows: true).onlineForm(in: schema) else {
+            guard case .phases(let adding) = AddForeignKey(table: isOwn ? shadow : referencing, foreignKey: beside, scansRows: true).onlineForm(in: schema) else {
                 preconditionFailure("a foreign key is added in phases")
             }
             phases += adding
@@ -55,7 +62,7 @@ extension ShadowTable {
 
     /// 3. Before the old table is dropped.
     func referencingSwitchOver(in schema: String) -> [PlannedStatement] {
-        referencing.flatMap { referencing, key in
+        referencing.filter { $0.table != table.name }.flatMap { referencing, key in
             [
                 PlannedStatement(
                     "ALTER TABLE \(ident: schema, referencing) DROP CONSTRAINT \(ident: key.name)", lock: .accessExclusive,
