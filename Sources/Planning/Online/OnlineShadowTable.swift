@@ -25,7 +25,7 @@ struct ShadowTable: OnlineChange {
     /// What the offline step does instead.
     var deletes: [DeleteRows]
     /// The foreign keys of the destination that point at it (`OnlineShadowReferences`).
-    var referencing: [(table: String, key: ForeignKey)] = []
+    var referencing: [(table: TableLayout, key: ForeignKey)] = []
 
     var shadow: String { OnlineTrigger.prefix + "shadow_" + OnlineTrigger.digest(table.name) }
 
