@@ -24,39 +24,23 @@
 # online_bench_*. BENCH_BIN runs that orchestrator binary instead of a release build.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
+source scripts/bench-lib.sh
 
-: "${DATABASE_URL:?DATABASE_URL must be set (try: make bench-online)}"
+bench_require_database_url bench-online bench-online
 recipes="${BENCH_RECIPES:-1000000}"
 parts="${BENCH_PARTS:-lightweight heavyweight}"
 clients="${BENCH_CLIENTS:-4}"
 rate="${BENCH_RATE:-400}"
 settle="${BENCH_SETTLE:-2}"
 store=recipes
-export PGOPTIONS="-c client_min_messages=warning"
-case "$DATABASE_URL" in
-    postgres://*|postgresql://*) ;;
-    *) echo "bench-online: DATABASE_URL must be a postgres:// URL" >&2; exit 64 ;;
-esac
-[[ "$DATABASE_URL" != *\?* ]] || { echo "bench-online: DATABASE_URL must not carry ?parameters" >&2; exit 64; }
-for part in $parts; do
-    case "$part" in
-        lightweight|heavyweight) ;;
-        *) echo "bench-online: BENCH_PARTS: unknown part '$part' (lightweight, heavyweight)" >&2; exit 64 ;;
-    esac
-done
+bench_require_parts bench-online "lightweight heavyweight" $parts
 (( recipes >= 100 )) || { echo "bench-online: BENCH_RECIPES must be at least 100" >&2; exit 64; }
 pgbench="$(command -v pgbench || true)"
 [ -n "$pgbench" ] || pgbench="$(ls -d /usr/lib/postgresql/*/bin/pgbench 2>/dev/null | sort -V | tail -1)"
 [ -x "$pgbench" ] || { echo "bench-online: pgbench not found (PostgreSQL's bin folder)" >&2; exit 1; }
-url_for() { echo "${DATABASE_URL%/*}/$1"; }
-admin() { psql "$DATABASE_URL" -X -q -v ON_ERROR_STOP=1 "$@"; }
 
-if [ -n "${BENCH_BIN:-}" ]; then
-    bin="$BENCH_BIN"
-else
-    swift build -c release ${SWIFTPM_FLAGS:-} >/dev/null
-    bin="$(swift build -c release ${SWIFTPM_FLAGS:-} --show-bin-path)/orchestrator"
-fi
+bin="${BENCH_BIN:-}"
+[ -n "$bin" ] || bin="$(bench_release_binary)"
 work="$(mktemp -d)"
 # The logs go unless BENCH_KEEP is set.
 cleanup() { [ -n "${BENCH_KEEP:-}" ] || rm -rf "$work"; }

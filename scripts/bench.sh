@@ -19,36 +19,19 @@
 # e.g. an earlier one for before/after figures).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
+source scripts/bench-lib.sh
 
-: "${DATABASE_URL:?DATABASE_URL must be set (try: make bench)}"
+bench_require_database_url bench bench
 recipes="${BENCH_RECIPES:-1000000}"
 rounds="${BENCH_ROUNDS:-5}"
 heavyweight_rounds="${BENCH_HEAVYWEIGHT_ROUNDS:-${BENCH_ROUNDS:-3}}"
 positions_rounds="${BENCH_POSITIONS_ROUNDS:-${BENCH_ROUNDS:-3}}"
 parts="${BENCH_PARTS:-lightweight heavyweight positions}"
 store=recipes
-export PGOPTIONS="-c client_min_messages=warning"
-case "$DATABASE_URL" in
-    postgres://*|postgresql://*) ;;
-    *) echo "bench: DATABASE_URL must be a postgres:// URL" >&2; exit 64 ;;
-esac
-[[ "$DATABASE_URL" != *\?* ]] || { echo "bench: DATABASE_URL must not carry ?parameters" >&2; exit 64; }
-for part in $parts; do
-    case "$part" in
-        lightweight|heavyweight|positions) ;;
-        *) echo "bench: BENCH_PARTS: unknown part '$part' (lightweight, heavyweight, positions)" >&2; exit 64 ;;
-    esac
-done
+bench_require_parts bench "lightweight heavyweight positions" $parts
 (( recipes >= 10 )) || { echo "bench: BENCH_RECIPES must be at least 10" >&2; exit 64; }
-url_for() { echo "${DATABASE_URL%/*}/$1"; }
-admin() { psql "$DATABASE_URL" -X -q -v ON_ERROR_STOP=1 "$@"; }
 
-if [ -n "${BENCH_BIN:-}" ]; then
-    bin="$BENCH_BIN"
-else
-    swift build -c release ${SWIFTPM_FLAGS:-} >/dev/null
-    bin="$(swift build -c release ${SWIFTPM_FLAGS:-} --show-bin-path)/orchestrator"
-fi
+bin="${BENCH_BIN:-$(bench_release_binary)}"
 
 # A template database holding a store of `version`, filled by `fill` with `count` recipes.
 fill_template() {  # database model version fill count

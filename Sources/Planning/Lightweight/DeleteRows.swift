@@ -1,7 +1,8 @@
 import SQLBuilding
 
 /// Rows that leave a kept table: those of removed entities (lossy), or those of an entity moved
-/// out of the hierarchy, once they were copied to their new table.
+/// out of the hierarchy, once they were copied to their new table; the links of other rows to
+/// those are cleared first (`MovedLinks`).
 struct DeleteRows: SchemaChange {
     var table: String
     /// Names as the rows hold them at that point of the step.
@@ -10,24 +11,22 @@ struct DeleteRows: SchemaChange {
     /// Moved rows leaving: the table as the destination keeps it, and the foreign keys of the
     /// destination that point at it (`apply --online` builds it anew beside the old one).
     var staying: (layout: TableLayout, referencing: [(table: TableLayout, key: ForeignKey)])?
+    /// The links to moved rows that `plan` names nowhere else (`LightweightDiff.lostLinks`).
+    var lostLinks: [Hazard] = []
 
     func statements(in schema: String) -> [PlannedStatement] {
-        let why = isLossy ? "entities removed from the model" : "rows moved to their own table"
-        return deniedLinkChecks(in: schema) + [PlannedStatement(
-            "DELETE FROM \(ident: schema, table) WHERE \(ident: "_entity") IN (\(literals: entities))",
-            lock: .rowExclusive, summary: "delete rows of \(entities.joined(separator: ", ")) from \(table) (\(why))"
-        )]
+        clearings.flatMap { $0.statements(in: schema) } + [deletion(in: schema)]
     }
 
-    /// Moved rows leaving their table take along, by a cascading delete rule, the rows of other
-    /// entities that link to them: a loss of rows, named as such (the mapping's own hazards name
-    /// only the links dropped).
-    var hazards: [Hazard] {
-        guard !isLossy, let staying else { return [] }
-        return staying.referencing.filter { $0.key.onDelete == "CASCADE" && $0.table.kind.isHierarchy }.map { referencing in
-            .dataLoss("rows of \(referencing.table.name) whose \(referencing.key.column) links to a row of \(entities.joined(separator: ", ")) (moved out of \(table)) are deleted with it: foreign key \(referencing.key.name) is ON DELETE CASCADE")
-        }
+    func deletion(in schema: String) -> PlannedStatement {
+        let why = isLossy ? "entities removed from the model" : "rows moved to their own table"
+        return PlannedStatement(
+            "DELETE FROM \(ident: schema, table) WHERE \(ident: "_entity") IN (\(literals: entities))",
+            lock: .rowExclusive, summary: "delete rows of \(entities.joined(separator: ", ")) from \(table) (\(why))"
+        )
     }
+
+    var hazards: [Hazard] { lostLinks }
 }
 
 /// The rows of entities moved out of their hierarchy, copied into the table of their new

@@ -24,7 +24,8 @@ extension LightweightDiff {
     }
 
     /// Entities moved out of their hierarchy: their rows are copied, `_pk` kept, then deleted
-    /// from the old table once everything that reads them ran.
+    /// from the old table once everything that reads them ran, the links to them cleared first
+    /// (`MovedLinks`).
     private mutating func copyMovedRows(into table: TableLayout) -> Bool {
         var bySourceTable: [String: [String]] = [:]
         for name in table.entities {
@@ -55,7 +56,10 @@ extension LightweightDiff {
                 (layout, pairing.destinationLayout.tables.flatMap { table in table.foreignKeys.filter { $0.referencedTable == name }.map { (table, $0) } })
             }
         }
-        add(.dropMoved, DeleteRows(table: current, entities: entities, isLossy: false, staying: staying))
+        var delete = DeleteRows(table: current, entities: entities, isLossy: false, staying: staying)
+        delete.lostLinks = lostLinks(of: delete)
+        checkRequiredLinks(of: delete, movingOutOf: sourceName)
+        add(.dropMoved, delete)
         return true
     }
 

@@ -52,13 +52,18 @@ extension ResetIdentity: OnlineChange {
 
 extension DeleteRows: OnlineChange {
     /// Moved rows leave the old table in the switch-over: the application reads them there
-    /// until then; rows linking to them that a key denies to delete stop the step before it
-    /// (`DeniedLinks`), and again in it for links written meanwhile. Rows of removed entities
-    /// go in batches (`OnlineRemovedRows`).
+    /// until then. The links to them are cleared before, under triggers (`MovedLinks`); rows
+    /// whose required link points at them stop the step at its start (the step's `DataCheck`)
+    /// and again in the switch-over, for links written meanwhile. Rows of removed entities go
+    /// in batches (`OnlineRemovedRows`).
     func onlineForm(in schema: String) -> OnlineForm {
         if isLossy { return removedRowsForm(in: schema) }
-        let checks = deniedLinkChecks(in: schema).map { OnlinePhase(summary: $0.summary, statements: [$0], lock: .accessShare, hold: .scan) }
-        return checks.isEmpty ? .atSwitchOver(statements(in: schema)) : .phasesThenAtSwitchOver(checks, statements(in: schema))
+        let clearing = clearings.flatMap { clearing -> [OnlinePhase] in
+            guard case .phases(let phases) = clearing.onlineForm(in: schema) else { preconditionFailure("links are cleared in phases") }
+            return phases
+        }
+        let switchOver = requiredLinkChecks(in: schema) + [deletion(in: schema)]
+        return clearing.isEmpty ? .atSwitchOver(switchOver) : .phasesThenAtSwitchOver(clearing, switchOver)
     }
 }
 

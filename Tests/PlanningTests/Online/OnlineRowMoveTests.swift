@@ -120,7 +120,7 @@ import Testing
         let toy = "\nToy: {attributes: {label: string}, relationships: {animal: {destination: Animal}}}"
         let phases = try OnlinePlannerTests.phases(Self.dogLeavesAnimals.0 + toy, Self.dogLeavesAnimals.1 + toy)
         let shadow = "orchestrator_online_shadow_\(OnlineTrigger.digest("animal"))"
-        let (detach, beside) = ("orchestrator_online_detach_\(OnlineTrigger.digest("toy.animal_pk"))", "orchestrator_online_shadowfk_\(OnlineTrigger.digest("toy.animal_pk"))")
+        let (detach, beside) = ("orchestrator_online_unlink_\(OnlineTrigger.digest("toy.animal_pk"))", "orchestrator_online_shadowfk_\(OnlineTrigger.digest("toy.animal_pk"))")
         let copy = try #require(phases.firstIndex { $0.batches?.template.text.hasPrefix(#"INSERT INTO "s"."\#(shadow)""#) == true })
         #expect(phases[copy + 1].installs == [OnlineTrigger(table: "toy", name: detach)])
         #expect(phases[copy + 1].statements[0].sql.text.contains(#"AND EXISTS (SELECT 1 FROM "s"."animal" WHERE "_pk" = NEW."animal_pk" AND "_entity" IN ('Dog')) THEN"#))
@@ -144,50 +144,65 @@ import Testing
         ])
     }
 
-    /// A key whose delete rule cascades (a toy goes with its animal): the toys linking to dogs
-    /// are deleted before the switch-over, as the offline delete of the dogs deletes them, by
-    /// a trigger (a toy written with a link to a dog is deleted) and batches; the key beside
-    /// points at the shadow and cascades too; the switch-over swaps the keys by renames.
-    /// The toys linking to dogs are deleted by their key's cascade when the dogs leave `animal`,
-    /// offline and online alike: `plan` names that loss of rows, not only the links dropped.
-    @Test func aCascadingKeyPointingAtTheTableNamesTheRowsItDeletesAsADataLoss() throws {
-        let toy = "\nToy: {attributes: {label: string}, relationships: {animal: {destination: Animal, inverse: toys}}}"
-        func version(_ base: String, rule: String) -> String {
-            base.replacingOccurrences(of: "Animal: {attributes: {name: string}}", with: "Animal: {attributes: {name: string}, relationships: {toys: {destination: Toy, inverse: animal, toMany: true, deleteRule: \(rule)}}}") + toy
-        }
-        let cascading = try LightweightFixtures.step(version(Self.dogLeavesAnimals.0, rule: "cascade"), version(Self.dogLeavesAnimals.1, rule: "cascade"))
-        #expect(cascading.hazards.filter(\.isDataLoss).map(\.message).contains(
-            "rows of toy whose animal_pk links to a row of Dog (moved out of animal) are deleted with it: foreign key toy_animal_pk_fkey is ON DELETE CASCADE"
-        ), "\(cascading.hazards.map(\.message))")
-        let nullifying = try LightweightFixtures.step(version(Self.dogLeavesAnimals.0, rule: "nullify"), version(Self.dogLeavesAnimals.1, rule: "nullify"))
-        #expect(!nullifying.hazards.contains { $0.message.contains("are deleted with it") })
+    /// Toy and Animal with `animal` and `toy` for the relationships; Dog leaves Animal's table.
+    static func toysOfAnimals(animal: String, toy: String) -> (String, String) {
+        let withToys = { (base: String) in base.replacingOccurrences(of: "Animal: {attributes: {name: string}}", with: animal) + "\n" + toy }
+        return (withToys(dogLeavesAnimals.0), withToys(dogLeavesAnimals.1))
     }
 
-    @Test func aCascadingKeyPointingAtTheTableDeletesTheRowsLinkingToMovedRowsBeforeTheSwitchOver() throws {
-        let animal = "Animal: {attributes: {name: string}, relationships: {toys: {destination: Toy, inverse: animal, toMany: true, deleteRule: cascade}}}"
-        let toy = "\nToy: {attributes: {label: string}, relationships: {animal: {destination: Animal, inverse: toys}}}"
-        let (source, destination) = (
-            Self.dogLeavesAnimals.0.replacingOccurrences(of: "Animal: {attributes: {name: string}}", with: animal) + toy,
-            Self.dogLeavesAnimals.1.replacingOccurrences(of: "Animal: {attributes: {name: string}}", with: animal) + toy
+    /// A toy's animal whose inverse has `rule`.
+    static func toysOfAnimals(rule: String, toyAnimal: String = "") -> (String, String) {
+        toysOfAnimals(
+            animal: "Animal: {attributes: {name: string}, relationships: {toys: {destination: Toy, inverse: animal, toMany: true, deleteRule: \(rule)}}}",
+            toy: "Toy: {attributes: {label: string}, relationships: {animal: {destination: Animal, inverse: toys\(toyAnimal)}}}"
         )
+    }
+
+    /// The toys linking to dogs stay, their links cleared just before the dogs leave `animal`,
+    /// whatever the key's delete rule (a migration runs no delete rule): no row is deleted,
+    /// so `plan` names none; the links lost are named, by the mapping (the inverse that Dog
+    /// no longer has) or, without an inverse, by the step.
+    @Test(arguments: ["nullify", "cascade", "deny"])
+    func linksToMovedRowsAreClearedBeforeTheyLeaveAndPlanNamesTheLinksNotRows(rule: String) throws {
+        let (source, destination) = Self.toysOfAnimals(rule: rule)
+        let step = try LightweightFixtures.step(source, destination)
+        #expect(step.hazards.filter(\.isDataLoss).map(\.message) == ["Dog.toys removed: its links are dropped"])
+        #expect(!step.hazards.contains { $0.message.contains("are deleted with it") || $0.message.hasPrefix("Toy.animal") })
+        let sql = step.statements.map(\.sql.text)
+        let clear = try #require(sql.firstIndex(of: #"UPDATE "s"."toy" SET "animal_pk" = NULL WHERE "animal_pk" IN (SELECT "_pk" FROM "s"."animal" WHERE "_entity" IN ('Dog'))"#))
+        #expect(sql[clear + 1] == #"DELETE FROM "s"."animal" WHERE "_entity" IN ('Dog')"#)
+        let toy = "Toy: {attributes: {label: string}, relationships: {animal: {destination: Animal}}}"
+        let alone = Self.toysOfAnimals(animal: "Animal: {attributes: {name: string}}", toy: toy)
+        #expect(try LightweightFixtures.step(alone.0, alone.1).hazards.filter(\.isDataLoss).map(\.message) == [
+            "Toy.animal: its links to rows of Dog are cleared (Dog moved out of animal, so the link cannot stay)",
+        ])
+    }
+
+    /// A key whose delete rule cascades or denies takes the path of one that clears: the
+    /// links to dogs are cleared before the switch-over by a trigger and batches, the key
+    /// beside points at the shadow with the same rule, and the switch-over swaps the keys by
+    /// renames; no row is deleted or checked under its locks.
+    @Test(arguments: [("cascade", "CASCADE"), ("deny", "RESTRICT")])
+    func aCascadingOrDenyingKeyPointingAtTheTableClearsTheLinksToMovedRowsBeforeTheSwitchOver(rule: String, action: String) throws {
+        let (source, destination) = Self.toysOfAnimals(rule: rule)
         let phases = try OnlinePlannerTests.phases(source, destination)
         let shadow = "orchestrator_online_shadow_\(OnlineTrigger.digest("animal"))"
-        let (cascade, beside) = ("orchestrator_online_cascade_\(OnlineTrigger.digest("toy.animal_pk"))", "orchestrator_online_shadowfk_\(OnlineTrigger.digest("toy.animal_pk"))")
+        let (unlink, beside) = ("orchestrator_online_unlink_\(OnlineTrigger.digest("toy.animal_pk"))", "orchestrator_online_shadowfk_\(OnlineTrigger.digest("toy.animal_pk"))")
         let copy = try #require(phases.firstIndex { $0.batches?.template.text.hasPrefix(#"INSERT INTO "s"."\#(shadow)""#) == true })
-        #expect(phases[copy + 1].installs == [OnlineTrigger(table: "toy", name: cascade)])
+        #expect(phases[copy + 1].installs == [OnlineTrigger(table: "toy", name: unlink)])
         let function = phases[copy + 1].statements[0].sql.text
         #expect(function.contains(#"AND EXISTS (SELECT 1 FROM "s"."animal" WHERE "_pk" = NEW."animal_pk" AND "_entity" IN ('Dog')) THEN"#))
-        #expect(function.contains(#"DELETE FROM "s"."toy" WHERE "_pk" = OLD."_pk";"#) && function.contains("RETURN NULL;"))
-        #expect(phases[copy + 1].statements.last?.sql.text == #"CREATE TRIGGER "\#(cascade)" BEFORE INSERT OR UPDATE ON "s"."toy" FOR EACH ROW EXECUTE FUNCTION "s"."\#(cascade)"()"#)
-        #expect(phases[copy + 2].batches?.template.text == #"DELETE FROM "s"."toy" WHERE "animal_pk" IN (SELECT "_pk" FROM "s"."animal" WHERE "_entity" IN ('Dog')) AND "_pk" >= :from AND "_pk" < :to"#)
+        #expect(function.contains(#"NEW."animal_pk" := NULL;"#) && !function.contains("DELETE"))
+        #expect(phases[copy + 2].batches?.template.text == #"UPDATE "s"."toy" SET "animal_pk" = NULL WHERE "animal_pk" IN (SELECT "_pk" FROM "s"."animal" WHERE "_entity" IN ('Dog')) AND "_pk" >= :from AND "_pk" < :to"#)
         #expect(phases[copy + 3].statements.map(\.sql.text) == [
-            #"ALTER TABLE "s"."toy" ADD CONSTRAINT "\#(beside)" FOREIGN KEY ("animal_pk") REFERENCES "s"."\#(shadow)" ("_pk") ON DELETE CASCADE NOT VALID"#,
+            #"ALTER TABLE "s"."toy" ADD CONSTRAINT "\#(beside)" FOREIGN KEY ("animal_pk") REFERENCES "s"."\#(shadow)" ("_pk") ON DELETE \#(action) NOT VALID"#,
         ])
         #expect(phases[copy + 4].statements.map(\.sql.text) == [#"ALTER TABLE "s"."toy" VALIDATE CONSTRAINT "\#(beside)""#])
         #expect(phases.count == copy + 6)
+        #expect(!Self.sql(phases).contains { $0.hasPrefix("DELETE") }, "no row is deleted, before or in the switch-over")
         let statements = try #require(phases.last).statements.map(\.sql.text)
-        #expect(statements.contains(#"DROP TRIGGER IF EXISTS "\#(cascade)" ON "s"."toy""#))
-        #expect(!statements.contains { $0.hasPrefix("DELETE") || $0.contains("CHECK") })
+        #expect(statements.contains(#"DROP TRIGGER IF EXISTS "\#(unlink)" ON "s"."toy""#))
+        #expect(!statements.contains { $0.contains("CHECK") || $0.hasPrefix("DO") })
         let drop = try #require(statements.firstIndex(of: #"DROP TABLE "s"."animal""#))
         #expect(Array(statements[(drop - 3)..<(drop - 1)]) == [
             #"ALTER TABLE "s"."toy" DROP CONSTRAINT "toy_animal_pk_fkey""#,
@@ -195,33 +210,30 @@ import Testing
         ])
     }
 
-    /// A key whose delete rule denies the delete of a moved row (a toy keeps its animal): the
-    /// rows linking to moved rows are counted in a phase before the switch-over, which names
-    /// them and stops the step as offline, and again in the switch-over, before the delete.
-    @Test func aDenyingKeyStopsTheStepBeforeTheSwitchOverNamingTheRowsLinkingToMovedRows() throws {
-        let animal = "Animal: {attributes: {name: string}, relationships: {toys: {destination: Toy, inverse: animal, toMany: true, deleteRule: deny}}}"
-        let toy = "\nToy: {attributes: {label: string}, relationships: {animal: {destination: Animal, inverse: toys}}}"
-        let phases = try OnlinePlannerTests.phases(
-            Self.dogLeavesAnimals.0.replacingOccurrences(of: "Animal: {attributes: {name: string}}", with: animal) + toy,
-            Self.dogLeavesAnimals.1.replacingOccurrences(of: "Animal: {attributes: {name: string}}", with: animal) + toy
-        )
-        let problem = "rows of toy whose animal_pk links to rows of Dog (moved out of animal; its key toy_animal_pk_fkey denies their delete)"
+    /// A toy must have an animal: the rows linking to dogs are counted at the step's start,
+    /// which names them and stops the step as offline, and again in the switch-over, before
+    /// the dogs' delete (no shadow: a required link written meanwhile must stop the step).
+    @Test func aRequiredLinkStopsTheStepAtItsStartAndAgainInTheSwitchOverNamingTheRows() throws {
+        let (source, destination) = Self.toysOfAnimals(rule: "deny", toyAnimal: ", optional: false")
+        let phases = try OnlinePlannerTests.phases(source, destination)
+        let problem = "rows of toy whose required animal_pk links to rows of Dog (moved out of animal)"
         let check = try #require(phases.first { $0.summary == "check: no " + problem })
         #expect(check.hold == .scan && check.lock == .accessShare)
-        let sql = check.statements[0].sql.text
-        #expect(sql.contains(#"SELECT "_pk" FROM "s"."toy" WHERE "animal_pk" IN (SELECT "_pk" FROM "s"."animal" WHERE "_entity" IN ('Dog'))"#))
-        #expect(sql.contains("ERRCODE = 'foreign_key_violation'"))
+        #expect(check.statements[0].sql.text.contains(#"SELECT "_pk" FROM "s"."toy" WHERE true AND "animal_pk" IN (SELECT "_pk" FROM "s"."animal" WHERE "_entity" IN ('Dog'))"#))
+        #expect(check.statements[0].sql.text.contains("ERRCODE = 'check_violation'"))
+        #expect(!Self.sql(Array(phases.dropLast())).contains { $0.contains("SET \"animal_pk\" = NULL") || $0.hasPrefix("DELETE") })
         let switchOver = try #require(phases.last).statements.map(\.sql.text)
         let delete = try #require(switchOver.firstIndex(of: #"DELETE FROM "s"."animal" WHERE "_entity" IN ('Dog')"#))
-        #expect(switchOver[delete - 1] == sql)
+        #expect(switchOver[delete - 1].contains(#"SELECT "_pk" FROM "s"."toy" WHERE "animal_pk" IN (SELECT "_pk" FROM "s"."animal" WHERE "_entity" IN ('Dog'))"#))
+        #expect(switchOver[delete - 1].hasPrefix("DO"))
     }
 
-    /// A key whose delete rule denies the delete (a toy keeps its animal), one of a join table
-    /// (its rows have no `_pk` to delete by in batches) or a key of the table itself: no
-    /// shadow yet, so the moved rows are deleted and the `_entity` check added in the
-    /// switch-over, as before (docs/online-migrations.md, Limits).
+    /// A required link (a toy must keep its animal), one of a join table (its rows have no
+    /// `_pk` to delete by in batches) or a key of the table itself: no shadow yet, so the
+    /// moved rows are deleted and the `_entity` check added in the switch-over, as before
+    /// (docs/online-migrations.md, Limits).
     @Test(arguments: [
-        "\nToy: {attributes: {label: string}, relationships: {animal: {destination: Animal, inverse: toys}}}",
+        "\nToy: {attributes: {label: string}, relationships: {animal: {destination: Animal, inverse: toys, optional: false}}}",
         "\nToy: {attributes: {label: string}, relationships: {animals: {destination: Animal, inverse: toys, toMany: true}}}",
         "\nPen: {attributes: {label: string}}",
     ])
