@@ -82,7 +82,7 @@ extension ShadowTable {
         guard !referencing.isEmpty else { return "" }
         var sql: SQL = "IF TG_OP = 'UPDATE' AND NEW.\(ident: "_entity") IN (\(literals: moved)) THEN"
         for (table, key) in referencing {
-            sql.append(" UPDATE \(ident: schema, table) SET \(ident: key.column) = NULL WHERE \(ident: key.column) = OLD.\(ident: "_pk");")
+            sql.append(" UPDATE \(ident: schema, table.name) SET \(ident: key.column) = NULL WHERE \(ident: key.column) = OLD.\(ident: "_pk");")
         }
         sql.append(" END IF;")
         return sql
