@@ -76,9 +76,9 @@ extension ShadowTable {
     /// after the batches cleared the links to moved rows: the links other rows hold to it are
     /// cleared at once (a join table's deleted; in the table's own key, those of the rows that
     /// stay), as the offline step treats the links to moved rows (`MovedLinks`, and the
-    /// shadow's `referencingPhases`), before the row leaves the shadow: the key pointing at the shadow then finds nothing to
-    /// act on (no cascade, no denial), and before it exists its validation finds no link to a
-    /// row the shadow lacks.
+    /// shadow's `referencingPhases`), before the row leaves the shadow: the key pointing at the
+    /// shadow then finds nothing to act on (no cascade, no denial), and before it exists its
+    /// validation finds no link to a row the shadow lacks.
     func linksToRowsTurnedMoved(in schema: String) -> SQL {
         guard !referencing.isEmpty else { return "" }
         var sql: SQL = "IF TG_OP = 'UPDATE' AND NEW.\(ident: "_entity") IN (\(literals: moved)) THEN"
