@@ -82,7 +82,12 @@ extension ShadowTable {
         guard !referencing.isEmpty else { return "" }
         var sql: SQL = "IF TG_OP = 'UPDATE' AND NEW.\(ident: "_entity") IN (\(literals: moved)) THEN"
         for (table, key) in referencing {
-            sql.append(" UPDATE \(ident: schema, table) SET \(ident: key.column) = NULL WHERE \(ident: key.column) = OLD.\(ident: "_pk");")
+            // A join table's links to the row go, as the offline delete of the moved rows takes them.
+            if table.kind.isHierarchy {
+                sql.append(" UPDATE \(ident: schema, table.name) SET \(ident: key.column) = NULL WHERE \(ident: key.column) = OLD.\(ident: "_pk");")
+            } else {
+                sql.append(" DELETE FROM \(ident: schema, table.name) WHERE \(ident: key.column) = OLD.\(ident: "_pk");")
+            }
         }
         sql.append(" END IF;")
         return sql
