@@ -130,7 +130,7 @@ import TestSupport
     }
 
     /// The row triggers of an online step's change log.
-    static let onlineChangeLog: Set<String> = [OnlineCatchUp.trigger, OnlineCatchUp.pointedTrigger]
+    static let onlineChangeLog: Set<String> = [OnlineCatchUp.trigger, OnlineCatchUp.pointedTrigger, CatchUpTruncates.trigger, CatchUpTruncates.pointedTrigger]
 
     /// The same failure: the database error's SQLSTATE and message (not the statement, which
     /// names the store).
