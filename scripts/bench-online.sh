@@ -24,39 +24,23 @@
 # online_bench_*. BENCH_BIN runs that orchestrator binary instead of a release build.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
+source scripts/bench-lib.sh
 
-: "${DATABASE_URL:?DATABASE_URL must be set (try: make bench-online)}"
+bench_require_database_url bench-online bench-online
 recipes="${BENCH_RECIPES:-1000000}"
 parts="${BENCH_PARTS:-lightweight heavyweight}"
 clients="${BENCH_CLIENTS:-4}"
 rate="${BENCH_RATE:-400}"
 settle="${BENCH_SETTLE:-2}"
 store=recipes
-export PGOPTIONS="-c client_min_messages=warning"
-case "$DATABASE_URL" in
-    postgres://*|postgresql://*) ;;
-    *) echo "bench-online: DATABASE_URL must be a postgres:// URL" >&2; exit 64 ;;
-esac
-[[ "$DATABASE_URL" != *\?* ]] || { echo "bench-online: DATABASE_URL must not carry ?parameters" >&2; exit 64; }
-for part in $parts; do
-    case "$part" in
-        lightweight|heavyweight) ;;
-        *) echo "bench-online: BENCH_PARTS: unknown part '$part' (lightweight, heavyweight)" >&2; exit 64 ;;
-    esac
-done
+bench_require_parts bench-online "lightweight heavyweight" $parts
 (( recipes >= 100 )) || { echo "bench-online: BENCH_RECIPES must be at least 100" >&2; exit 64; }
 pgbench="$(command -v pgbench || true)"
 [ -n "$pgbench" ] || pgbench="$(ls -d /usr/lib/postgresql/*/bin/pgbench 2>/dev/null | sort -V | tail -1)"
 [ -x "$pgbench" ] || { echo "bench-online: pgbench not found (PostgreSQL's bin folder)" >&2; exit 1; }
-url_for() { echo "${DATABASE_URL%/*}/$1"; }
-admin() { psql "$DATABASE_URL" -X -q -v ON_ERROR_STOP=1 "$@"; }
 
-if [ -n "${BENCH_BIN:-}" ]; then
-    bin="$BENCH_BIN"
-else
-    swift build -c release ${SWIFTPM_FLAGS:-} >/dev/null
-    bin="$(swift build -c release ${SWIFTPM_FLAGS:-} --show-bin-path)/orchestrator"
-fi
+bin="${BENCH_BIN:-}"
+[ -n "$bin" ] || bin="$(bench_release_binary)"
 work="$(mktemp -d)"
 # The logs go unless BENCH_KEEP is set.
 cleanup() { [ -n "${BENCH_KEEP:-}" ] || rm -rf "$work"; }
@@ -173,24 +157,25 @@ run_part() {  # part model from-version fill insert-table insert-columns insert-
     report "$part" "$offline" "$online"
 }
 
+# The writes lost: each ledger row's insert into table $1 (named 'bench ' || txid), and on each
+# recipe updated, a name one of its committed updates wrote.
+lost_query() {
+    echo "SELECT (SELECT count(*) FROM public.online_bench_ledger l WHERE NOT EXISTS
+                     (SELECT 1 FROM $store.$1 w WHERE w.name = 'bench ' || l.txid))
+                + (SELECT count(*) FROM (SELECT DISTINCT recipe FROM public.online_bench_ledger) u
+                     WHERE NOT EXISTS (SELECT 1 FROM $store.recipe r JOIN public.online_bench_ledger l
+                         ON l.recipe = r._pk AND l.name = r.name WHERE r._pk = u.recipe))"
+}
+
 for part in $parts; do
     case "$part" in
         lightweight)
-            # Every ledger row's ingredient, and a name of a committed update on each recipe.
-            LOST_QUERY="SELECT (SELECT count(*) FROM public.online_bench_ledger l WHERE NOT EXISTS
-                                  (SELECT 1 FROM $store.ingredient i WHERE i.name = 'bench ' || l.txid))
-                             + (SELECT count(*) FROM (SELECT DISTINCT recipe FROM public.online_bench_ledger) u
-                                  WHERE NOT EXISTS (SELECT 1 FROM $store.recipe r JOIN public.online_bench_ledger l
-                                      ON l.recipe = r._pk AND l.name = r.name WHERE r._pk = u.recipe))"
+            LOST_QUERY="$(lost_query ingredient)"
             run_part lightweight bench/model "Bench 1" bench/fill.sql ingredient "name, amount, recipe_pk" \
                 "'bench ' || txid_current(), '1 g', :rid"
             ;;
         heavyweight)
-            LOST_QUERY="SELECT (SELECT count(*) FROM public.online_bench_ledger l WHERE NOT EXISTS
-                                  (SELECT 1 FROM $store.chef c WHERE c.name = 'bench ' || l.txid))
-                             + (SELECT count(*) FROM (SELECT DISTINCT recipe FROM public.online_bench_ledger) u
-                                  WHERE NOT EXISTS (SELECT 1 FROM $store.recipe r JOIN public.online_bench_ledger l
-                                      ON l.recipe = r._pk AND l.name = r.name WHERE r._pk = u.recipe))"
+            LOST_QUERY="$(lost_query chef)"
             run_part heavyweight bench/heavyweight/model "Heavy 1" bench/heavyweight/fill.sql chef "name" \
                 "'bench ' || txid_current()"
             ;;

@@ -8,20 +8,13 @@
 # BIN defaults to .build/debug/orchestrator; the database `positions_bench` (`BENCH_DB`) is created and
 # dropped. SHOW=1 prints the switch-over's statements with their times.
 set -euo pipefail
-BIN=${1:-.build/debug/orchestrator}
-ROWS=${ROWS:-20000}
-BASE=${DATABASE_URL:?DATABASE_URL must name a PostgreSQL server}
-DB=${BENCH_DB:-positions_bench}
-URL="${BASE%/*}/$DB"
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"; psql -q "$BASE" -c "DROP DATABASE IF EXISTS $DB" >/dev/null 2>&1 || true' EXIT
-mkdir "$dir/Recipes"
-printf 'name: Recipes\nversions: [Recipes 1, Recipes 2]\ncurrent: Recipes 2\n' > "$dir/Recipes/model.yaml"
+source "$(dirname "${BASH_SOURCE[0]}")/bench-lib.sh"
+bench_scratch_database positions_bench "${1:-}"
+bench_model_folder Recipes
 for v in 1 2; do
   ordered=$([ "$v" = 2 ] && echo true || echo false)
   printf 'entities:\n  Recipe:\n    attributes: {name: {type: string}}\n    relationships: {ingredients: {destination: Ingredient, inverse: recipe, toMany: true, ordered: %s}}\n  Ingredient:\n    attributes: {name: {type: string}}\n    relationships: {recipe: {destination: Recipe, inverse: ingredients}}\n' "$ordered" > "$dir/Recipes/Recipes $v.yaml"
 done
-psql -q "$BASE" -c "DROP DATABASE IF EXISTS $DB" -c "CREATE DATABASE $DB" >/dev/null 2>&1
 for store in online plain; do
   "$BIN" apply --database-url "$URL" --model "$dir/Recipes" --store $store --to "Recipes 1" --quiet
   psql -q "$URL" >/dev/null <<SQL
@@ -42,4 +35,4 @@ awk '/^sql: / { ms = $2 + 0; if ($0 ~ /: BEGIN$/) { total = 0; n = 0 } total += 
      /: COMMIT$/ { last = total; statements = n }
      END { printf "rows=%d apply: %d ms; apply --online: %d ms; switch-over: %.1f ms (%d statements)\n", '"$ROWS"', '"$plain"', '"$elapsed"', last, statements }' "$dir/log"
 echo "positions differing from plain apply: $same"
-if [ -n "${SHOW:-}" ]; then awk '/: BEGIN$/ { buf = "" } { buf = buf $0 "\n" } END { printf "%s", buf }' "$dir/log"; fi
+bench_show_switch_over "$dir/log"

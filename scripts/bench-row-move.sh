@@ -9,15 +9,9 @@
 # REFERENCED=1 adds ROWS/2 toys, each linked to an animal (a dog for half of them): a foreign
 # key of the destination then points at the table Dog leaves.
 set -euo pipefail
-BIN=${1:-.build/debug/orchestrator}
-ROWS=${ROWS:-20000}
-BASE=${DATABASE_URL:?DATABASE_URL must name a PostgreSQL server}
-DB=${BENCH_DB:-rowmove_bench}
-URL="${BASE%/*}/$DB"
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"; psql -q "$BASE" -c "DROP DATABASE IF EXISTS $DB" >/dev/null 2>&1 || true' EXIT
-mkdir "$dir/Pets"
-printf 'name: Pets\nversions: [Pets 1, Pets 2]\ncurrent: Pets 2\n' > "$dir/Pets/model.yaml"
+source "$(dirname "${BASH_SOURCE[0]}")/bench-lib.sh"
+bench_scratch_database rowmove_bench "${1:-}"
+bench_model_folder Pets
 owner='  Owner:
     attributes: {name: {type: string}}
     relationships:
@@ -30,7 +24,6 @@ if [ -n "${REFERENCED:-}" ]; then owner="$owner
     relationships: {animal: {destination: Animal}}"; fi
 printf 'entities:\n  Animal: {attributes: {name: {type: string}}}\n  Dog:\n    parent: Animal\n    attributes: {bark: {type: string}}\n%s\n%s\n' "$dog" "$owner" > "$dir/Pets/Pets 1.yaml"
 printf 'entities:\n  Animal: {attributes: {name: {type: string}}}\n  Dog:\n    attributes: {name: {type: string}, bark: {type: string}}\n%s\n%s\n' "$dog" "$owner" > "$dir/Pets/Pets 2.yaml"
-psql -q "$BASE" -c "DROP DATABASE IF EXISTS $DB" -c "CREATE DATABASE $DB" >/dev/null 2>&1
 "$BIN" apply --database-url "$URL" --model "$dir/Pets" --store pets --to "Pets 1" --quiet
 psql -q "$URL" >/dev/null <<SQL
 INSERT INTO pets.owner (_entity, name) SELECT 'Owner', 'owner ' || i FROM generate_series(1, $ROWS / 10) i;
@@ -54,4 +47,4 @@ awk '/^sql: / { ms = $2 + 0; if ($0 ~ /: BEGIN$/) { total = 0; n = 0; store = -1
      /DELETE FROM "orchestrator"."online_progress"/ { store = total - ms }
      /: COMMIT$/ { last = total; laststore = store; statements = n }
      END { printf "rows=%d switch-over: %.1f ms in all (%d statements), %.1f ms before the metadata; apply --online: %d ms\n", '"$ROWS"', last, statements, laststore, '"$elapsed"' }' "$dir/log"
-if [ -n "${SHOW:-}" ]; then awk '/: BEGIN$/ { buf = "" } { buf = buf $0 "\n" } END { printf "%s", buf }' "$dir/log"; fi
+bench_show_switch_over "$dir/log"

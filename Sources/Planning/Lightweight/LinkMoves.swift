@@ -105,11 +105,16 @@ struct FillOrderColumn: SchemaChange {
         FillOrderColumn(table: table, column: column, partitionBy: ownerColumn, orderBy: "_pk", keys: ["_pk"], ownerTable: ownerTable)
     }
 
+    /// The positions come out of the window in owner order, which is not the table's order: joined
+    /// as they come (a hash join probed in that order), every row's update reads and writes a
+    /// page at random, and a table larger than `shared_buffers` is read and written about once
+    /// per row. Sorted by the keys again, they meet the table's rows in key order (a merge join
+    /// with its primary key), so the update walks the pages in turn (docs/lightweight-migration.md).
     func statements(in schema: String) -> [PlannedStatement] {
         var sql: SQL = """
             UPDATE \(ident: schema, table) AS x SET \(ident: column) = o.position \
             FROM (SELECT \(idents: keys), (row_number() OVER (PARTITION BY \(ident: partitionBy) ORDER BY \(ident: orderBy)) - 1)::integer AS position \
-            FROM \(ident: schema, table) WHERE \(ident: partitionBy) IS NOT NULL) AS o WHERE 
+            FROM \(ident: schema, table) WHERE \(ident: partitionBy) IS NOT NULL ORDER BY \(idents: keys)) AS o WHERE 
             """
         sql.append(SQL.joined(keys.map { "x.\(ident: $0) = o.\(ident: $0)" }, separator: " AND "))
         return [PlannedStatement(sql, lock: .rowExclusive, summary: "number \(table).\(column) by \(orderBy) within each \(partitionBy)")]

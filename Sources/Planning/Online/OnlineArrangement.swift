@@ -77,7 +77,7 @@ enum OnlineArrangement {
                 shadows[index].moved += delete.entities
                 shadows[index].deletes.append(delete)
             } else {
-                shadows.append(ShadowTable(table: staying.layout, moved: delete.entities, deletes: [delete], referencing: staying.referencing.map { ($0.table.name, $0.key) }))
+                shadows.append(ShadowTable(table: staying.layout, moved: delete.entities, deletes: [delete], referencing: staying.referencing))
             }
         }
         return shadows

@@ -13,15 +13,25 @@ import SQLBuilding
 ///    through the mirroring trigger: each key acts on the links to it, the old one first);
 /// 3. the switch-over drops the old key and gives the new one its name, before the old table
 ///    is dropped (nothing depends on it any more).
+/// The table's own key (an animal's mother) clears the links of the rows that stay; its key
+/// on the shadow points at the shadow, added once the shadow holds them all (`NOT VALID`, then
+/// validated, under its final name: the old table's goes with it).
 extension ShadowTable {
     /// Whether the shadow can take over `key` of `table`: a key the step keeps (not one it
-    /// adds, nor one of a table it creates or rebuilds too) from another hierarchy table, on a
-    /// column whose links to removed rows the step does not clear too (one trigger per column)
-    /// and that no row must fill (a required link written meanwhile must stop the step in the
-    /// switch-over, naming the rows: the moved rows' delete stays there).
+    /// adds, nor one of a table it creates or rebuilds too) from a hierarchy table (the shadowed
+    /// table's own among them), on a column whose links to removed rows the step does not clear
+    /// too (one trigger per column) and that no row must fill (a required link written
+    /// meanwhile must stop the step in the switch-over, naming the rows: the moved rows' delete
+    /// stays there); or from a join table whose links no change of the step reads (a trigger
+    /// skipping a link to a moved row would hide it from a copy of the moved entity's links).
     static func takesOver(_ key: ForeignKey, of table: TableLayout, shadowing: Set<String>, in changes: [any SchemaChange]) -> Bool {
-        guard table.kind.isHierarchy, DeleteRows.requiredEntities(of: key.column, in: table) == nil,
-              !shadowing.contains(table.name), key.referencedTable != table.name else { return false }
+        let isOwn = key.referencedTable == table.name
+        guard isOwn || !shadowing.contains(table.name) else { return false }
+        if table.kind.isHierarchy {
+            guard DeleteRows.requiredEntities(of: key.column, in: table) == nil else { return false }
+        } else if changes.contains(where: { ($0 as? FillJoinTable)?.links.table == table.name }) {
+            return false
+        }
         return !changes.contains { change in
             if let add = change as? AddTable { return add.table.name == table.name }
             if let add = change as? AddForeignKey { return add.table == table.name && add.foreignKey.column == key.column }
@@ -35,17 +45,27 @@ extension ShadowTable {
         OnlineTrigger.prefix + "shadowfk_" + OnlineTrigger.digest(table + "." + key.column)
     }
 
-    /// After the shadow's copy: 1. the links to moved rows cleared; 2. the keys beside.
+    /// After the shadow's copy: 1. the links to moved rows cleared (a join table's deleted,
+    /// as offline the delete of the moved rows deletes them); 2. the keys beside.
     func referencingPhases(in schema: String) -> [OnlinePhase] {
         var phases: [OnlinePhase] = []
         for (referencing, key) in referencing {
-            let detach = DetachReferences(table: referencing, column: key.column, referencedTable: table.name, entities: moved, why: "moved out of \(table.name)", key: key)
-            guard case .phases(let clearing) = detach.onlineForm(in: schema) else { preconditionFailure("links are cleared in phases") }
-            phases += clearing
+            let isOwn = referencing.name == table.name
+            if referencing.kind.isHierarchy {
+                let detach = DetachReferences(
+                    table: referencing.name, column: key.column, referencedTable: table.name, entities: moved, why: "moved out of \(table.name)",
+                    keeping: isOwn ? moved : [], key: key
+                )
+                guard case .phases(let clearing) = detach.onlineForm(in: schema) else { preconditionFailure("links are cleared in phases") }
+                phases += clearing
+            } else {
+                phases += DeleteMovedLinks(table: referencing.name, column: key.column, rowKey: referencing.primaryKey, referencedTable: table.name, entities: moved)
+                    .phases(in: schema)
+            }
             var beside = key
-            beside.name = temporaryKeyName(referencing, key)
+            if !isOwn { beside.name = temporaryKeyName(referencing.name, key) }
             beside.referencedTable = shadow
-            guard case .phases(let adding) = AddForeignKey(table: referencing, foreignKey: beside, scansRows: true).onlineForm(in: schema) else {
+            guard case .phases(let adding) = AddForeignKey(table: isOwn ? shadow : referencing.name, foreignKey: beside, scansRows: true).onlineForm(in: schema) else {
                 preconditionFailure("a foreign key is added in phases")
             }
             phases += adding
@@ -55,7 +75,7 @@ extension ShadowTable {
 
     /// 3. Before the old table is dropped.
     func referencingSwitchOver(in schema: String) -> [PlannedStatement] {
-        referencing.flatMap { referencing, key in
+        referencing.filter { $0.table.name != table.name }.map { ($0.table.name, $0.key) }.flatMap { referencing, key in
             [
                 PlannedStatement(
                     "ALTER TABLE \(ident: schema, referencing) DROP CONSTRAINT \(ident: key.name)", lock: .accessExclusive,

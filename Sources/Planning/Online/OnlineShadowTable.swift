@@ -5,7 +5,7 @@ import SQLBuilding
 /// the moved rows nor checks the rows left: it renames and drops, whatever the table holds.
 /// 1. the shadow is created empty, as the destination has the table (columns, identity,
 ///    primary key, checks, the new `_entity` check included, unique constraints, indexes,
-///    foreign keys), indexes and index-backed constraints under temporary names: on no rows,
+///    foreign keys but its own), indexes and index-backed constraints under temporary names: on no rows,
 ///    each is a catalog change;
 /// 2. a trigger on the old table mirrors every write to the rows that stay into the shadow
 ///    (an upsert by `_pk`; a row leaving them, deleted or moved to a moved entity, leaves it);
@@ -25,7 +25,7 @@ struct ShadowTable: OnlineChange {
     /// What the offline step does instead.
     var deletes: [DeleteRows]
     /// The foreign keys of the destination that point at it (`OnlineShadowReferences`).
-    var referencing: [(table: String, key: ForeignKey)] = []
+    var referencing: [(table: TableLayout, key: ForeignKey)] = []
 
     var shadow: String { OnlineTrigger.prefix + "shadow_" + OnlineTrigger.digest(table.name) }
 
@@ -43,6 +43,7 @@ struct ShadowTable: OnlineChange {
             BEGIN
                 IF TG_OP <> 'INSERT' AND OLD.\(ident: "_entity") NOT IN \(moved)
                    AND (TG_OP = 'DELETE' OR NEW.\(ident: "_pk") <> OLD.\(ident: "_pk") OR NEW.\(ident: "_entity") IN \(moved)) THEN
+                    \(linksToRowsTurnedMoved(in: schema))
                     DELETE FROM \(ident: schema, shadow) WHERE \(ident: "_pk") = OLD.\(ident: "_pk");
                 END IF;
                 IF TG_OP <> 'DELETE' AND NEW.\(ident: "_entity") NOT IN \(moved) THEN
@@ -61,7 +62,8 @@ struct ShadowTable: OnlineChange {
             trigger, in: schema, timing: "AFTER INSERT OR UPDATE OR DELETE", body: body,
             does: "writes to rows of \(table.name) that stay are mirrored into \(shadow)",
             batches: BatchedStatement(schema: schema, table: table.name, prefix: copy, suffix: " FOR SHARE ON CONFLICT (\(ident: "_pk")) DO NOTHING"),
-            summary: "copy the rows of \(table.name) that stay to \(shadow), in batches"
+            summary: "copy the rows of \(table.name) that stay to \(shadow), in batches",
+            truncate: TruncateFollowing(clearing: "DELETE FROM \(ident: schema, shadow)", cleared: "the rows copied to \(shadow)")
         ) + referencingPhases(in: schema), referencingSwitchOver(in: schema) + swap(in: schema))
     }
 
@@ -78,7 +80,8 @@ struct ShadowTable: OnlineChange {
             index.name = temporaryName(index.name)
             statements += CreateIndex(table: shadow, index: index, scansRows: false).statements(in: schema)
         }
-        for key in table.foreignKeys {
+        // The table's own keys point at the shadow, added once it holds every row (`OnlineShadowReferences`).
+        for key in table.foreignKeys where key.referencedTable != table.name {
             statements += AddForeignKey(table: shadow, foreignKey: key, scansRows: false).statements(in: schema)
         }
         return statements

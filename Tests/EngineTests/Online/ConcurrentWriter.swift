@@ -8,7 +8,7 @@ import SQLBuilding
 /// of the online test model, each transaction written to the live store and, identically, to a
 /// shadow copy of it that stays at the first version. Migrating the shadow offline afterwards
 /// gives what the live store must hold: every committed write, no deleted row.
-final class ConcurrentWriter: @unchecked Sendable {
+final class ConcurrentWriter: OnlineWriter, @unchecked Sendable {
     let url: String
     let live: String
     let shadow: String
@@ -62,15 +62,7 @@ final class ConcurrentWriter: @unchecked Sendable {
     }
 
     var commits: Int { lock.withLock { committed } }
-
-    /// For `apply`'s progress: before each phase of a lightweight step runs online (no
-    /// migration transaction is open then), wait (at most 30 s) for one more write, so writes
-    /// interleave with every phase however the machine schedules the writer's thread.
-    func interleave(_ event: ProgressEvent) {
-        guard event.kind == .passStarted, event.stage == .online else { return }
-        let target = commits + 1, deadline = Date().addingTimeInterval(30)
-        while commits < target && lock.withLock({ failure == nil }) && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
-    }
+    var hasFailed: Bool { lock.withLock { failure != nil } }
     private var isStopped: Bool { lock.withLock { stopped } }
 
     private func value(_ number: Int?) -> SQLValue { number.map { .int(Int64($0)) } ?? .null }

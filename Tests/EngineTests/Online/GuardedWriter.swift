@@ -2,7 +2,6 @@ import Foundation
 import ObjectModel
 import PostgresClient
 import SQLBuilding
-import TestSupport
 @testable import Engine
 
 /// The application during `apply --online`, for steps whose first-version writes have no
@@ -11,7 +10,7 @@ import TestSupport
 /// identically, a shadow copy that stays at the first version; then it reads the live store's
 /// version, and once the switch-over has committed it rolls back and the writer stops. A
 /// deadlock with one of the migration's short locks is retried, as an application would.
-final class GuardedWriter: @unchecked Sendable {
+final class GuardedWriter: OnlineWriter, @unchecked Sendable {
     /// One transaction's writes; `random` draws keys and values.
     typealias Write = (_ writer: GuardedWriter, _ connection: PostgresConnection) throws -> Void
 
@@ -40,6 +39,7 @@ final class GuardedWriter: @unchecked Sendable {
     var commits: Int { lock.withLock { committed } }
     /// A transaction that failed before the switch-over.
     var failure: Error? { lock.withLock { failed } }
+    var hasFailed: Bool { failure != nil }
     private var isStopped: Bool { lock.withLock { stopped } }
 
     func start() {
@@ -73,20 +73,6 @@ final class GuardedWriter: @unchecked Sendable {
         }
     }
 
-    /// Waits (at most 30 s) until the writer has committed `count` transactions: on a loaded
-    /// machine its thread may start late.
-    func waitForCommits(_ count: Int) {
-        let deadline = Date().addingTimeInterval(30)
-        while commits < count && failure == nil && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
-    }
-
-    /// For `apply`'s progress: before each phase of a lightweight step runs online (no
-    /// migration transaction is open then), wait for one more write, so writes interleave
-    /// with every phase however the machine schedules the writer's thread.
-    func interleave(_ event: ProgressEvent) {
-        if event.kind == .passStarted, event.stage == .online { waitForCommits(commits + 1) }
-    }
-
     /// Stops the writer and waits for its last transaction.
     func stop() {
         lock.withLock { stopped = true }
@@ -104,6 +90,11 @@ final class GuardedWriter: @unchecked Sendable {
         for store in [live, shadow] { try connection.execute(sql(store)) }
     }
 
+    /// The row of `table` whose `_pk` is `key` deleted in both stores (if it is there).
+    func delete(from table: String, key: Int, on connection: PostgresConnection) throws {
+        try both({ "DELETE FROM \(ident: $0, table) WHERE _pk = \(literal: Int64(key))" }, on: connection)
+    }
+
     /// A row inserted into the live store and, with the `_pk` it took, into the shadow store;
     /// `values` are given the store's schema. A row the live store skipped is skipped in both.
     /// `liveTable` names the table in the live store, when the step renamed it already.
@@ -113,23 +104,12 @@ final class GuardedWriter: @unchecked Sendable {
         try connection.execute("INSERT INTO \(ident: shadow, table) (\(idents: ["_pk"] + columns)) OVERRIDING SYSTEM VALUE VALUES (\(literal: pk), \(values(shadow)))")
     }
 
-    /// In a fresh database: the store at its first version with 300 sample rows per entity, the
-    /// shadow copy holding the same, and a writer (not started) writing both.
+    /// The store and its shadow copy (`ShadowedStore`), and a writer (not started) writing both.
     static func withShadowedStore(
         _ model: VersionedModel, store: String, shadow: String, write: @escaping Write,
         _ body: (PostgresConnection, GuardedWriter, _ url: String) throws -> Void
     ) throws {
-        try TestDatabase.withFreshDatabase { url in
-            let connection = try PostgresConnection(url: url)
-            defer { connection.close() }
-            try SampleDataTests.createAndFill(model, version: "v1", store: store, rows: 300, on: connection)
-            _ = try StoreMigrator(connection: connection, model: model, store: shadow, targetVersion: "v1").apply()
-            try connection.transaction {
-                try connection.execute("SET LOCAL session_replication_role = replica")
-                for table in try connection.execute("SELECT table_name FROM information_schema.tables WHERE table_schema = \(store) ORDER BY 1").rows.compactMap({ $0[0] }) {
-                    try connection.execute("INSERT INTO \(ident: shadow, table) OVERRIDING SYSTEM VALUE SELECT * FROM \(ident: store, table)")
-                }
-            }
+        try ShadowedStore.with(model, store: store, shadow: shadow) { connection, url in
             try body(connection, GuardedWriter(url: url, live: store, shadow: shadow, write: write), url)
         }
     }

@@ -5,7 +5,45 @@ import PostgresClient
 import SQLBuilding
 @testable import Engine
 
-extension GuardedWriter {
+/// How a test stops `apply --online`: another session (the blocker) takes a lock that a phase
+/// then waits for in vain.
+enum OnlineInterruption {
+    /// ROW EXCLUSIVE on the live store's table, held from before the run: the first phase
+    /// that needs a stronger lock there stops it.
+    case lockedBeforeTheRun(String)
+    /// Each progress event, after the writer's `interleave`, goes to the closure with the
+    /// blocker, which takes its lock when the run reaches the phase meant.
+    case atProgress((_ blocker: PostgresConnection, ProgressEvent) -> Void)
+}
+
+extension OnlineWriter {
+    /// Starts the writer and, after its first writes, runs `apply --online` (batches of 7, one
+    /// retry of a lock wait) until `interruption` stops it; expects it to fail with a
+    /// `StepFailure`, which it returns, the blocker's lock released.
+    func interruptedOnlineApply(
+        _ model: VersionedModel, _ interruption: OnlineInterruption, lockTimeoutMilliseconds: Int = 1000, allowDataLoss: Bool = false,
+        on connection: PostgresConnection, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> StepFailure? {
+        start()
+        waitForCommits(5)
+        let blocker = try PostgresConnection(url: url)
+        defer { blocker.close() }
+        let options = ApplyOptions(lockTimeoutMilliseconds: lockTimeoutMilliseconds, lockRetries: 1, allowDataLoss: allowDataLoss, batchSize: 7, online: true)
+        let migrator = StoreMigrator(connection: connection, model: model, store: live)
+        if case .lockedBeforeTheRun(let table) = interruption {
+            try blocker.execute("BEGIN; LOCK TABLE \(ident: live, table) IN ROW EXCLUSIVE MODE")
+        }
+        let failure = #expect(throws: StepFailure.self, sourceLocation: sourceLocation) {
+            try migrator.apply(options: options, onProgress: { event in
+                guard case .atProgress(let interrupt) = interruption else { return }
+                interleave(event)
+                interrupt(blocker, event)
+            })
+        }
+        try blocker.execute("ROLLBACK")
+        return failure
+    }
+
     /// `apply --online` while another session holds ROW EXCLUSIVE on the live store's
     /// `blocked` table, so the first phase that needs a stronger lock there stops the run (one
     /// retry): the writer writes before it, and after it while no run is active.
@@ -13,19 +51,16 @@ extension GuardedWriter {
         _ model: VersionedModel, blocking blocked: String, allowDataLoss: Bool = false, on connection: PostgresConnection,
         sourceLocation: SourceLocation = #_sourceLocation
     ) throws -> StepFailure? {
-        start()
-        waitForCommits(5)
-        let blocker = try PostgresConnection(url: url)
-        defer { blocker.close() }
-        try blocker.execute("BEGIN; LOCK TABLE \(ident: live, blocked) IN ROW EXCLUSIVE MODE")
-        let failure = #expect(throws: StepFailure.self, sourceLocation: sourceLocation) {
-            try StoreMigrator(connection: connection, model: model, store: live)
-                .apply(options: ApplyOptions(lockTimeoutMilliseconds: 1000, lockRetries: 1, allowDataLoss: allowDataLoss, batchSize: 7, online: true))
-        }
-        try blocker.execute("ROLLBACK")
+        let failure = try interruptedOnlineApply(model, .lockedBeforeTheRun(blocked), allowDataLoss: allowDataLoss, on: connection, sourceLocation: sourceLocation)
+        expectWritesWhileUnfinished(sourceLocation: sourceLocation)
+        return failure
+    }
+
+    /// After an interrupted run: waits for ten more writes, made while no run is active (the
+    /// triggers left behind keep them right), and expects them.
+    func expectWritesWhileUnfinished(sourceLocation: SourceLocation = #_sourceLocation) {
         let interrupted = commits
         waitForCommits(interrupted + 10)
         #expect(commits >= interrupted + 10, "the writer barely wrote while the step was unfinished", sourceLocation: sourceLocation)
-        return failure
     }
 }

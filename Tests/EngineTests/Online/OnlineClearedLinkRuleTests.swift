@@ -150,8 +150,8 @@ import TestSupport
     /// dog that a toy links to at the start.
     static func writeToysDeletingAnimals(_ w: GuardedWriter, _ connection: PostgresConnection) throws {
         let pick = w.random(0...9)
-        if pick <= 2 {
-            // The link's row may be deleted by the step meanwhile (a removed dog): the live store
+        if pick <= 3 {
+            // A toy linked or inserted: the link's row may be deleted by the step meanwhile (a removed dog): the live store
             // refuses the write on the foreign key, the application's write is undone in both.
             try connection.execute("SAVEPOINT one_link")
             do {

@@ -39,10 +39,7 @@ import TestSupport
 
     @Test func everyWriteCommittedDuringAnOnlineMigrationIsInTheMigratedStore() throws {
         let model = try Self.model()
-        try TestDatabase.withFreshDatabase { url in
-            let connection = try PostgresConnection(url: url)
-            defer { connection.close() }
-            try Self.fillWithShadow(model, on: connection)
+        try ShadowedStore.with(model, store: S.store, shadow: Self.shadow) { connection, url in
             let step = try #require(StoreMigrator(connection: connection, model: model, store: S.store).plan().steps.first)
             let online = try #require(step.online)
             #expect(online.isSupported, "\(online.refusals)")
@@ -70,25 +67,14 @@ import TestSupport
     /// a plain `apply` continues from the checkpoint and removes them in the switch-over.
     @Test func anInterruptedOnlineMigrationContinuesWithPlainApplyAndLeavesNoTrigger() throws {
         let model = try Self.model()
-        try TestDatabase.withFreshDatabase { url in
-            let connection = try PostgresConnection(url: url)
-            defer { connection.close() }
-            try Self.fillWithShadow(model, on: connection)
+        try ShadowedStore.with(model, store: S.store, shadow: Self.shadow) { connection, url in
             let writer = ConcurrentWriter(url: url, live: S.store, shadow: Self.shadow)
-            writer.start()
-            let blocker = try PostgresConnection(url: url)
-            defer { blocker.close() }
-            try blocker.execute("BEGIN; LOCK TABLE shop.cuisine IN ROW EXCLUSIVE MODE")
-            let failure = #expect(throws: StepFailure.self) {
-                try StoreMigrator(connection: connection, model: model, store: S.store)
-                    .apply(options: ApplyOptions(lockTimeoutMilliseconds: 2000, lockRetries: 1, batchSize: 7, online: true))
-            }
-            try blocker.execute("ROLLBACK")
+            let failure = try writer.interruptedOnlineApply(model, .lockedBeforeTheRun("cuisine"), lockTimeoutMilliseconds: 2000, on: connection)
             #expect(failure?.statement?.summary == "foreign key cuisine__recipes.cuisine_pk -> cuisine, for new writes")
             #expect(failure.map { String(describing: $0) }?.contains("run apply again to continue") == true)
             #expect(try S.version(on: connection) == "v1")
             let left = try connection.execute("SELECT tgname FROM pg_trigger WHERE tgname LIKE 'orchestrator_online_%' ORDER BY 1").rows
-            #expect(left.count == 4, "the interrupted run's triggers (two backfills, an entity rename, the links; the widenings were swapped in): \(left)")
+            #expect(left.count == 5, "the interrupted run's triggers (two backfills, an entity rename, the links and what follows a truncate of their table; the widenings were swapped in): \(left)")
             Thread.sleep(forTimeInterval: 0.3)
 
             let before = writer.commits
@@ -143,17 +129,5 @@ import TestSupport
         let functions = try connection.execute("SELECT count(*) FROM pg_proc WHERE proname LIKE 'orchestrator_online_%'")
         #expect(functions.rows.first?.first == "0", sourceLocation: sourceLocation)
         #expect(try connection.execute("SELECT count(*) FROM orchestrator.online_progress").rows.first?.first == "0", sourceLocation: sourceLocation)
-    }
-
-    /// The store at v1 with sample rows, and a shadow copy holding the same rows.
-    static func fillWithShadow(_ model: VersionedModel, on connection: PostgresConnection) throws {
-        try SampleDataTests.createAndFill(model, version: "v1", store: S.store, rows: 300, on: connection)
-        _ = try StoreMigrator(connection: connection, model: model, store: shadow, targetVersion: "v1").apply()
-        try connection.transaction {
-            try connection.execute("SET LOCAL session_replication_role = replica")
-            for table in ["cuisine", "recipe", "ingredient", "dessert"] {
-                try connection.execute("INSERT INTO \(ident: shadow, table) OVERRIDING SYSTEM VALUE SELECT * FROM \(ident: S.store, table)")
-            }
-        }
     }
 }

@@ -25,8 +25,13 @@ import TestSupport
     func aCascadingOrDenyingKeyClearsTheLinksToMovedRowsBeforeTheSwitchOverAsOffline(rule: String, action: String) throws {
         let model = try Toys.cascadingModel(rule: rule)
         let write: GuardedWriter.Write = { w, connection in
-            // A denying key refuses the delete of an animal a toy links to, in both stores: skip those.
-            try Toys.writeToys(w, connection, pick: rule == "cascade" ? w.random(0...8) : [0, 1, 2, 3, 4, 6, 7, 8][w.random(0...7)])
+            let pick = w.random(0...8)
+            guard pick == 5 else { return try Toys.writeToys(w, connection, pick: pick) }
+            // Deletes: a denying key refuses those of animals a toy links to, in both stores; a
+            // dog deleted once its links are cleared no longer takes its toys along (Limits).
+            guard rule == "cascade" else { return try Toys.writeToys(w, connection, pick: 6) }
+            let animal = w.random(1...300)
+            try w.both({ "DELETE FROM \(ident: $0, "animal") WHERE _pk = \(literal: animal)" }, on: connection)
         }
         try GuardedWriter.withShadowedStore(model, store: S.store, shadow: Moves.shadow, write: write) { connection, writer, _ in
             try writer.both({ "UPDATE \(ident: $0, "toy") SET animal_pk = _pk + 300 WHERE _pk % 3 = 0" }, on: connection)
@@ -39,22 +44,40 @@ import TestSupport
             }
             #expect(online?.losses == offline?.losses && online?.losses == ["step 1 of 1 ('v1' -> 'v2') Dog.toys removed: its links are dropped"])
             #expect(try S.version(on: connection) == "v1" && connection.execute("SELECT count(*) AS n FROM shop.toy").int(0, "n") == toys)
-            let old = try connection.execute("SELECT 'shop.animal'::regclass::oid AS o").int(0, "o")!
-            try Moves.expectRebuilt(model, on: connection)
-            try Self.expectShortSwitchOver(model, on: connection)
-            try Moves.migrateWhileWriting(model, writer: writer, allowDataLoss: true, on: connection)
-            try OnlineMigrationTests.expectSameAsOfflineMigrationOfShadow(model, allowDataLoss: true, on: connection)
-            #expect(try connection.execute("SELECT 'shop.animal'::regclass::oid AS o").int(0, "o")! != old, "animal was not rebuilt beside itself")
-            try Moves.expectNoShadowLeft(on: connection)
-            // No toy went with a dog: the writer's inserts and deletes aside, offline keeps every toy too.
-            #expect(try connection.execute("SELECT count(*) AS n FROM shadow.toy").int(0, "n")! > toys - 50)
-            let key = try connection.execute("""
-                SELECT conname, confrelid = 'shop.animal'::regclass AS points, convalidated, confdeltype FROM pg_constraint
-                WHERE conrelid = 'shop.toy'::regclass AND contype = 'f'
-                """).rows
-            #expect(key.map { $0.map { $0 ?? "" } } == [["toy_animal_pk_fkey", "t", "t", action]])
+            try Self.migrateRebuildingAnimals(model, writer: writer, on: connection) { () throws -> Void in
+                // No toy went with a dog: the migrated store has every toy of the first-version copy.
+                let count: (String) throws -> Int64? = { try connection.execute("SELECT count(*) AS n FROM \(ident: $0, "toy")").int(0, "n") }
+                let (live, copy) = (try count("shop"), try count(Moves.shadow))
+                #expect(live == copy && live != nil)
+            }
+            #expect(try Self.keys(of: "toy", on: connection) == [["toy_animal_pk_fkey", "t", "t", action]])
             #expect(try connection.execute("SELECT count(*) AS n FROM shop.toy WHERE animal_pk IS NOT NULL").int(0, "n")! > 20)
         }
+    }
+
+    /// `apply --online` while `writer` writes: `animal` is rebuilt beside itself, with a short
+    /// switch-over, and the store ends as an offline migration of the first-version copy
+    /// (`migrated` checks what it holds before that copy is migrated), nothing left behind.
+    static func migrateRebuildingAnimals(
+        _ model: VersionedModel, writer: GuardedWriter, on connection: PostgresConnection, migrated: () throws -> Void = {},
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        let old = try connection.execute("SELECT 'shop.animal'::regclass::oid AS o").int(0, "o")!
+        try Moves.expectRebuilt(model, on: connection, sourceLocation: sourceLocation)
+        try Self.expectShortSwitchOver(model, on: connection, sourceLocation: sourceLocation)
+        try Moves.migrateWhileWriting(model, writer: writer, allowDataLoss: true, on: connection, sourceLocation: sourceLocation)
+        try migrated()
+        try OnlineMigrationTests.expectSameAsOfflineMigrationOfShadow(model, allowDataLoss: true, on: connection, sourceLocation: sourceLocation)
+        #expect(try connection.execute("SELECT 'shop.animal'::regclass::oid AS o").int(0, "o")! != old, "animal was not rebuilt beside itself", sourceLocation: sourceLocation)
+        try Moves.expectNoShadowLeft(on: connection, sourceLocation: sourceLocation)
+    }
+
+    /// The foreign keys of `table`: name, whether it points at `animal`, validated, delete action.
+    static func keys(of table: String, on connection: PostgresConnection) throws -> [[String]] {
+        try connection.execute("""
+            SELECT conname, confrelid = 'shop.animal'::regclass AS points, convalidated, confdeltype FROM pg_constraint
+            WHERE conrelid = \(literal: "shop." + table)::regclass AND contype = 'f'
+            """).rows.map { $0.map { $0 ?? "" } }
     }
 
     /// The switch-over of the step's online plan neither deletes nor reads rows of the old
@@ -128,6 +151,55 @@ import TestSupport
             _ = try StoreMigrator(connection: connection, model: model, store: S.store).apply(options: ApplyOptions(allowDataLoss: true))
             try OnlineMigrationTests.expectSameAsOfflineMigrationOfShadow(model, allowDataLoss: true, on: connection)
             try Moves.expectNoShadowLeft(on: connection)
+        }
+    }
+
+    /// Dog leaves Animal's table; an animal's mother is an animal or a dog, the inverse's
+    /// delete rule `rule`.
+    static func motherModel(rule: String) throws -> VersionedModel {
+        let animal = "Animal: {attributes: {name: string}, relationships: {mother: {destination: Animal, inverse: young}, young: {destination: Animal, inverse: mother, toMany: true, deleteRule: \(rule)}}}"
+        return try S.model([
+            ("v1", S.version(animal + "\nDog: {parent: Animal, attributes: {bark: string}}")),
+            ("v2", S.version(animal + "\nDog: {attributes: {name: string, bark: string}}")),
+        ])
+    }
+
+    /// First-version writes: mothers set to animals and dogs (rows the batches passed and rows
+    /// they had not), animals and dogs inserted with a mother, renamed, and deleted where the
+    /// rule clears links (a denying one refuses them, in both stores; a cascade from a dog
+    /// deleted once the links to it are cleared reaches nothing: Limits).
+    static func writeMothers(deletes: Bool) -> GuardedWriter.Write {
+        { w, connection in
+            // The sample rows: animals 1-300, dogs 301-600.
+            let animal = w.random(1...650), mother = w.random(1...650)
+            let link: (String) -> SQL = { "(SELECT _pk FROM \(ident: $0, "animal") WHERE _pk = \(literal: mother))" }
+            switch w.random(0...(deletes ? 6 : 5)) {
+            case 0, 1, 2:
+                try w.both({ "UPDATE \(ident: $0, "animal") SET name = coalesce(name, '') || '!', mother_pk = \(link($0)) WHERE _pk = \(literal: animal)" }, on: connection)
+            case 3:
+                try w.insert(into: "animal", columns: ["_entity", "name", "mother_pk"], values: { "'Animal', 'cat', \(link($0))" }, on: connection)
+            case 4:
+                try w.insert(into: "animal", columns: ["_entity", "name", "bark", "mother_pk"], values: { "'Dog', 'rex', 'woof', \(link($0))" }, on: connection)
+            case 5:
+                try w.both({ "UPDATE \(ident: $0, "animal") SET name = coalesce(name, '') || '~' WHERE _pk = \(literal: animal)" }, on: connection)
+            default:
+                try w.both({ "DELETE FROM \(ident: $0, "animal") WHERE _pk = \(literal: animal)" }, on: connection)
+            }
+        }
+    }
+
+    /// The table's own key: the animals that stay lose their links to dogs, keep the others,
+    /// live as offline; the table is rebuilt beside itself, its key pointing at it.
+    @Test(arguments: [("nullify", "n"), ("cascade", "c"), ("deny", "r")])
+    func anAnimalLinkingToAMovedDogLosesTheLinkWhileTheTableIsRebuiltAsOffline(rule: String, action: String) throws {
+        let model = try Self.motherModel(rule: rule)
+        try GuardedWriter.withShadowedStore(model, store: S.store, shadow: Moves.shadow, write: Self.writeMothers(deletes: rule == "nullify")) { connection, writer, _ in
+            try writer.both({ "UPDATE \(ident: $0, "animal") SET mother_pk = CASE WHEN _pk % 2 = 0 THEN 601 - _pk ELSE 300 - _pk % 300 END" }, on: connection)
+            let toDogs: SQL = "SELECT count(*) AS n FROM shop.animal a JOIN shop.animal m ON m._pk = a.mother_pk WHERE a._entity = 'Animal' AND m._entity = 'Dog'"
+            #expect(try connection.execute(toDogs).int(0, "n") == 150)
+            try Self.migrateRebuildingAnimals(model, writer: writer, on: connection)
+            #expect(try Self.keys(of: "animal", on: connection) == [["animal_mother_pk_fkey", "t", "t", action]])
+            #expect(try connection.execute("SELECT count(*) AS n FROM shop.animal WHERE mother_pk IS NOT NULL").int(0, "n")! > 100)
         }
     }
 }

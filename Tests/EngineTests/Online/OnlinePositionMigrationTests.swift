@@ -43,9 +43,9 @@ import TestSupport
             case 4:
                 try writer.both({ "UPDATE \(ident: $0, "recipe") SET name = name || '?'\(setPosition) WHERE _pk = \(recipe)" }, on: connection)
             case 5:
-                try writer.both({ "DELETE FROM \(ident: $0, "recipe") WHERE _pk = \(recipe)" }, on: connection)
+                try writer.delete(from: "recipe", key: recipe, on: connection)
             case 6:
-                try writer.both({ "DELETE FROM \(ident: $0, "cuisine") WHERE _pk = \(cuisine)" }, on: connection)
+                try writer.delete(from: "cuisine", key: cuisine, on: connection)
             default:
                 try Columns.insert("cuisine", [("_entity", .text("Cuisine")), ("name", .text("fusion"))], writer: writer, on: connection)
             }
@@ -81,26 +81,11 @@ import TestSupport
         try Columns.migrateOnlineWhileWriting(model, prepare: { connection in
             let links = try connection.execute("SELECT count(*) FROM \(ident: S.store, join.name)").rows.first?.first ?? nil
             #expect((Int(links ?? "0") ?? 0) > 300, "the recipes hold few links: their positions prove little")
-        }, write: { writer, connection in
-            let (recipe, tag) = (writer.random(1...420), writer.random(1...420))
-            switch writer.random(0...6) {
-            case 0, 1, 2:
-                try writer.both({
-                    """
-                    INSERT INTO \(ident: $0, join.name) (\(idents: [owner, target])) SELECT r._pk, t._pk FROM \(ident: $0, "recipe") r, \(ident: $0, "tag") t \
-                    WHERE r._pk = \(recipe) AND t._pk = \(tag) ON CONFLICT DO NOTHING
-                    """
-                }, on: connection)
-            case 3:
-                try writer.both({ "DELETE FROM \(ident: $0, join.name) WHERE \(ident: owner) = \(recipe) AND \(ident: target) = (SELECT min(\(ident: target)) FROM \(ident: $0, join.name) WHERE \(ident: owner) = \(recipe))" }, on: connection)
-            case 4:
-                try writer.both({ "DELETE FROM \(ident: $0, "recipe") WHERE _pk = \(recipe)" }, on: connection)
-            case 5:
-                try writer.both({ "DELETE FROM \(ident: $0, "tag") WHERE _pk = \(tag)" }, on: connection)
-            default:
-                let (table, entity) = [("recipe", "Recipe"), ("tag", "Tag")][writer.random(0...1)]
-                try Columns.insert(table, [("_entity", .text(entity)), ("name", .text("new"))], writer: writer, on: connection)
-            }
+        }, write: GuardedWriter.writeLinks(
+            in: join.name, owner: .init(table: "recipe", column: owner, keys: 1...420), target: .init(table: "tag", column: target, keys: 1...420)
+        ) { writer, connection in
+            let (table, entity) = [("recipe", "Recipe"), ("tag", "Tag")][writer.random(0...1)]
+            try Columns.insert(table, [("_entity", .text(entity)), ("name", .text("new"))], writer: writer, on: connection)
         })
     }
 
@@ -142,7 +127,7 @@ import TestSupport
             case 4:
                 try writer.both({ "DELETE FROM \(ident: $0, recipes($0)) WHERE _pk = \(recipe)" }, on: connection)
             case 5:
-                try writer.both({ "DELETE FROM \(ident: $0, "tag") WHERE _pk = \(tag)" }, on: connection)
+                try writer.delete(from: "tag", key: tag, on: connection)
             default:
                 try Columns.insert("tag", [("_entity", .text("Tag")), ("name", .text("new"))], writer: writer, on: connection)
             }
@@ -154,22 +139,12 @@ import TestSupport
     /// active; `apply --restart` (plain) continues, numbers them and leaves neither behind.
     @Test func aRunInterruptedBeforeTheSwitchOverKeepsLoggingAndARestartNumbersWhatWasWrittenMeanwhile() throws {
         let model = try S.model([("v1", Self.cuisines("", "cuisine")), ("v2", Self.cuisines(", ordered: true", "cuisine"))])
-        try GuardedWriter.withShadowedStore(model, store: S.store, shadow: OnlineMigrationTests.shadow, write: Self.writeCuisineLinks()) { connection, writer, url in
-            let blocker = try PostgresConnection(url: url)
-            defer { blocker.close() }
-            writer.start()
-            writer.waitForCommits(5)
-            let failure = #expect(throws: StepFailure.self) {
-                try StoreMigrator(connection: connection, model: model, store: S.store).apply(
-                    options: ApplyOptions(lockTimeoutMilliseconds: 300, lockRetries: 1, batchSize: 7, online: true),
-                    onProgress: { event in
-                    writer.interleave(event)
-                    if event.kind == .passStarted, event.stage == .online, event.pass == event.passCount {
-                        _ = try? blocker.execute("BEGIN; LOCK TABLE \(ident: S.store, "recipe") IN ROW EXCLUSIVE MODE")
-                    }
-                })
-            }
-            try blocker.execute("ROLLBACK")
+        try GuardedWriter.withShadowedStore(model, store: S.store, shadow: OnlineMigrationTests.shadow, write: Self.writeCuisineLinks()) { connection, writer, _ in
+            let failure = try writer.interruptedOnlineApply(model, .atProgress { blocker, event in
+                if event.kind == .passStarted, event.stage == .online, event.pass == event.passCount {
+                    _ = try? blocker.execute("BEGIN; LOCK TABLE \(ident: S.store, "recipe") IN ROW EXCLUSIVE MODE")
+                }
+            }, lockTimeoutMilliseconds: 300, on: connection)
             #expect(failure?.statement?.summary.hasPrefix("drop trigger orchestrator_online_positions_") == true, "\(String(describing: failure?.statement))")
             #expect(try S.version(on: connection) == "v1")
             let logs = try connection.execute("SELECT relname FROM pg_class WHERE relname LIKE 'orchestrator_online_owners_%' AND relkind = 'r' AND relnamespace = to_regnamespace(\(S.store))")
@@ -200,27 +175,13 @@ import TestSupport
                 Toy: {attributes: {name: string}}
                 """)),
         ])
-        try GuardedWriter.withShadowedStore(model, store: S.store, shadow: OnlineMigrationTests.shadow, write: { writer, connection in
-            let (animal, toy) = (writer.random(1...700), writer.random(1...360))
-            switch writer.random(0...6) {
-            case 0, 1, 2:
-                try writer.both({
-                    """
-                    INSERT INTO \(ident: $0, "animal__toys") (animal_pk, toys_pk) SELECT a._pk, t._pk FROM \(ident: $0, "animal") a, \(ident: $0, "toy") t \
-                    WHERE a._pk = \(animal) AND t._pk = \(toy) ON CONFLICT DO NOTHING
-                    """
-                }, on: connection)
-            case 3:
-                try writer.both({ "DELETE FROM \(ident: $0, "animal__toys") WHERE animal_pk = \(animal) AND toys_pk = (SELECT min(toys_pk) FROM \(ident: $0, "animal__toys") WHERE animal_pk = \(animal))" }, on: connection)
-            case 4:
-                try writer.both({ "DELETE FROM \(ident: $0, "animal") WHERE _pk = \(animal)" }, on: connection)
-            case 5:
-                let (entity, name) = [("Dog", "rex"), ("Animal", "cat")][writer.random(0...1)]
-                try Columns.insert("animal", [("_entity", .text(entity)), ("name", .text(name))], writer: writer, on: connection)
-            default:
-                try writer.both({ "DELETE FROM \(ident: $0, "toy") WHERE _pk = \(toy)" }, on: connection)
-            }
-        }) { connection, writer, _ in
+        let write = GuardedWriter.writeLinks(
+            in: "animal__toys", owner: .init(table: "animal", column: "animal_pk", keys: 1...700), target: .init(table: "toy", column: "toys_pk", keys: 1...360)
+        ) { writer, connection in
+            let (entity, name) = [("Dog", "rex"), ("Animal", "cat")][writer.random(0...1)]
+            try Columns.insert("animal", [("_entity", .text(entity)), ("name", .text(name))], writer: writer, on: connection)
+        }
+        try GuardedWriter.withShadowedStore(model, store: S.store, shadow: OnlineMigrationTests.shadow, write: write) { connection, writer, _ in
             try OnlineRowMoveMigrationTests.migrateWhileWriting(model, writer: writer, on: connection)
             try OnlineMigrationTests.expectSameAsOfflineMigrationOfShadow(model, on: connection)
         }

@@ -179,7 +179,7 @@ import TestSupport
             let progress = try connection.execute("SELECT next_key FROM orchestrator.online_progress WHERE store = 'shop'")
             #expect(progress.int(0, "next_key").map { $0 > 1 } == true, "the checkpoint keeps the batches' position")
             let left = try connection.execute("SELECT tgname FROM pg_trigger WHERE tgname LIKE 'orchestrator_online_%' ORDER BY 1").rows.compactMap { $0[0] }
-            #expect(left.map { String($0.prefix(25)) } == ["orchestrator_online_move_", "orchestrator_online_stay_"], "the triggers stay while the step is unfinished")
+            #expect(left.map { String($0.prefix(25)) } == ["orchestrator_online_move_", "orchestrator_online_stay_"] + Array(repeating: "orchestrator_online_trunc", count: 2), "the triggers stay while the step is unfinished")
             #expect(try connection.execute("\(unsafeRaw: shadows)").rows.count == 1)
         })
     }
@@ -195,29 +195,15 @@ import TestSupport
         unfinished: (StepFailure?, PostgresConnection) throws -> Void
     ) throws {
         let model = try model ?? Self.movedEntity()
-        try GuardedWriter.withShadowedStore(model, store: S.store, shadow: Self.shadow, write: write) { connection, writer, url in
-            writer.start()
-            writer.waitForCommits(5)
-            let blocker = try PostgresConnection(url: url)
-            defer { blocker.close() }
+        try GuardedWriter.withShadowedStore(model, store: S.store, shadow: Self.shadow, write: write) { connection, writer, _ in
             var stopped = false
-            let failure = #expect(throws: StepFailure.self) {
-                try StoreMigrator(connection: connection, model: model, store: S.store).apply(
-                    options: ApplyOptions(lockTimeoutMilliseconds: 1000, lockRetries: 1, allowDataLoss: allowDataLoss, batchSize: 7, online: true),
-                    onProgress: { event in
-                        writer.interleave(event)
-                        if !stopped { stopped = (try? stop(blocker, event)) == true }
-                    }
-                )
-            }
-            try blocker.execute("ROLLBACK")
+            let failure = try writer.interruptedOnlineApply(model, .atProgress { blocker, event in
+                if !stopped { stopped = (try? stop(blocker, event)) == true }
+            }, allowDataLoss: allowDataLoss, on: connection)
             #expect(stopped, "the run was not stopped where the test meant to")
             #expect(try S.version(on: connection) == "v1")
             try unfinished(failure, connection)
-            // Writes while no run is active: the triggers left behind keep them right.
-            let interrupted = writer.commits
-            writer.waitForCommits(interrupted + 10)
-            #expect(writer.commits >= interrupted + 10, "the writer barely wrote while the step was unfinished")
+            writer.expectWritesWhileUnfinished()
             _ = try StoreMigrator(connection: connection, model: model, store: S.store).apply(options: ApplyOptions(allowDataLoss: allowDataLoss, restart: restart, batchSize: 7))
             writer.stop()
             #expect(writer.failure == nil, "a write failed before the switch-over: \(String(describing: writer.failure))")

@@ -120,7 +120,7 @@ import Testing
         .init("making a one-to-many ordered numbers each owner's rows by _pk", from: M.chefAndRecipes,
               to: M.recipeAndChef(recipe: "destination: Chef, inverse: recipes", chef: "destination: Recipe, inverse: chef, toMany: true, ordered: true"), [
             #"ALTER TABLE "s"."recipe" ADD COLUMN "chef_order" integer"#,
-            #"UPDATE "s"."recipe" AS x SET "chef_order" = o.position FROM (SELECT "_pk", (row_number() OVER (PARTITION BY "chef_pk" ORDER BY "_pk") - 1)::integer AS position FROM "s"."recipe" WHERE "chef_pk" IS NOT NULL) AS o WHERE x."_pk" = o."_pk""#,
+            #"UPDATE "s"."recipe" AS x SET "chef_order" = o.position FROM (SELECT "_pk", (row_number() OVER (PARTITION BY "chef_pk" ORDER BY "_pk") - 1)::integer AS position FROM "s"."recipe" WHERE "chef_pk" IS NOT NULL ORDER BY "_pk") AS o WHERE x."_pk" = o."_pk""#,
         ]),
         .init("making a one-to-many unordered drops the order column",
               from: M.recipeAndChef(recipe: "destination: Chef, inverse: recipes", chef: "destination: Recipe, inverse: chef, toMany: true, ordered: true"),
@@ -130,7 +130,7 @@ import Testing
         .init("making a many-to-many ordered numbers each owner's links", from: manyToMany,
               to: "Recipe: {relationships: {tags: {destination: Tag, inverse: recipes, toMany: true, ordered: true}}}\nTag: {relationships: {recipes: {destination: Recipe, inverse: tags, toMany: true}}}", [
             #"ALTER TABLE "s"."recipe__tags" ADD COLUMN "tags_order" integer"#,
-            #"UPDATE "s"."recipe__tags" AS x SET "tags_order" = o.position FROM (SELECT "recipe_pk", "tags_pk", (row_number() OVER (PARTITION BY "recipe_pk" ORDER BY "tags_pk") - 1)::integer AS position FROM "s"."recipe__tags" WHERE "recipe_pk" IS NOT NULL) AS o WHERE x."recipe_pk" = o."recipe_pk" AND x."tags_pk" = o."tags_pk""#,
+            #"UPDATE "s"."recipe__tags" AS x SET "tags_order" = o.position FROM (SELECT "recipe_pk", "tags_pk", (row_number() OVER (PARTITION BY "recipe_pk" ORDER BY "tags_pk") - 1)::integer AS position FROM "s"."recipe__tags" WHERE "recipe_pk" IS NOT NULL ORDER BY "recipe_pk", "tags_pk") AS o WHERE x."recipe_pk" = o."recipe_pk" AND x."tags_pk" = o."tags_pk""#,
         ]),
         .init("a rename that changes which side owns a many-to-many copies the links into the new join table", from: manyToMany,
               to: "Treat: {renamingIdentifier: Recipe, relationships: {tags: {destination: Tag, inverse: recipes, toMany: true}}}\nTag: {relationships: {recipes: {destination: Treat, inverse: tags, toMany: true}}}", [

@@ -25,7 +25,8 @@ import Testing
         let phases = try OnlinePlannerTests.phases(Self.dogLeavesAnimals.0, Self.dogLeavesAnimals.1)
         let trigger = "orchestrator_online_move_\(OnlineTrigger.digest("animal.dog"))"
         let install = try #require(phases.firstIndex { !$0.installs.isEmpty })
-        #expect(phases[install].installs == [OnlineTrigger(table: "animal", name: trigger)])
+        let move = OnlineTrigger(table: "animal", name: trigger)
+        #expect(phases[install].installs == [move, move.truncateFollower])
         #expect(phases[install].statements.last?.sql.text == #"CREATE TRIGGER "\#(trigger)" AFTER INSERT OR UPDATE OR DELETE ON "s"."animal" FOR EACH ROW EXECUTE FUNCTION "s"."\#(trigger)"()"#)
         let function = phases[install].statements[0].sql.text
         #expect(function.contains(#"DELETE FROM "s"."dog" WHERE "_pk" = OLD."_pk";"#))
@@ -57,7 +58,7 @@ import Testing
                 CONSTRAINT "animal_entity_check" CHECK ("_entity" IN ('Animal'))
             )
             """#])
-        #expect(phases[count - 4].hold == .instant && phases[count - 3].installs == [OnlineTrigger(table: "animal", name: stay)])
+        #expect(phases[count - 4].hold == .instant && phases[count - 3].installs == [OnlineTrigger(table: "animal", name: stay), OnlineTrigger(table: "animal", name: stay).truncateFollower])
         let mirror = phases[count - 3].statements[0].sql.text
         #expect(mirror.contains(#"IF TG_OP <> 'INSERT' AND OLD."_entity" NOT IN ('Dog')"#))
         #expect(mirror.contains(#"AND (TG_OP = 'DELETE' OR NEW."_pk" <> OLD."_pk" OR NEW."_entity" IN ('Dog')) THEN"#))
@@ -76,8 +77,12 @@ import Testing
         #expect(switchOver.statements.map(\.sql.text) == [
             #"DROP TRIGGER IF EXISTS "\#(trigger)" ON "s"."animal""#,
             #"DROP FUNCTION IF EXISTS "s"."\#(trigger)"()"#,
+            #"DROP TRIGGER IF EXISTS "\#(move.truncateFollower.name)" ON "s"."animal""#,
+            #"DROP FUNCTION IF EXISTS "s"."\#(move.truncateFollower.name)"()"#,
             #"DROP TRIGGER IF EXISTS "\#(stay)" ON "s"."animal""#,
             #"DROP FUNCTION IF EXISTS "s"."\#(stay)"()"#,
+            #"DROP TRIGGER IF EXISTS "\#(OnlineTrigger(table: "animal", name: stay).truncateFollower.name)" ON "s"."animal""#,
+            #"DROP FUNCTION IF EXISTS "s"."\#(OnlineTrigger(table: "animal", name: stay).truncateFollower.name)"()"#,
             #"ALTER TABLE "s"."owner" DROP CONSTRAINT "owner_favourite_pk_fkey""#,
             #"ALTER TABLE "s"."owner" RENAME CONSTRAINT "\#(beside)" TO "owner_favourite_pk_fkey""#,
             #"SELECT setval(pg_get_serial_sequence('"s"."dog"', '_pk'), COALESCE((SELECT max("_pk") FROM "s"."dog"), 0) + 1, false)"#,
@@ -233,23 +238,96 @@ import Testing
         #expect(switchOver[delete - 1].hasPrefix("DO"))
     }
 
-    /// A required link (a toy must keep its animal), one of a join table (its rows have no
-    /// `_pk` to delete by in batches) or a key of the table itself: no shadow yet, so the
-    /// moved rows are deleted and the `_entity` check added in the switch-over, as before
-    /// (docs/online-migrations.md, Limits).
+    /// The table's own key (an animal's mother): the animals that stay lose their links to
+    /// dogs before the switch-over (a trigger and batches on the old table, mirrored into the
+    /// shadow); the shadow's key points at the shadow, added once it holds every animal, under
+    /// its final name; the switch-over only drops and renames.
+    @Test(arguments: ["nullify", "cascade", "deny"])
+    func theTablesOwnKeyClearsTheLinksOfTheRowsThatStayAndPointsAtTheShadow(rule: String) throws {
+        let animal = "Animal: {attributes: {name: string}, relationships: {mother: {destination: Animal, inverse: young}, young: {destination: Animal, inverse: mother, toMany: true, deleteRule: \(rule)}}}"
+        let source = Self.dogLeavesAnimals.0.replacingOccurrences(of: "Animal: {attributes: {name: string}}", with: animal)
+        let destination = Self.dogLeavesAnimals.1.replacingOccurrences(of: "Animal: {attributes: {name: string}}", with: animal)
+        let phases = try OnlinePlannerTests.phases(source, destination)
+        let shadow = "orchestrator_online_shadow_\(OnlineTrigger.digest("animal"))"
+        let create = try #require(phases.first { $0.summary.hasPrefix("create \(shadow)") }).statements.map(\.sql.text)
+        #expect(!create.contains { $0.contains("FOREIGN KEY") }, "the shadow is created without the key pointing at the old table")
+        let unlink = "orchestrator_online_unlink_\(OnlineTrigger.digest("animal.mother_pk"))"
+        let copy = try #require(phases.firstIndex { $0.batches?.template.text.hasPrefix(#"INSERT INTO "s"."\#(shadow)""#) == true })
+        if rule == "nullify" {
+            #expect(phases[copy + 1].installs == [OnlineTrigger(table: "animal", name: unlink)])
+            #expect(phases[copy + 1].statements[0].sql.text.contains(#"AND EXISTS (SELECT 1 FROM "s"."animal" WHERE "_pk" = NEW."mother_pk" AND "_entity" IN ('Dog')) AND NEW."_entity" NOT IN ('Dog') THEN"#))
+            #expect(phases[copy + 2].batches?.template.text == #"""
+                UPDATE "s"."animal" SET "mother_pk" = NULL WHERE "mother_pk" IN (SELECT "_pk" FROM "s"."animal" WHERE "_entity" IN ('Dog')) \#
+                AND "_entity" NOT IN ('Dog') AND "_pk" >= :from AND "_pk" < :to
+                """#)
+        } else {
+            // The links cleared are logged, so the key's rule keeps acting on them (ClearedLinks).
+            #expect(phases[copy + 1].installs.map(\.name).first == unlink && phases[copy + 1].installs.count == 3)
+            #expect(phases[copy + 1].statements[2].sql.text.contains(#"IF NEW."mother_pk" IS NOT NULL AND (TG_OP = 'INSERT' OR NEW."mother_pk" IS DISTINCT FROM OLD."mother_pk") AND NEW."_entity" NOT IN ('Dog') THEN"#))
+            #expect(phases[copy + 2].batches?.template.text.hasPrefix(#"""
+                WITH cleared AS (SELECT "_pk", "mother_pk" FROM "s"."animal" AS t WHERE "mother_pk" IN (SELECT "_pk" FROM "s"."animal" WHERE "_entity" IN ('Dog')) \#
+                AND "_entity" NOT IN ('Dog') AND "_pk" >= :from AND "_pk" < :to FOR UPDATE OF t)
+                """#) == true)
+        }
+        let action = ["nullify": "SET NULL", "cascade": "CASCADE", "deny": "RESTRICT"][rule]!
+        #expect(phases[copy + 3].statements.map(\.sql.text) == [
+            #"ALTER TABLE "s"."\#(shadow)" ADD CONSTRAINT "animal_mother_pk_fkey" FOREIGN KEY ("mother_pk") REFERENCES "s"."\#(shadow)" ("_pk") ON DELETE \#(action) NOT VALID"#,
+        ])
+        #expect(phases[copy + 4].statements.map(\.sql.text) == [#"ALTER TABLE "s"."\#(shadow)" VALIDATE CONSTRAINT "animal_mother_pk_fkey""#])
+        #expect(phases.count == copy + 6)
+        let switchOver = try #require(phases.last).statements.map(\.sql.text)
+        #expect(!switchOver.contains { $0.hasPrefix("DELETE") || $0.hasPrefix("DO") || $0.contains("animal_mother_pk_fkey") }, "\(switchOver)")
+        #expect(switchOver.contains(#"DROP TABLE "s"."animal""#))
+    }
+
+    /// A join table's key (a toy's animals, without inverse; or Animal's own toys, which Dog
+    /// no longer has): the links to dogs are deleted before the switch-over, as the offline
+    /// delete of the dogs cascades to them, by a trigger skipping a link written to a dog and
+    /// batches over ranges of the animals' keys; the key beside points at the shadow.
     @Test(arguments: [
-        "\nToy: {attributes: {label: string}, relationships: {animal: {destination: Animal, inverse: toys, optional: false}}}",
-        "\nToy: {attributes: {label: string}, relationships: {animals: {destination: Animal, inverse: toys, toMany: true}}}",
-        "\nPen: {attributes: {label: string}}",
+        ("Animal: {attributes: {name: string}}", "Toy: {attributes: {label: string}, relationships: {animals: {destination: Animal, toMany: true}}}", "toy__animals", "animals_pk", "toy_pk"),
+        ("Animal: {attributes: {name: string}, relationships: {toys: {destination: Toy, toMany: true}}}", "Toy: {attributes: {label: string}}", "animal__toys", "animal_pk", "toys_pk"),
     ])
-    func aTableWhoseKeysTheShadowCannotTakeOverLosesItsMovedRowsInTheSwitchOver(extra: String) throws {
-        let (animal, cascading) = extra.contains("animals:")
-            ? ("Animal: {attributes: {name: string}, relationships: {toys: {destination: Toy, inverse: animals, toMany: true}}}", extra)
-            : extra.contains("Toy")
-            ? ("Animal: {attributes: {name: string}, relationships: {toys: {destination: Toy, inverse: animal, toMany: true, deleteRule: deny}}}", extra)
-            : ("Animal: {attributes: {name: string}, relationships: {mother: {destination: Animal}}}", extra)
-        let source = Self.dogLeavesAnimals.0.replacingOccurrences(of: "Animal: {attributes: {name: string}}", with: animal) + cascading
-        let destination = Self.dogLeavesAnimals.1.replacingOccurrences(of: "Animal: {attributes: {name: string}}", with: animal) + cascading
+    func aJoinTablesLinksToMovedRowsAreDeletedBeforeTheSwitchOver(animal: String, toy: String, join: String, column: String, owner: String) throws {
+        let (source, destination) = Self.toysOfAnimals(animal: animal, toy: toy)
+        let phases = try OnlinePlannerTests.phases(source, destination)
+        let shadow = "orchestrator_online_shadow_\(OnlineTrigger.digest("animal"))"
+        let (unlink, beside) = ("orchestrator_online_unlink_\(OnlineTrigger.digest(join + "." + column))", "orchestrator_online_shadowfk_\(OnlineTrigger.digest(join + "." + column))")
+        let copy = try #require(phases.firstIndex { $0.batches?.template.text.hasPrefix(#"INSERT INTO "s"."\#(shadow)""#) == true })
+        #expect(phases[copy + 1].installs == [OnlineTrigger(table: join, name: unlink)])
+        let function = phases[copy + 1].statements[0].sql.text
+        #expect(function.contains(#"AND EXISTS (SELECT 1 FROM "s"."animal" WHERE "_pk" = NEW."\#(column)" AND "_entity" IN ('Dog')) THEN"#))
+        let (first, second) = join == "toy__animals" ? (owner, column) : (column, owner)
+        #expect(function.contains(#"DELETE FROM "s"."\#(join)" WHERE "\#(first)" = OLD."\#(first)" AND "\#(second)" = OLD."\#(second)";"#), "\(function)")
+        #expect(phases[copy + 2].batches?.table == "animal")
+        #expect(phases[copy + 2].batches?.template.text == #"""
+            DELETE FROM "s"."\#(join)" WHERE "\#(column)" IN (SELECT "_pk" FROM "s"."animal" WHERE "_entity" IN ('Dog')) AND "\#(column)" >= :from AND "\#(column)" < :to
+            """#)
+        #expect(phases[copy + 3].statements.map(\.sql.text) == [
+            #"ALTER TABLE "s"."\#(join)" ADD CONSTRAINT "\#(beside)" FOREIGN KEY ("\#(column)") REFERENCES "s"."\#(shadow)" ("_pk") ON DELETE CASCADE NOT VALID"#,
+        ])
+        #expect(phases.count == copy + 6)
+        let switchOver = try #require(phases.last).statements.map(\.sql.text)
+        #expect(!switchOver.contains { $0.hasPrefix("DELETE") || $0.hasPrefix("DO") })
+        let drop = try #require(switchOver.firstIndex(of: #"DROP TABLE "s"."animal""#))
+        #expect(Array(switchOver[(drop - 3)..<(drop - 1)]) == [
+            #"ALTER TABLE "s"."\#(join)" DROP CONSTRAINT "\#(join)_\#(column)_fkey""#,
+            #"ALTER TABLE "s"."\#(join)" RENAME CONSTRAINT "\#(beside)" TO "\#(join)_\#(column)_fkey""#,
+        ])
+    }
+
+    /// A required link (a toy must keep its animal), or a join table whose links a copy of
+    /// the step reads (Dog keeps the toys it inherited: its links are copied out of Animal's
+    /// join table, which a trigger skipping them would hide): no shadow, so the moved rows are
+    /// deleted and the `_entity` check added in the switch-over (docs/online-migrations.md, Limits).
+    @Test(arguments: [
+        Self.toysOfAnimals(rule: "deny", toyAnimal: ", optional: false"),
+        (
+            "Animal: {attributes: {name: string}, relationships: {toys: {destination: Toy, toMany: true}}}\nDog: {parent: Animal}\nToy: {attributes: {label: string}}",
+            "Animal: {attributes: {name: string}, relationships: {toys: {destination: Toy, toMany: true}}}\nDog: {attributes: {name: string}, relationships: {toys: {destination: Toy, toMany: true}}}\nToy: {attributes: {label: string}}"
+        ),
+    ])
+    func aTableWhoseKeysTheShadowCannotTakeOverLosesItsMovedRowsInTheSwitchOver(source: String, destination: String) throws {
         let phases = try OnlinePlannerTests.phases(source, destination)
         #expect(!Self.sql(phases).contains { $0.contains("orchestrator_online_shadow_") })
         #expect(phases.last?.statements.map(\.sql.text).contains(#"DELETE FROM "s"."animal" WHERE "_entity" IN ('Dog')"#) == true)
@@ -299,7 +377,7 @@ import Testing
         )
         let sql = Self.sql(phases)
         let trigger = "orchestrator_online_side_\(OnlineTrigger.digest("zeta.beta.alpha_pk"))"
-        let install = try #require(phases.firstIndex { $0.installs == [OnlineTrigger(table: "zeta", name: trigger)] })
+        let install = try #require(phases.firstIndex { $0.installs.first == OnlineTrigger(table: "zeta", name: trigger) })
         #expect(try #require(sql.firstIndex(of: #"ALTER TABLE "s"."beta" ADD COLUMN "alpha_pk" bigint"#)) < sql.firstIndex(of: phases[install].statements[0].sql.text)!)
         let function = phases[install].statements[0].sql.text
         #expect(function.contains(#"UPDATE "s"."beta" SET "alpha_pk" = NULL WHERE "_pk" = OLD."partner_pk" AND "alpha_pk" = OLD."_pk";"#))
@@ -312,8 +390,10 @@ import Testing
             """#)
         #expect(sql.contains(#"ALTER TABLE "s"."beta" ADD CONSTRAINT "beta_alpha_pk_fkey" FOREIGN KEY ("alpha_pk") REFERENCES "s"."zeta" ("_pk") ON DELETE SET NULL NOT VALID"#))
         #expect(sql.filter { $0.contains(#"DROP COLUMN "partner_pk""#) } == [#"ALTER TABLE "s"."zeta" DROP COLUMN "partner_pk""#])
-        #expect(phases.last?.statements.map(\.sql.text).suffix(3) == [
-            #"DROP TRIGGER IF EXISTS "\#(trigger)" ON "s"."zeta""#, #"DROP FUNCTION IF EXISTS "s"."\#(trigger)"()"#, #"ALTER TABLE "s"."zeta" DROP COLUMN "partner_pk""#,
+        let follower = OnlineTrigger(table: "zeta", name: trigger).truncateFollower.name
+        #expect(phases.last?.statements.map(\.sql.text).suffix(5) == [
+            #"DROP TRIGGER IF EXISTS "\#(trigger)" ON "s"."zeta""#, #"DROP FUNCTION IF EXISTS "s"."\#(trigger)"()"#,
+            #"DROP TRIGGER IF EXISTS "\#(follower)" ON "s"."zeta""#, #"DROP FUNCTION IF EXISTS "s"."\#(follower)"()"#, #"ALTER TABLE "s"."zeta" DROP COLUMN "partner_pk""#,
         ])
     }
 }
