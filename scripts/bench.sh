@@ -1,17 +1,22 @@
 #!/usr/bin/env bash
 # make bench: times `orchestrator apply` against the same change hand-written in SQL (run by
 # psql), alternating, on identical copies of a filled store (CREATE DATABASE … TEMPLATE), with a
-# check that both give the same store. Two parts, in this order:
+# check that both give the same store. Three parts, in this order:
 #   lightweight  a step combining several rules (bench/model, bench/fill.sql, bench/handwritten.sql):
 #                both medians, min/max, the ratio and orchestrator's peak RSS;
 #   heavyweight  Fahrenheit -> Celsius by a mapping model (bench/heavyweight/): set-based against
 #                hand-written INSERT … SELECT into a new schema (the ratio), the same step with
 #                --streaming (rows/s), and the streaming peak RSS at a tenth of the recipes and at
-#                all of them.
+#                all of them;
+#   positions    a to-many made ordered (bench/positions/): every ingredient numbered within its
+#                recipe, against the hand-written ADD COLUMN + UPDATE … row_number(): both
+#                medians, min/max and the ratio (make bench-positions runs this part alone).
 # Needs DATABASE_URL (make bench provides a throwaway server). BENCH_RECIPES (default 1000000;
 # lightweight ingredients are 3x), BENCH_ROUNDS (default 5 lightweight, 3 heavyweight),
-# BENCH_HEAVYWEIGHT_ROUNDS (default: BENCH_ROUNDS when set, else 3), BENCH_PARTS (default
-# "lightweight heavyweight").
+# BENCH_HEAVYWEIGHT_ROUNDS (default: BENCH_ROUNDS when set, else 3), BENCH_POSITIONS_ROUNDS
+# (default: BENCH_ROUNDS when set, else 3), BENCH_PARTS (default "lightweight heavyweight
+# positions"), BENCH_BIN (an orchestrator binary to time instead of this tree's release build,
+# e.g. an earlier one for before/after figures).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 source scripts/bench-lib.sh
@@ -20,12 +25,13 @@ bench_require_database_url bench bench
 recipes="${BENCH_RECIPES:-1000000}"
 rounds="${BENCH_ROUNDS:-5}"
 heavyweight_rounds="${BENCH_HEAVYWEIGHT_ROUNDS:-${BENCH_ROUNDS:-3}}"
-parts="${BENCH_PARTS:-lightweight heavyweight}"
+positions_rounds="${BENCH_POSITIONS_ROUNDS:-${BENCH_ROUNDS:-3}}"
+parts="${BENCH_PARTS:-lightweight heavyweight positions}"
 store=recipes
-bench_require_parts bench "lightweight heavyweight" $parts
+bench_require_parts bench "lightweight heavyweight positions" $parts
 (( recipes >= 10 )) || { echo "bench: BENCH_RECIPES must be at least 10" >&2; exit 64; }
 
-bin="$(bench_release_binary)"
+bin="${BENCH_BIN:-$(bench_release_binary)}"
 
 # A template database holding a store of `version`, filled by `fill` with `count` recipes.
 fill_template() {  # database model version fill count
@@ -80,34 +86,45 @@ fingerprint() {
                   FROM information_schema.columns WHERE table_schema = '$store')"
 }
 
-lightweight() {
-    echo "bench: filling the template store: $recipes recipes, $((recipes * 3)) ingredients"
-    fill_template bench_template bench/model "Bench 1" bench/fill.sql "$recipes"
-
-    local orchestrator_times=() psql_times=() peaks=()
-    for round in $(seq 1 "$rounds"); do
-        copies bench_template bench_o bench_h
-        run_orchestrator() {
-            read -r seconds peak _ < <(timed "$bin" apply --model bench/model --store "$store" --database-url "$(url_for bench_o)")
-            orchestrator_times+=("$seconds"); peaks+=("$peak")
-        }
-        run_psql() {
-            read -r seconds _ < <(timed psql "$(url_for bench_h)" -X -q -v ON_ERROR_STOP=1 -v schema="$store" -f bench/handwritten.sql)
-            psql_times+=("$seconds")
-        }
+# Rounds of `apply` on one copy of a template against the hand-written SQL on another, each
+# way first in turn, stopping when the stores differ; the times (and apply's peak RSS) go to
+# orchestrator_times, psql_times and peaks.
+against_handwritten() {  # label template model handwritten.sql fingerprint rounds
+    local label="$1" template="$2" model="$3" handwritten="$4" fingerprint="$5" count="$6"
+    orchestrator_times=() psql_times=() peaks=()
+    run_orchestrator() {
+        read -r seconds peak _ < <(timed "$bin" apply --model "$model" --store "$store" --database-url "$(url_for bench_o)")
+        orchestrator_times+=("$seconds"); peaks+=("$peak")
+    }
+    run_psql() {
+        read -r seconds _ < <(timed psql "$(url_for bench_h)" -X -q -v ON_ERROR_STOP=1 -v schema="$store" -f "$handwritten")
+        psql_times+=("$seconds")
+    }
+    for round in $(seq 1 "$count"); do
+        copies "$template" bench_o bench_h
         if (( round % 2 )); then run_orchestrator; run_psql; else run_psql; run_orchestrator; fi
-        same_stores fingerprint "round $round: orchestrator and the hand-written SQL" bench_o bench_h
-        echo "bench: round $round: orchestrator ${orchestrator_times[-1]} s, psql ${psql_times[-1]} s"
+        same_stores "$fingerprint" "$label round $round: orchestrator and the hand-written SQL" bench_o bench_h
+        echo "bench: $label round $round: orchestrator ${orchestrator_times[-1]} s, psql ${psql_times[-1]} s"
     done
-    drop_databases bench_o bench_h bench_template
+    drop_databases bench_o bench_h "$template"
+}
 
+# The summary of against_handwritten's times, under a heading.
+ratio_summary() {  # heading
     read -r o_med o_min o_max < <(stats "${orchestrator_times[@]}")
     read -r p_med p_min p_max < <(stats "${psql_times[@]}")
     echo
-    echo "lightweight step, $recipes recipes / $((recipes * 3)) ingredients, $rounds rounds (alternating):"
+    echo "$1"
     echo "  orchestrator apply: median ${o_med} s (min ${o_min}, max ${o_max}), process start included"
     echo "  hand-written SQL:   median ${p_med} s (min ${p_min}, max ${p_max}), psql start included"
     awk -v o="$o_med" -v p="$p_med" 'BEGIN { printf "  ratio orchestrator / hand-written: %.2f (target <= 1.15)\n", o / p }'
+}
+
+lightweight() {
+    echo "bench: filling the template store: $recipes recipes, $((recipes * 3)) ingredients"
+    fill_template bench_template bench/model "Bench 1" bench/fill.sql "$recipes"
+    against_handwritten lightweight bench_template bench/model bench/handwritten.sql fingerprint "$rounds"
+    ratio_summary "lightweight step, $recipes recipes / $((recipes * 3)) ingredients, $rounds rounds (alternating):"
     echo "  orchestrator peak RSS: $(( $(largest "${peaks[@]}") / 1024 )) MB"
 }
 
@@ -186,6 +203,29 @@ heavyweight() {
     printf "  2. streaming: median %.0f recipes/s (min %.0f, max %.0f) (target >= 100000)\n" "$r_med" "$r_min" "$r_max"
     awk -v n="$recipes" -v s="$small" -v p="$peak" -v q="$small_peak" \
         'BEGIN { printf "  3. streaming peak RSS: %d MB at %d recipes, %d MB at %d (x%.2f) (target <= 150 MB and flat)\n", q, s, p, n, p / q }'
+}
+
+# The positions store: every ingredient's recipe and position, and the ingredient table's
+# columns, constraints and indexes.
+positions_fingerprint() {
+    psql "$1" -X -At -v ON_ERROR_STOP=1 -c "
+        SELECT (SELECT count(*) || ':' || sum(hashtext(_pk || '|' || coalesce(recipe_pk, 0) || '|' || coalesce(recipe_order, -1)))
+                  FROM $store.ingredient),
+               (SELECT string_agg(conname || ' ' || pg_get_constraintdef(oid), ',' ORDER BY conname)
+                  FROM pg_constraint WHERE connamespace = '$store'::regnamespace),
+               (SELECT string_agg(indexdef, ',' ORDER BY indexname) FROM pg_indexes WHERE schemaname = '$store'),
+               (SELECT string_agg(table_name || '.' || column_name || ' ' || data_type || ' ' || is_nullable || ' ' || coalesce(column_default, ''),
+                   ',' ORDER BY table_name, column_name)
+                  FROM information_schema.columns WHERE table_schema = '$store')"
+}
+
+positions() {
+    echo
+    echo "bench: positions: filling the template store: $recipes recipes, $((recipes * 3)) ingredients"
+    fill_template bench_positions bench/positions/model "Positions 1" bench/positions/fill.sql "$recipes"
+    against_handwritten positions bench_positions bench/positions/model bench/positions/handwritten.sql positions_fingerprint "$positions_rounds"
+    ratio_summary "positions (a to-many made ordered), $recipes recipes / $((recipes * 3)) ingredients numbered, $positions_rounds rounds (alternating):"
+    echo "  load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
 }
 
 for part in $parts; do "$part"; done

@@ -48,16 +48,17 @@ struct CatchUpPointedRows {
     }
 
     /// One trigger per table holding such columns, on an update of one of them or a delete;
-    /// its arguments are pairs of the referenced table and the column.
+    /// its arguments are pairs of the referenced table and the column. Before it, the statement
+    /// trigger logging the same keys for a `TRUNCATE` (`CatchUpTruncates`).
     func triggers(_ pointers: [Pointer]) -> [PlannedStatement] {
         let byTable = Dictionary(grouping: pointers, by: \.table)
-        return byTable.keys.sorted().map { table in
+        return byTable.keys.sorted().flatMap { table in
             let held = byTable[table]!
             let arguments = held.flatMap { [$0.referencedTable, $0.column] }
             let described = held.map { "\(schemas.store).\(table).\($0.column)" }.joined(separator: ", ")
-            return PlannedStatement("""
+            return [CatchUpTruncates.install(CatchUpTruncates.pointedTrigger, table: table, store: schemas.store, staging: schemas.staging, arguments: "\(literals: arguments)"), PlannedStatement("""
                 CREATE TRIGGER \(ident: OnlineCatchUp.pointedTrigger) AFTER UPDATE OF \(idents: held.map(\.column)) OR DELETE ON \(ident: schemas.store, table) FOR EACH ROW EXECUTE FUNCTION \(ident: schemas.staging, OnlineCatchUp.function)(\(literals: arguments))
-                """, lock: .shareRowExclusive, summary: "log the keys of the rows \(described) pointed at before an update or a delete, until the swap")
+                """, lock: .shareRowExclusive, summary: "log the keys of the rows \(described) pointed at before an update or a delete, until the swap")]
         }
     }
 }

@@ -21,7 +21,7 @@ extension OnlineCatchUp {
         let pointers = step.onlineCatchUp?.loggedPointers ?? []
         let pointed = pointers.isEmpty ? "" : " (a change or delete of \(pointers.map { "\(store).\($0)" }.joined(separator: ", ")) logs the key it pointed at)"
         var phases = [HeavyweightOnlinePhase(
-            summary: "install the change logs and the row triggers on \(named)\(logged)\(pointed)", lock: .shareRowExclusive, hold: .instant,
+            summary: "install the change logs and the row triggers on \(named)\(logged)\(pointed); a TRUNCATE logs the keys of the rows it removes", lock: .shareRowExclusive, hold: .instant,
             holdText: "a catalog change per table (milliseconds; waits at most --lock-timeout, then retried)", blocksWrites: false
         )]
         for pass in step.passes where pass.stage != .validate {

@@ -129,6 +129,7 @@ public struct OnlineCatchUp: Sendable, Hashable {
                 DECLARE
                     pointed bigint;
                 BEGIN
+                    \(CatchUpTruncates.branch)
                     IF TG_NAME = \(literal: Self.pointedTrigger) THEN
                         FOR i IN 0 .. TG_NARGS / 2 - 1 LOOP
                             pointed := (to_jsonb(OLD) ->> TG_ARGV[2 * i + 1])::bigint;
@@ -159,6 +160,7 @@ public struct OnlineCatchUp: Sendable, Hashable {
                 """, lock: .none, summary: "create the function logging the key of each row written to \(store)"),
         ]
         for table in sourceTables {
+            install.append(CatchUpTruncates.install(CatchUpTruncates.trigger, table: table.name, store: store, staging: staging, arguments: Self.linkedRows(of: table)))
             install.append(PlannedStatement("""
                 CREATE TRIGGER \(ident: Self.trigger) AFTER INSERT OR UPDATE OR DELETE ON \(ident: store, table.name) FOR EACH ROW EXECUTE FUNCTION \(ident: staging, Self.function)(\(Self.linkedRows(of: table)))
                 """, lock: .shareRowExclusive, summary: "log the keys of rows written to \(store).\(table.name)\(table.kind.isHierarchy ? "" : ", as the keys of the rows each link joins,") until the swap"))

@@ -62,7 +62,7 @@ extension FillJoinTable: OnlineChange {
             return .refused("copy links from \(links.table) into \(table): the table of the links' owners is not known, so the copy's batches cannot walk them (docs/online-migrations.md, Limits)")
         }
         // Only the links of the owners' entities the destination covers, where the source kept
-        // those of more (an owner's entity never changes, so its links stay in or out).
+        // those of more (an owner changing entity takes its links along: `OnlineLinkOwners`).
         let owned = { (row: SQL) -> SQL in
             links.ownerFilter.map {
                 " AND \(row)\(ident: links.a) IN (SELECT \(ident: "_pk") FROM \(ident: schema, $0.table) WHERE \(ident: "_entity") IN (\(literals: $0.entities)))"
@@ -113,6 +113,12 @@ extension FillJoinTable: OnlineChange {
             summary: "trigger on \(links.table): links written are mirrored into \(table)"
         )
         install.installs = [trigger]
+        install.following(truncate: TruncateFollowing(clearing: "DELETE FROM \(ident: schema, table)", cleared: "the links copied into \(table)"), of: trigger, in: schema)
+        if let owners = ownerEntityTrigger(in: schema, columns: columns, values: values("")) {
+            install.statements += owners.statements
+            install.installs.append(owners.trigger)
+            install.summary += "; a row of \(owners.trigger.table) changing entity takes its links along"
+        }
         let prefix: SQL = """
             INSERT INTO \(ident: schema, table) (\(idents: columns)) \
             SELECT \(values("")) FROM \(ident: schema, links.table) WHERE \(ident: set ?? a) IS NOT NULL\(owned(""))

@@ -38,7 +38,11 @@ extension CopyRows: OnlineChange {
             trigger, in: schema, timing: "AFTER INSERT OR UPDATE OR DELETE", body: body,
             does: "writes to rows of \(entities.map(\.from).joined(separator: ", ")) are mirrored into \(toTable)",
             batches: BatchedStatement(schema: schema, table: fromTable, prefix: copy.sql, suffix: " FOR SHARE ON CONFLICT DO NOTHING"),
-            summary: copy.summary + ", in batches"
+            summary: copy.summary + ", in batches",
+            truncate: TruncateFollowing(
+                clearing: "DELETE FROM \(ident: schema, toTable) WHERE \(ident: "_entity") IN (\(literals: entities.map(\.to)))",
+                cleared: "the rows of \(entities.map(\.to).joined(separator: ", ")) copied to \(toTable)"
+            )
         ))
     }
 }

@@ -43,6 +43,7 @@ struct ShadowTable: OnlineChange {
             BEGIN
                 IF TG_OP <> 'INSERT' AND OLD.\(ident: "_entity") NOT IN \(moved)
                    AND (TG_OP = 'DELETE' OR NEW.\(ident: "_pk") <> OLD.\(ident: "_pk") OR NEW.\(ident: "_entity") IN \(moved)) THEN
+                    \(linksToRowsTurnedMoved(in: schema))
                     DELETE FROM \(ident: schema, shadow) WHERE \(ident: "_pk") = OLD.\(ident: "_pk");
                 END IF;
                 IF TG_OP <> 'DELETE' AND NEW.\(ident: "_entity") NOT IN \(moved) THEN
@@ -61,7 +62,8 @@ struct ShadowTable: OnlineChange {
             trigger, in: schema, timing: "AFTER INSERT OR UPDATE OR DELETE", body: body,
             does: "writes to rows of \(table.name) that stay are mirrored into \(shadow)",
             batches: BatchedStatement(schema: schema, table: table.name, prefix: copy, suffix: " FOR SHARE ON CONFLICT (\(ident: "_pk")) DO NOTHING"),
-            summary: "copy the rows of \(table.name) that stay to \(shadow), in batches"
+            summary: "copy the rows of \(table.name) that stay to \(shadow), in batches",
+            truncate: TruncateFollowing(clearing: "DELETE FROM \(ident: schema, shadow)", cleared: "the rows copied to \(shadow)")
         ) + referencingPhases(in: schema), referencingSwitchOver(in: schema) + swap(in: schema))
     }
 

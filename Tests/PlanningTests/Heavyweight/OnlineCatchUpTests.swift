@@ -226,7 +226,7 @@ import ObjectModel
         let step = try HeavyweightMigration.step(mapping: mapping, from: Kitchen.version("v1", v1), to: Kitchen.version("v2", v1), schema: "shop")
         #expect(step.onlineRefusal == nil)
         let phases = OnlineCatchUp.phases(of: step, store: "shop").map(\.summary)
-        #expect(phases.first?.hasSuffix(" (a link of shop.recipe__tags logs the keys of the two rows it joins)") == true, "\(phases)")
+        #expect(phases.first?.hasSuffix(" (a link of shop.recipe__tags logs the keys of the two rows it joins); a TRUNCATE logs the keys of the rows it removes") == true, "\(phases)")
         #expect(phases.contains("catch-up rounds: the rows written meanwhile mapped again (their links in recipe__tags made again), until at most 1000 writes are left (at most 8 rounds)"))
         // The join table's trigger logs the keys of both rows each link joins.
         #expect(step.onlineCatchUp?.install.last?.sql.text == """
@@ -293,13 +293,13 @@ import ObjectModel
             ON CONFLICT DO NOTHING
             """])
         #expect(OnlineCatchUp.phases(of: step, store: "shop").first?.summary
-            == "install the change logs and the row triggers on shop.card, shop.recipe (a change or delete of shop.card.recipe_pk logs the key it pointed at)")
+            == "install the change logs and the row triggers on shop.card, shop.recipe (a change or delete of shop.card.recipe_pk logs the key it pointed at); a TRUNCATE logs the keys of the rows it removes")
     }
 
     @Test func planOnlineShowsEachPhaseItsLockAndWhetherWritesWait() throws {
         let phases = OnlineCatchUp.phases(of: try Kitchen.step(), store: "shop")
         #expect(phases.map(\.summary) == [
-            "install the change logs and the row triggers on shop.chef, shop.recipe",
+            "install the change logs and the row triggers on shop.chef, shop.recipe; a TRUNCATE logs the keys of the rows it removes",
             "prepare (setBased)",
             "createInstances ChefToChef (setBased)",
             "createInstances RecipeToRecipe (setBased)",

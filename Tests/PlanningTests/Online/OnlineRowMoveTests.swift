@@ -25,7 +25,8 @@ import Testing
         let phases = try OnlinePlannerTests.phases(Self.dogLeavesAnimals.0, Self.dogLeavesAnimals.1)
         let trigger = "orchestrator_online_move_\(OnlineTrigger.digest("animal.dog"))"
         let install = try #require(phases.firstIndex { !$0.installs.isEmpty })
-        #expect(phases[install].installs == [OnlineTrigger(table: "animal", name: trigger)])
+        let move = OnlineTrigger(table: "animal", name: trigger)
+        #expect(phases[install].installs == [move, move.truncateFollower])
         #expect(phases[install].statements.last?.sql.text == #"CREATE TRIGGER "\#(trigger)" AFTER INSERT OR UPDATE OR DELETE ON "s"."animal" FOR EACH ROW EXECUTE FUNCTION "s"."\#(trigger)"()"#)
         let function = phases[install].statements[0].sql.text
         #expect(function.contains(#"DELETE FROM "s"."dog" WHERE "_pk" = OLD."_pk";"#))
@@ -57,7 +58,7 @@ import Testing
                 CONSTRAINT "animal_entity_check" CHECK ("_entity" IN ('Animal'))
             )
             """#])
-        #expect(phases[count - 4].hold == .instant && phases[count - 3].installs == [OnlineTrigger(table: "animal", name: stay)])
+        #expect(phases[count - 4].hold == .instant && phases[count - 3].installs == [OnlineTrigger(table: "animal", name: stay), OnlineTrigger(table: "animal", name: stay).truncateFollower])
         let mirror = phases[count - 3].statements[0].sql.text
         #expect(mirror.contains(#"IF TG_OP <> 'INSERT' AND OLD."_entity" NOT IN ('Dog')"#))
         #expect(mirror.contains(#"AND (TG_OP = 'DELETE' OR NEW."_pk" <> OLD."_pk" OR NEW."_entity" IN ('Dog')) THEN"#))
@@ -76,8 +77,12 @@ import Testing
         #expect(switchOver.statements.map(\.sql.text) == [
             #"DROP TRIGGER IF EXISTS "\#(trigger)" ON "s"."animal""#,
             #"DROP FUNCTION IF EXISTS "s"."\#(trigger)"()"#,
+            #"DROP TRIGGER IF EXISTS "\#(move.truncateFollower.name)" ON "s"."animal""#,
+            #"DROP FUNCTION IF EXISTS "s"."\#(move.truncateFollower.name)"()"#,
             #"DROP TRIGGER IF EXISTS "\#(stay)" ON "s"."animal""#,
             #"DROP FUNCTION IF EXISTS "s"."\#(stay)"()"#,
+            #"DROP TRIGGER IF EXISTS "\#(OnlineTrigger(table: "animal", name: stay).truncateFollower.name)" ON "s"."animal""#,
+            #"DROP FUNCTION IF EXISTS "s"."\#(OnlineTrigger(table: "animal", name: stay).truncateFollower.name)"()"#,
             #"ALTER TABLE "s"."owner" DROP CONSTRAINT "owner_favourite_pk_fkey""#,
             #"ALTER TABLE "s"."owner" RENAME CONSTRAINT "\#(beside)" TO "owner_favourite_pk_fkey""#,
             #"SELECT setval(pg_get_serial_sequence('"s"."dog"', '_pk'), COALESCE((SELECT max("_pk") FROM "s"."dog"), 0) + 1, false)"#,
@@ -357,7 +362,7 @@ import Testing
         )
         let sql = Self.sql(phases)
         let trigger = "orchestrator_online_side_\(OnlineTrigger.digest("zeta.beta.alpha_pk"))"
-        let install = try #require(phases.firstIndex { $0.installs == [OnlineTrigger(table: "zeta", name: trigger)] })
+        let install = try #require(phases.firstIndex { $0.installs.first == OnlineTrigger(table: "zeta", name: trigger) })
         #expect(try #require(sql.firstIndex(of: #"ALTER TABLE "s"."beta" ADD COLUMN "alpha_pk" bigint"#)) < sql.firstIndex(of: phases[install].statements[0].sql.text)!)
         let function = phases[install].statements[0].sql.text
         #expect(function.contains(#"UPDATE "s"."beta" SET "alpha_pk" = NULL WHERE "_pk" = OLD."partner_pk" AND "alpha_pk" = OLD."_pk";"#))
@@ -370,8 +375,10 @@ import Testing
             """#)
         #expect(sql.contains(#"ALTER TABLE "s"."beta" ADD CONSTRAINT "beta_alpha_pk_fkey" FOREIGN KEY ("alpha_pk") REFERENCES "s"."zeta" ("_pk") ON DELETE SET NULL NOT VALID"#))
         #expect(sql.filter { $0.contains(#"DROP COLUMN "partner_pk""#) } == [#"ALTER TABLE "s"."zeta" DROP COLUMN "partner_pk""#])
-        #expect(phases.last?.statements.map(\.sql.text).suffix(3) == [
-            #"DROP TRIGGER IF EXISTS "\#(trigger)" ON "s"."zeta""#, #"DROP FUNCTION IF EXISTS "s"."\#(trigger)"()"#, #"ALTER TABLE "s"."zeta" DROP COLUMN "partner_pk""#,
+        let follower = OnlineTrigger(table: "zeta", name: trigger).truncateFollower.name
+        #expect(phases.last?.statements.map(\.sql.text).suffix(5) == [
+            #"DROP TRIGGER IF EXISTS "\#(trigger)" ON "s"."zeta""#, #"DROP FUNCTION IF EXISTS "s"."\#(trigger)"()"#,
+            #"DROP TRIGGER IF EXISTS "\#(follower)" ON "s"."zeta""#, #"DROP FUNCTION IF EXISTS "s"."\#(follower)"()"#, #"ALTER TABLE "s"."zeta" DROP COLUMN "partner_pk""#,
         ])
     }
 }
