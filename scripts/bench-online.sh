@@ -157,24 +157,25 @@ run_part() {  # part model from-version fill insert-table insert-columns insert-
     report "$part" "$offline" "$online"
 }
 
+# The writes lost: each ledger row's insert into table $1 (named 'bench ' || txid), and on each
+# recipe updated, a name one of its committed updates wrote.
+lost_query() {
+    echo "SELECT (SELECT count(*) FROM public.online_bench_ledger l WHERE NOT EXISTS
+                     (SELECT 1 FROM $store.$1 w WHERE w.name = 'bench ' || l.txid))
+                + (SELECT count(*) FROM (SELECT DISTINCT recipe FROM public.online_bench_ledger) u
+                     WHERE NOT EXISTS (SELECT 1 FROM $store.recipe r JOIN public.online_bench_ledger l
+                         ON l.recipe = r._pk AND l.name = r.name WHERE r._pk = u.recipe))"
+}
+
 for part in $parts; do
     case "$part" in
         lightweight)
-            # Every ledger row's ingredient, and a name of a committed update on each recipe.
-            LOST_QUERY="SELECT (SELECT count(*) FROM public.online_bench_ledger l WHERE NOT EXISTS
-                                  (SELECT 1 FROM $store.ingredient i WHERE i.name = 'bench ' || l.txid))
-                             + (SELECT count(*) FROM (SELECT DISTINCT recipe FROM public.online_bench_ledger) u
-                                  WHERE NOT EXISTS (SELECT 1 FROM $store.recipe r JOIN public.online_bench_ledger l
-                                      ON l.recipe = r._pk AND l.name = r.name WHERE r._pk = u.recipe))"
+            LOST_QUERY="$(lost_query ingredient)"
             run_part lightweight bench/model "Bench 1" bench/fill.sql ingredient "name, amount, recipe_pk" \
                 "'bench ' || txid_current(), '1 g', :rid"
             ;;
         heavyweight)
-            LOST_QUERY="SELECT (SELECT count(*) FROM public.online_bench_ledger l WHERE NOT EXISTS
-                                  (SELECT 1 FROM $store.chef c WHERE c.name = 'bench ' || l.txid))
-                             + (SELECT count(*) FROM (SELECT DISTINCT recipe FROM public.online_bench_ledger) u
-                                  WHERE NOT EXISTS (SELECT 1 FROM $store.recipe r JOIN public.online_bench_ledger l
-                                      ON l.recipe = r._pk AND l.name = r.name WHERE r._pk = u.recipe))"
+            LOST_QUERY="$(lost_query chef)"
             run_part heavyweight bench/heavyweight/model "Heavy 1" bench/heavyweight/fill.sql chef "name" \
                 "'bench ' || txid_current()"
             ;;

@@ -13,9 +13,9 @@ import SQLBuilding
 ///    SERIALIZABLE snapshot could miss a row committed since whose logged key a round already
 ///    took, so there it refuses the `TRUNCATE` (SQLSTATE 55000, naming the table).
 /// The triggers go with the function (the swap, `--restart`), as the row triggers do.
-enum CatchUpTruncates {
-    static let trigger = "_orchestrator_row_truncate"
-    static let pointedTrigger = "_orchestrator_pointed_truncate"
+public enum CatchUpTruncates {
+    public static let trigger = "_orchestrator_row_truncate"
+    public static let pointedTrigger = "_orchestrator_pointed_truncate"
 
     /// First in `OnlineCatchUp.function`'s body: what its statement triggers run.
     static var branch: SQL {

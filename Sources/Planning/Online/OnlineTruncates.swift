@@ -74,19 +74,22 @@ extension OnlinePhase {
 extension ShadowTable {
     /// In the shadow's trigger, for a row the application turns into one of a moved entity
     /// after the batches cleared the links to moved rows: the links other rows hold to it are
-    /// cleared at once, as the offline step clears the links to moved rows (`MovedLinks`),
-    /// before the row leaves the shadow: the key pointing at the shadow then finds nothing to
-    /// act on (no cascade, no denial), and before it exists its validation finds no link to a
-    /// row the shadow lacks.
+    /// cleared at once (a join table's deleted; in the table's own key, those of the rows that
+    /// stay), as the offline step treats the links to moved rows (`MovedLinks`, and the
+    /// shadow's `referencingPhases`), before the row leaves the shadow: the key pointing at the
+    /// shadow then finds nothing to act on (no cascade, no denial), and before it exists its
+    /// validation finds no link to a row the shadow lacks.
     func linksToRowsTurnedMoved(in schema: String) -> SQL {
         guard !referencing.isEmpty else { return "" }
         var sql: SQL = "IF TG_OP = 'UPDATE' AND NEW.\(ident: "_entity") IN (\(literals: moved)) THEN"
-        for (table, key) in referencing {
-            // A join table's links to the row go, as the offline delete of the moved rows takes them.
-            if table.kind.isHierarchy {
-                sql.append(" UPDATE \(ident: schema, table.name) SET \(ident: key.column) = NULL WHERE \(ident: key.column) = OLD.\(ident: "_pk");")
+        for (referencing, key) in referencing {
+            let linking: SQL = "\(ident: key.column) = OLD.\(ident: "_pk")"
+            if !referencing.kind.isHierarchy {
+                sql.append(" DELETE FROM \(ident: schema, referencing.name) WHERE \(linking);")
+            } else if referencing.name == table.name {
+                sql.append(" UPDATE \(ident: schema, referencing.name) SET \(ident: key.column) = NULL WHERE \(linking) AND \(ident: "_entity") NOT IN (\(literals: moved));")
             } else {
-                sql.append(" DELETE FROM \(ident: schema, table.name) WHERE \(ident: key.column) = OLD.\(ident: "_pk");")
+                sql.append(" UPDATE \(ident: schema, referencing.name) SET \(ident: key.column) = NULL WHERE \(linking);")
             }
         }
         sql.append(" END IF;")

@@ -21,9 +21,6 @@ import TestSupport
     static let offline = "corpus_offline"
     static let rowsPerEntity = 12
 
-    /// Known bugs of the online engine the corpus shows: mapping model path -> the bug.
-    static let knownIssues: [String: String] = [:]
-
     /// A mapping model and what makes it apply: the stand-in policies it names, and the
     /// statements that give the generated rows what the app guarantees.
     struct Case: Sendable, CustomStringConvertible {
@@ -62,11 +59,7 @@ import TestSupport
 
     @Test(arguments: cases)
     func theMappingModelAppliesOnlineAsOffline(_ mappingCase: Case) throws {
-        if let issue = Self.knownIssues[mappingCase.description] {
-            withKnownIssue(Comment(rawValue: issue)) { try Self.check(mappingCase) }
-        } else {
-            try Self.check(mappingCase)
-        }
+        try Self.check(mappingCase)
     }
 
     /// 1. Fill the live store at the mapping's source version, prepare it, copy it into the
@@ -130,7 +123,7 @@ import TestSupport
     }
 
     /// The row triggers of an online step's change log.
-    static let onlineChangeLog: Set<String> = [OnlineCatchUp.trigger, OnlineCatchUp.pointedTrigger]
+    static let onlineChangeLog: Set<String> = [OnlineCatchUp.trigger, OnlineCatchUp.pointedTrigger, CatchUpTruncates.trigger, CatchUpTruncates.pointedTrigger]
 
     /// The same failure: the database error's SQLSTATE and message (not the statement, which
     /// names the store).

@@ -173,20 +173,11 @@ import TestSupport
         }
         try Self.withFilledStore { (model: VersionedModel, connection: PostgresConnection) throws in
             // The session is killed once the build has committed and rounds mapped `early`.
-            let session = try connection.reconnect()
-            defer { session.close() }
-            let pid = try session.execute("SELECT pg_backend_pid() AS pid").int(0, "pid") ?? 0
-            var killed = false
-            #expect(throws: StepFailure.self) {
-                _ = try Self.migrator(model, on: session).apply(options: Self.onlineOptions(), onProgress: { event in
-                    if event.kind == .passFinished, event.stage == .build {
-                        for write in early { _ = try? connection.execute(write) }
-                    } else if event.stage == .writeGuard, event.kind == .passStarted, !killed {
-                        killed = true
-                        _ = try? connection.execute("SELECT pg_terminate_backend(\(Int(pid)))")
-                    }
-                })
-            }
+            let killed = try OnlineHeavyweightTests.crashOnlineRun(options: Self.onlineOptions(), on: connection, { Self.migrator(model, on: $0) }, onEvent: { event in
+                if event.kind == .passFinished, event.stage == .build {
+                    for write in early { _ = try? connection.execute(write) }
+                }
+            }, crashesAt: { $0.stage == .writeGuard && $0.kind == .passStarted })
             #expect(killed)
             #expect(try S.version(on: connection) == "v1")
             #expect(try connection.execute("""

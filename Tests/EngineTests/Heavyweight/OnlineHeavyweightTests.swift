@@ -177,18 +177,33 @@ import TestSupport
     /// `apply --online` of the migrator `make` gives, its session killed once the first pass of
     /// `entityMapping` is done.
     static func crashOnlineRun(after entityMapping: String, on connection: PostgresConnection, _ make: (PostgresConnection) throws -> StoreMigrator) throws {
+        var options = ApplyOptions()
+        options.online = true
+        try crashOnlineRun(options: options, on: connection, make) { $0.kind == .passFinished && $0.entityMapping == entityMapping }
+    }
+
+    /// `apply` with `options` of the migrator `make` gives on a session of its own, which is
+    /// killed, as in a crash, at the first progress event `crashesAt` accepts (`onEvent` sees
+    /// each event first); expects the run to fail. Returns whether the session was killed.
+    @discardableResult
+    static func crashOnlineRun(
+        options: ApplyOptions, on connection: PostgresConnection, _ make: (PostgresConnection) throws -> StoreMigrator,
+        onEvent: (ProgressEvent) -> Void = { _ in }, sourceLocation: SourceLocation = #_sourceLocation, crashesAt: (ProgressEvent) -> Bool
+    ) throws -> Bool {
         let session = try connection.reconnect()
         defer { session.close() }
         let pid = try session.execute("SELECT pg_backend_pid() AS pid").int(0, "pid") ?? 0
-        var options = ApplyOptions()
-        options.online = true
         let migrator = try make(session)
-        #expect(throws: StepFailure.self) {
+        var killed = false
+        #expect(throws: StepFailure.self, sourceLocation: sourceLocation) {
             _ = try migrator.apply(options: options, onProgress: { event in
-                guard event.kind == .passFinished, event.entityMapping == entityMapping else { return }
+                onEvent(event)
+                guard !killed, crashesAt(event) else { return }
+                killed = true
                 _ = try? connection.execute("SELECT pg_terminate_backend(\(Int(pid)))")
             })
         }
+        return killed
     }
 
     @Test func anOnlineStepInterruptedWhileTheStoreIsWrittenResumesAndMapsTheWritesAgain() throws {

@@ -1,4 +1,6 @@
 import Foundation
+import Mapping
+import Planning
 import Testing
 import PostgresClient
 import SQLBuilding
@@ -98,6 +100,28 @@ import TestSupport
             #expect(refusal?.sqlState == "55000")
             #expect(refusal?.message.contains("TRUNCATE of shop.chef while apply --online runs a heavyweight step on it") == true, "\(String(describing: refusal))")
             #expect(try Online.snapshot(S.store, on: connection) == Online.offlineMigration(after: written + Online.betweenRounds).migrated)
+        }
+    }
+
+    /// Once the recipes are mapped with their card's title (read through the card's column):
+    /// the cards truncated and one written. The card table's statement trigger logs the recipes
+    /// its column pointed at, which the rounds map again: only the recipe of the new card has a
+    /// title, as offline.
+    @Test func aTruncateOfATableHoldingAOneToOneReadFromTheOtherSideMapsTheRowsItPointedAtAgain() throws {
+        typealias Cards = OnlineOneToOnePathTests
+        let model = try Cards.cards()
+        let truncate: [SQL] = ["BEGIN", "TRUNCATE shop.card", "INSERT INTO shop.card (_pk, _entity, title, recipe_pk) VALUES (100001, 'Card', 'after', 5)", "COMMIT"]
+        let betweenRounds: [SQL] = ["UPDATE shop.recipe SET name = name || ' last' WHERE _pk = 20"]
+        try S.withStore(model) { connection in
+            for write in Cards.pairs { try connection.execute(write) }
+            let migrator = StoreMigrator(connection: connection, model: model, store: S.store, explicitMappings: [ExplicitMapping(Cards.mapping())])
+            let script = OnlineApplyScript(
+                writer: try Online.Writer(connection, []), first: "RecipeToRecipe", duringStageOne: truncate, last: "CardToCard", betweenRounds: betweenRounds
+            )
+            _ = try script.apply(migrator, on: connection)
+            #expect(try S.version(on: connection) == "Cards 2")
+            #expect(try connection.execute("SELECT _pk, card_title FROM shop.recipe WHERE card_title IS NOT NULL").rows == [["5", "after"]])
+            #expect(try Cards.snapshot(S.store, on: connection) == Cards.offlineMigration(after: truncate + betweenRounds))
         }
     }
 }

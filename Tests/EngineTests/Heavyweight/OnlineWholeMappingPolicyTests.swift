@@ -174,22 +174,14 @@ import ExamplePolicies
     @Test func anOnlineRunCrashedAfterARoundContinuesOnlineOnlyAndMapsTheWholeMappingOnce() throws {
         try S.withStore(try Kitchen.kitchen()) { connection in
             // A run killed once a catch-up round has committed: the tally's rows wait for the guard.
-            let session = try connection.reconnect()
-            let pid = try session.execute("SELECT pg_backend_pid() AS pid").int(0, "pid") ?? 0
             var options = ApplyOptions()
             options.online = true
             options.catchUpRemainder = 0
-            #expect(throws: StepFailure.self) {
-                _ = try Self.migrator("Tally", on: session).apply(options: options, onProgress: { event in
-                    if event.kind == .passFinished, event.entityMapping == "RecipeToRecipe", event.stage == .pass(.createInstances) {
-                        for write in Online.duringStageOne { _ = try? connection.execute(write) }
-                    }
-                    if event.stage == .catchUp, event.kind == .rows {
-                        _ = try? connection.execute("SELECT pg_terminate_backend(\(Int(pid)))")
-                    }
-                })
-            }
-            session.close()
+            try Online.crashOnlineRun(options: options, on: connection, { try Self.migrator("Tally", on: $0) }, onEvent: { event in
+                if event.kind == .passFinished, event.entityMapping == "RecipeToRecipe", event.stage == .pass(.createInstances) {
+                    for write in Online.duringStageOne { _ = try? connection.execute(write) }
+                }
+            }, crashesAt: { $0.stage == .catchUp && $0.kind == .rows })
             #expect(try S.version(on: connection) == "Kitchen 1")
             #expect(try connection.execute(#"SELECT mapped_through FROM "shop~staging"._catch_up_position"#).int(0, "mapped_through") ?? 0 > 0)
 

@@ -21,9 +21,6 @@ import TestSupport
     static let rowsPerEntity = 12
     static let batchSize = 5
 
-    /// Known bugs of the online engine the corpus shows: "bundle, run" -> the bug.
-    static let knownIssues: [String: String] = [:]
-
     @Test(arguments: Corpus.bundles)
     func everyInferableRunAppliesOnlineAsOffline(bundle: Corpus.Bundle) throws {
         let model = try ModelLoader.loadValidated(path: bundle.fullPath)
@@ -32,11 +29,7 @@ import TestSupport
         defer { print("CorpusOnlineRunTests: \(bundle): \(runs.count) runs online and offline in \(Int(Date().timeIntervalSince(started))) s") }
         for run in runs {
             let context = "\(bundle), run \(run)"
-            if let issue = Self.knownIssues[context] {
-                withKnownIssue(Comment(rawValue: issue)) { try Self.check(run, of: model, in: context) }
-            } else {
-                try Self.check(run, of: model, in: context)
-            }
+            try Self.check(run, of: model, in: context)
         }
     }
 

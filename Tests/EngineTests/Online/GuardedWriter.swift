@@ -90,6 +90,11 @@ final class GuardedWriter: OnlineWriter, @unchecked Sendable {
         for store in [live, shadow] { try connection.execute(sql(store)) }
     }
 
+    /// The row of `table` whose `_pk` is `key` deleted in both stores (if it is there).
+    func delete(from table: String, key: Int, on connection: PostgresConnection) throws {
+        try both({ "DELETE FROM \(ident: $0, table) WHERE _pk = \(literal: Int64(key))" }, on: connection)
+    }
+
     /// A row inserted into the live store and, with the `_pk` it took, into the shadow store;
     /// `values` are given the store's schema. A row the live store skipped is skipped in both.
     /// `liveTable` names the table in the live store, when the step renamed it already.

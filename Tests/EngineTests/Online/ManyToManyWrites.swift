@@ -32,11 +32,11 @@ extension GuardedWriter {
                     """
                 }, on: connection)
             case 4:
-                try writer.both({ "DELETE FROM \(ident: $0, owner.table) WHERE _pk = \(ownerKey)" }, on: connection)
+                try writer.delete(from: owner.table, key: ownerKey, on: connection)
             case 5:
                 try insert(writer, connection)
             default:
-                try writer.both({ "DELETE FROM \(ident: $0, target.table) WHERE _pk = \(targetKey)" }, on: connection)
+                try writer.delete(from: target.table, key: targetKey, on: connection)
             }
         }
     }

@@ -55,7 +55,7 @@ import TestSupport
                     "UPDATE \(ident: $0, "recipe") SET rating = \(number % 4 == 0 ? SQLValue.null : .int(Int64(number))), code = CASE WHEN code IS NULL THEN -_pk END, name = name || '!' WHERE _pk = \(recipe)"
                 }, on: connection)
             case 3:
-                try writer.both({ "DELETE FROM \(ident: $0, "recipe") WHERE _pk = \(recipe)" }, on: connection)
+                try writer.delete(from: "recipe", key: recipe, on: connection)
             case 4:
                 try Self.insert("dessert", [("_entity", .text("Cake")), ("name", .text("cake")), ("layers", .int(Int64(number % 50 + 1)))], writer: writer, on: connection)
                 try writer.both({ "UPDATE \(ident: $0, "dessert") SET sku = -_pk WHERE _pk = (SELECT max(_pk) FROM \(ident: $0, "dessert"))" }, on: connection)
@@ -64,7 +64,7 @@ import TestSupport
                     "UPDATE \(ident: $0, "dessert") SET layers = \(number % 50 + 1), sku = CASE WHEN sku IS NULL THEN -_pk END WHERE _pk = \(dessert) AND _entity = 'Cake'"
                 }, on: connection)
             default:
-                try writer.both({ "DELETE FROM \(ident: $0, "dessert") WHERE _pk = \(dessert)" }, on: connection)
+                try writer.delete(from: "dessert", key: dessert, on: connection)
             }
         })
     }
@@ -104,7 +104,7 @@ import TestSupport
                 let (r, p) = (rating(writer), price(writer))
                 try writer.both({ "UPDATE \(ident: $0, "recipe") SET rating = \(r), price = \(p), name = name || '!' WHERE _pk = \(recipe)" }, on: connection)
             default:
-                try writer.both({ "DELETE FROM \(ident: $0, "recipe") WHERE _pk = \(recipe)" }, on: connection)
+                try writer.delete(from: "recipe", key: recipe, on: connection)
             }
         })
     }
@@ -138,7 +138,7 @@ import TestSupport
             case 3:
                 try writer.both({ "UPDATE \(ident: $0, "base_post") SET title = title || '?' WHERE _pk = \(post)" }, on: connection)
             default:
-                try writer.both({ "DELETE FROM \(ident: $0, "base_post") WHERE _pk = \(post)" }, on: connection)
+                try writer.delete(from: "base_post", key: post, on: connection)
             }
         }
     }

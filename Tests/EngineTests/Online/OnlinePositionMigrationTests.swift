@@ -43,9 +43,9 @@ import TestSupport
             case 4:
                 try writer.both({ "UPDATE \(ident: $0, "recipe") SET name = name || '?'\(setPosition) WHERE _pk = \(recipe)" }, on: connection)
             case 5:
-                try writer.both({ "DELETE FROM \(ident: $0, "recipe") WHERE _pk = \(recipe)" }, on: connection)
+                try writer.delete(from: "recipe", key: recipe, on: connection)
             case 6:
-                try writer.both({ "DELETE FROM \(ident: $0, "cuisine") WHERE _pk = \(cuisine)" }, on: connection)
+                try writer.delete(from: "cuisine", key: cuisine, on: connection)
             default:
                 try Columns.insert("cuisine", [("_entity", .text("Cuisine")), ("name", .text("fusion"))], writer: writer, on: connection)
             }
@@ -127,7 +127,7 @@ import TestSupport
             case 4:
                 try writer.both({ "DELETE FROM \(ident: $0, recipes($0)) WHERE _pk = \(recipe)" }, on: connection)
             case 5:
-                try writer.both({ "DELETE FROM \(ident: $0, "tag") WHERE _pk = \(tag)" }, on: connection)
+                try writer.delete(from: "tag", key: tag, on: connection)
             default:
                 try Columns.insert("tag", [("_entity", .text("Tag")), ("name", .text("new"))], writer: writer, on: connection)
             }

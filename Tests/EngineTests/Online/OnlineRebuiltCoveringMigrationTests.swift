@@ -33,7 +33,7 @@ import TestSupport
                     "UPDATE \(ident: $0, "recipe") SET rating = \(value(number)), servings = \(value(number / 7)), code = CASE WHEN code IS NULL THEN -_pk END, name = name || '!' WHERE _pk = \(recipe)"
                 }, on: connection)
             default:
-                try writer.both({ "DELETE FROM \(ident: $0, "recipe") WHERE _pk = \(recipe)" }, on: connection)
+                try writer.delete(from: "recipe", key: recipe, on: connection)
             }
         })
     }
@@ -113,9 +113,9 @@ import TestSupport
         case 1, 2:
             try w.both({ "UPDATE \(ident: $0, "dessert") SET calories = \(value), chef_pk = \(link($0)), name = name || '!' WHERE _pk = \(literal: dessert)" }, on: connection)
         case 3:
-            try w.both({ "DELETE FROM \(ident: $0, "dessert") WHERE _pk = \(literal: dessert)" }, on: connection)
+            try w.delete(from: "dessert", key: dessert, on: connection)
         case 4:
-            try w.both({ "DELETE FROM \(ident: $0, "chef") WHERE _pk = \(literal: chef)" }, on: connection)
+            try w.delete(from: "chef", key: chef, on: connection)
         default:
             try w.insert(into: "chef", columns: ["_entity", "name"], values: { _ in "'Chef', 'ann'" }, on: connection)
         }

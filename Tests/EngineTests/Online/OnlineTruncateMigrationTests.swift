@@ -148,6 +148,24 @@ import TestSupport
         })
     }
 
+    /// An animal made a dog just before the switch-over, once a toy's link to it was added in
+    /// a join table, or a staying animal's mother link to it (the table's own key): the link
+    /// goes (the join table's row deleted, the mother cleared), as offline.
+    @Test(arguments: ["join", "mother"])
+    func aRowTurnedIntoTheEntityLeavingLosesItsJoinTableAndOwnKeyLinksAsOffline(key: String) throws {
+        let model = key == "join"
+            ? try OnlineMovedJoinLinksMigrationTests.model(animal: "Animal: {attributes: {name: string}}", toy: "Toy: {attributes: {label: string}, relationships: {animals: {destination: Animal, toMany: true}}}")
+            : try OnlineMovedRowLinksMigrationTests.motherModel(rule: "nullify")
+        try Self.migrate(model, allowDataLoss: true, when: Self.before("switch over"), act: { w, session in
+            if key == "join" {
+                try w.both({ "INSERT INTO \(ident: $0, "toy__animals") (toy_pk, animals_pk) VALUES (1, 5), (2, 5), (2, 6) ON CONFLICT DO NOTHING" }, on: session)
+            } else {
+                try w.both({ "UPDATE \(ident: $0, "animal") SET mother_pk = 5 WHERE _pk IN (1, 2)" }, on: session)
+            }
+            try w.both({ "UPDATE \(ident: $0, "animal") SET _entity = 'Dog', bark = 'made' WHERE _pk = 5" }, on: session)
+        })
+    }
+
     /// A to-one made to-many: once the links are copied into the new join table, recipe is
     /// truncated (its ingredients with it, through their key) and refilled: the join table
     /// holds only the links written after.
