@@ -61,14 +61,17 @@ extension DeleteRows {
 }
 
 extension LightweightDiff {
-    /// Before anything changes: rows whose required link points at a row of `entities`
-    /// moving out of `sourceTable` stop the step (source names; `delete` has the destination's).
+    /// Before anything changes: rows whose required link points at a row moving out of
+    /// `sourceTable` with `delete` stop the step (source names; `delete` has the destination's).
     mutating func checkRequiredLinks(of delete: DeleteRows, movingOutOf sourceTable: String) {
         for (referencing, key) in delete.movedLinks {
             guard let required = DeleteRows.requiredEntities(of: key.column, in: referencing),
                   let sourceReferencing = pairing.sourceTableOf[referencing.name],
                   let sourceColumn = pairing.sourceColumnOf[referencing.name]?[key.column] else { continue }
-            var offending: SQL = required.isEmpty ? "true" : "\(ident: "_entity") IN (\(literals: required.compactMap(pairing.sourceEntity(ofDestination:))))"
+            // Entities new in the destination have no rows to check.
+            let sourceEntities = required.compactMap(pairing.sourceEntity(ofDestination:))
+            guard required.isEmpty || !sourceEntities.isEmpty else { continue }
+            var offending: SQL = required.isEmpty ? "true" : "\(ident: "_entity") IN (\(literals: sourceEntities))"
             if sourceReferencing == sourceTable { offending.append(" AND \(ident: "_entity") NOT IN (\(literals: delete.entities))") }
             add(.checkData, DataCheck(
                 table: sourceReferencing, offending: offending,

@@ -8,8 +8,9 @@
 ///    table is rebuilt beside itself with the rows that stay (`ShadowTable`), which takes the
 ///    place of the moved rows' delete, the old table's new `_entity` check and the drops of
 ///    its moved columns. Where no shadow can be built (a foreign key of the destination points
-///    at the table, or the switch-over has other work the shadow would not carry), the moved
-///    rows are deleted and the `_entity` check added in the switch-over, after them.
+///    at the table that the shadow cannot take over, `ShadowTable.takesOver`, or the
+///    switch-over has other work the shadow would not carry), the moved rows are deleted and
+///    the `_entity` check added in the switch-over, after them.
 /// 2. rows of removed entities are deleted and the links to them cleared after the renames of
 ///    tables and columns, not before: the triggers that keep new writes right meanwhile then
 ///    name the tables and columns as they stay. A link whose column or table is removed
