@@ -250,8 +250,9 @@ import TestSupport
         case 2:
             try w.both({ "UPDATE \(ident: $0, "dessert") SET name = name || '!', pairing_pk = \(link($0)) WHERE _pk = \(literal: dessert)" }, on: connection)
         case 3:
-            // Not a pie: once the links to pies are cleared, deleting one no longer cascades to
-            // the menus that linked to it (docs/online-migrations.md, Limits).
+            // Not a pie: once the step has deleted a pie, deleting it again acts on nothing, where
+            // offline it would cascade to the menus that linked to it (docs/online-migrations.md,
+            // Limits; before that, the cleared links keep their rule: OnlineClearedLinkRuleTests).
             try w.both({ "DELETE FROM \(ident: $0, "dessert") WHERE _pk = \(literal: dessert) AND _entity <> 'Pie'" }, on: connection)
         case 4, 5, 6:
             try w.both({ "UPDATE \(ident: $0, "menu") SET title = title || '~', special_pk = \(link($0)) WHERE _pk = \(literal: menu)" }, on: connection)
