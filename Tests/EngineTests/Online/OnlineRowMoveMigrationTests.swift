@@ -241,7 +241,11 @@ import TestSupport
     static func writeDesserts(_ w: GuardedWriter, _ connection: PostgresConnection) throws {
         // The sample rows: desserts 1-300, cakes 301-600, pies 601-900.
         let dessert = w.random(1...950), other = w.random(0...1) == 0 ? w.random(601...900) : w.random(1...950), menu = w.random(1...330)
-        let link: (String) -> SQL = { "(SELECT _pk FROM \(ident: $0, "dessert") WHERE _pk = \(literal: other))" }
+        // FOR KEY SHARE, as an application holding the row would: without it, a pie the step
+        // deletes between the statement's snapshot and its foreign key check fails the write
+        // (23503), the race the Limits name; with it, the link waits for the delete and reads
+        // NULL, or the delete waits for the write, whose link the step's trigger then clears.
+        let link: (String) -> SQL = { "(SELECT _pk FROM \(ident: $0, "dessert") WHERE _pk = \(literal: other) FOR KEY SHARE)" }
         switch w.random(0...8) {
         case 0:
             try w.insert(into: "dessert", columns: ["_entity", "name"], values: { _ in "'Pie', 'apple'" }, on: connection)
