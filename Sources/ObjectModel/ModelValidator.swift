@@ -1,7 +1,16 @@
 /// Checks a version for everything that would make it unusable as a store definition.
 /// Returns every problem found, each naming the file, entity and property.
 public enum ModelValidator {
+    /// Computed once per version (`ModelVersion.cached`): planning asks for every version on the way.
     public static func validate(_ version: ModelVersion) -> [ModelIssue] {
+        version.cached(Validation.self) { Validation(issues: check($0)) }.issues
+    }
+
+    private struct Validation: Sendable {
+        var issues: [ModelIssue]
+    }
+
+    private static func check(_ version: ModelVersion) -> [ModelIssue] {
         var issues: [ModelIssue] = []
         func report(_ entity: String?, _ property: String? = nil, _ message: String) {
             issues.append(ModelIssue(file: version.sourceFile, entity: entity, property: property, message: message))
@@ -121,7 +130,7 @@ public enum ModelValidator {
             }
             tables[table] = root.name
         }
-        let columns = PropertyColumns(version: version)
+        let columns = version.propertyColumns
         for (declaration, column) in columns.declarations(in: version) where StoreNaming.systemColumns.contains(column) {
             report(declaration.entity, declaration.property, "maps onto the system column '\(column)'")
         }

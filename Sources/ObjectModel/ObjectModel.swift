@@ -142,17 +142,19 @@ public struct Entity: ModelElement {
 
 /// One version of an object model (one `.xcdatamodel`, or one native version file).
 public struct ModelVersion: Sendable, Hashable {
-    public var name: String
+    public var name: String { didSet { derived = DerivedValues() } }
     public var entities: [Entity] {
-        didSet { index = EntityIndex(entities) }
+        didSet { index = EntityIndex(entities); derived = DerivedValues() }
     }
     /// Core Data's version identifiers; informational, never hashed.
-    public var versionIdentifiers: [String]
+    public var versionIdentifiers: [String] { didSet { derived = DerivedValues() } }
     /// The file this version was read from, for messages.
-    public var sourceFile: String
+    public var sourceFile: String { didSet { derived = DerivedValues() } }
     /// Lookups by name and parent, kept with `entities`: models of thousands of entities, or
     /// hierarchies thousands deep, stay linear to validate and lay out.
     private var index: EntityIndex
+    /// What is computed from the version once and shared by its copies (`cached(_:_:)`).
+    var derived = DerivedValues()
 
     public init(name: String, entities: [Entity], versionIdentifiers: [String] = [], sourceFile: String = "") {
         self.name = name
@@ -275,19 +277,5 @@ public struct VersionedModel: Sendable {
 
     public func version(named name: String) -> ModelVersion? {
         versions.first { $0.name == name }
-    }
-}
-
-/// Positions in a version's entities: by name (the first, when a name is defined twice) and by
-/// parent name.
-struct EntityIndex: Sendable, Hashable {
-    var positions: [String: Int] = [:]
-    var children: [String: [Int]] = [:]
-
-    init(_ entities: [Entity]) {
-        for (position, entity) in entities.enumerated() {
-            if positions[entity.name] == nil { positions[entity.name] = position }
-            if let parent = entity.parent { children[parent, default: []].append(position) }
-        }
     }
 }

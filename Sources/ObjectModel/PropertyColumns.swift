@@ -50,9 +50,19 @@ public struct PropertyColumns: Sendable {
     }
 
     /// The column of an attribute or column-stored to-one as seen from `entity`: its own or an
-    /// ancestor's declaration.
+    /// ancestor's declaration, the nearest first. Walks up as `ModelVersion.ancestry` does
+    /// without building the chain (planning asks this for every column of every step); on a
+    /// cycle the walk only meets declarations it has seen, so a bound replaces the set of names.
     public func column(ofProperty property: String, of entity: Entity, in version: ModelVersion) -> String? {
-        version.ancestry(of: entity).reversed().lazy.compactMap { column(ofProperty: property, declaredBy: $0.name) }.first
+        var name = entity.name
+        var parent = entity.parent
+        for _ in 0...version.entities.count {
+            if let column = columns[Declaration(entity: name, property: property)] { return column }
+            guard let parentName = parent, let next = version.entity(named: parentName) else { return nil }
+            name = parentName
+            parent = next.parent
+        }
+        return nil
     }
 
     /// The order column beside a to-one's column, when its inverse is an ordered to-many.

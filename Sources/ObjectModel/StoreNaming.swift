@@ -41,7 +41,37 @@ public enum StoreNaming {
         shortened(words(relationship) + "_order")
     }
 
+    /// ASCII names, nearly all of them, go byte by byte: the same rules as
+    /// `wordsOfCharacters`, which a test holds them to, at a fraction of the cost (planning
+    /// names every column of every version on the way).
     static func words(_ name: String) -> String {
+        let bytes = Array(name.utf8)
+        guard bytes.allSatisfy({ $0 < 0x80 }) else { return wordsOfCharacters(name) }
+        func isUpper(_ b: UInt8) -> Bool { b >= 0x41 && b <= 0x5A }
+        func isLower(_ b: UInt8) -> Bool { b >= 0x61 && b <= 0x7A }
+        func isDigit(_ b: UInt8) -> Bool { b >= 0x30 && b <= 0x39 }
+        let underscore = UInt8(ascii: "_")
+        var result: [UInt8] = []
+        result.reserveCapacity(bytes.count + 8)
+        for index in bytes.indices {
+            let c = bytes[index]
+            guard isUpper(c) || isLower(c) || isDigit(c) else {
+                if result.last != underscore { result.append(underscore) }
+                continue
+            }
+            if isUpper(c), index > 0 {
+                let previous = bytes[index - 1]
+                let endsCapitalRun = isUpper(previous) && index + 1 < bytes.count && isLower(bytes[index + 1])
+                if (isLower(previous) || isDigit(previous) || endsCapitalRun) && result.last != underscore {
+                    result.append(underscore)
+                }
+            }
+            result.append(isUpper(c) ? c + 0x20 : c)
+        }
+        return String(decoding: result, as: UTF8.self)
+    }
+
+    static func wordsOfCharacters(_ name: String) -> String {
         let chars = Array(name)
         var result = ""
         for (index, c) in chars.enumerated() {

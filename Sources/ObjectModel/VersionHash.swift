@@ -24,7 +24,12 @@ public enum VersionHash {
         return encoder.digest()
     }
 
+    /// Computed once per version (`ModelVersion.cached`).
     public static func hashes(of version: ModelVersion) -> EntityHashes {
+        version.cached(EntityHashes.self, computeHashes)
+    }
+
+    private static func computeHashes(of version: ModelVersion) -> EntityHashes {
         var entities: [String: Digest] = [:]
         for entity in version.entities {
             entities[entity.name] = hash(of: entity, in: version)

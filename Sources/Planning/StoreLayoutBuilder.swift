@@ -10,22 +10,33 @@ extension StoreLayout {
     ///    table (many-to-many, or no to-one inverse), created once per relationship pair.
     /// 3. Constraints: NOT NULL where every row has the property, CHECKs scoped to sub-entities
     ///    otherwise, foreign keys with the delete rule, indexes on every foreign-key column.
+    ///
+    /// Tables do not depend on the schema: computed once per version (`LaidOutTables`).
     public init(version: ModelVersion, schema: String) {
-        let columns = PropertyColumns(version: version)
+        self.init(schema: schema, tables: version.cached(LaidOutTables.self) { LaidOutTables(version: $0) }.tables)
+    }
+}
+
+/// A version's tables, as `StoreLayout(version:schema:)` lays them out in any schema.
+struct LaidOutTables: Sendable {
+    var tables: [TableLayout]
+
+    init(version: ModelVersion) {
+        let columns = version.propertyColumns
         var tables: [TableLayout] = []
         for root in version.rootEntities {
-            tables.append(Self.hierarchyTable(root: root, in: version, columns: columns))
+            tables.append(StoreLayout.hierarchyTable(root: root, in: version, columns: columns))
         }
         for entity in version.entities {
-            for relationship in entity.relationships where Self.storage(of: relationship, in: entity, version: version) == .joinTable {
-                tables.append(Self.joinTable(entity: entity, relationship: relationship, in: version))
+            for relationship in entity.relationships where StoreLayout.storage(of: relationship, in: entity, version: version) == .joinTable {
+                tables.append(StoreLayout.joinTable(entity: entity, relationship: relationship, in: version))
             }
         }
         // Ordered one-to-many: the order lives beside the inverse's to-one column, named after
         // it (`recipe_pk` -> `recipe_order`); inverses that share a column share the order.
         for entity in version.entities {
             for relationship in entity.relationships where relationship.isOrdered
-                && Self.storage(of: relationship, in: entity, version: version) == .inverseColumn {
+                && StoreLayout.storage(of: relationship, in: entity, version: version) == .inverseColumn {
                 let destination = version.entity(named: relationship.destination)!
                 let index = tables.firstIndex { $0.name == StoreNaming.tableName(entity: version.root(of: destination).name) }!
                 let inverse = version.inverse(of: relationship)!
@@ -39,9 +50,11 @@ extension StoreLayout {
                 ))
             }
         }
-        self.init(schema: schema, tables: tables)
+        self.tables = tables
     }
+}
 
+extension StoreLayout {
     public typealias RelationshipStorage = ObjectModel.RelationshipStorage
 
     /// Where a relationship's links are kept.

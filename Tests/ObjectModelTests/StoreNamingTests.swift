@@ -1,5 +1,5 @@
 import Testing
-import ObjectModel
+@testable import ObjectModel
 
 @Suite struct StoreNamingTests {
     @Test(arguments: [
@@ -25,6 +25,21 @@ import ObjectModel
         #expect(shortA == StoreNaming.snakeCase(a))
         #expect(shortA != StoreNaming.snakeCase(b))
         #expect(shortA.hasPrefix("very_long_property_namevery_long_property_name"))
+    }
+
+    /// ASCII names go byte by byte (`words`): they must split exactly as the rules over
+    /// Characters split them, "\r\n" (one Character, two bytes) included.
+    @Test func asciiNamesSplitAsTheCharacterRulesSplitThem() {
+        let pieces = ["a", "b", "Z", "Q", "URL", "ID", "x", "9", "0", "_", " ", "-", ".", "\r\n", "\t", "Ab", "aB", "HTTPServer", "v2"]
+        var state: UInt64 = 0x2545_F491_4F6C_DD1D
+        func next(_ bound: Int) -> Int {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int((state >> 33) % UInt64(bound))
+        }
+        for _ in 0..<5000 {
+            let name = (0..<next(9)).map { _ in pieces[next(pieces.count)] }.joined()
+            #expect(StoreNaming.words(name) == StoreNaming.wordsOfCharacters(name), "\(name.debugDescription)")
+        }
     }
 
     @Test func foreignKeyAndJoinNamesAreDerivedFromSnakeCase() {

@@ -24,7 +24,7 @@ extension Site {
             guard !attribute.isTransient, attribute.type != .undefined else {
                 throw failure("'\(name)' of \(entity.name) is transient: it has no stored value", keyPath: keyPath)
             }
-            let column = PropertyColumns(version: source).column(ofProperty: name, of: entity, in: source)
+            let column = source.propertyColumns.column(ofProperty: name, of: entity, in: source)
             return AttributeReference(relationships: relationships.map(\.name), attribute: attribute, columnName: column)
         }
         if let relationship = source.allRelationships(of: entity).first(where: { $0.name == name }) {

@@ -29,7 +29,7 @@ struct CatchUpPointedRows {
     func pointers(_ mappings: [ResolvedEntityMapping]) -> [Pointer] {
         let paths = CatchUpKeyPaths(schemas: schemas, keys: CatchUpKeys(staging: schemas.staging))
         let source = schemas.source
-        let columns = PropertyColumns(version: source)
+        let columns = source.propertyColumns
         var found: Set<Pointer> = []
         for mapping in mappings {
             let joins = paths.joins(of: mapping)

@@ -118,7 +118,7 @@ extension ResolvedEntityMapping {
             throw refusal("needs a source and a destination entity that exist in '\(source.name)' and '\(destination.name)'")
         }
         let checker = ExpressionChecker(entityMapping: definition, entityMappings: mapping.entityMappings, source: source, destination: destination)
-        let columns = PropertyColumns(version: destination)
+        let columns = destination.propertyColumns
         var resolved = ResolvedEntityMapping(
             name: name, sourceEntity: sourceEntity.name, sourceTable: StoreNaming.tableName(entity: source.root(of: sourceEntity).name),
             sourceEntities: sourceEntities(of: sourceEntity, for: definition, in: mapping, source: source),

@@ -18,7 +18,7 @@ struct SourceJoins: Sendable {
         self.schema = schema
         self.source = source
         self.sourceEntity = sourceEntity
-        columns = PropertyColumns(version: source)
+        columns = source.propertyColumns
     }
 
     /// The column of a to-one as seen from rows of `entity` (its own or an ancestor's).

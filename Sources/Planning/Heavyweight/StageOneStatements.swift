@@ -94,7 +94,7 @@ struct StageOneStatements {
         var joins = mapping.keepsSourceKeys ? read.joins : SourceJoins(schema: store, source: source, sourceEntity: sourceEntity)
         var references: [AttributeReference] = []
         if mapping.policy != nil {
-            let columns = PropertyColumns(version: source)
+            let columns = source.propertyColumns
             references += source.allAttributes(of: sourceEntity).filter { !$0.isTransient }.map {
                 AttributeReference(relationships: [], attribute: $0, columnName: columns.column(ofProperty: $0.name, of: sourceEntity, in: source))
             }
@@ -166,7 +166,7 @@ struct StageOneStatements {
     /// the expression computing it (none: the column default).
     private func destinationAttributes(of mapping: ResolvedEntityMapping) -> [StreamedMapping.StreamedAttribute] {
         guard let version = schemas.destinationVersion, let entity = version.entity(named: mapping.destinationEntity) else { return [] }
-        let columns = PropertyColumns(version: version)
+        let columns = version.propertyColumns
         return version.allAttributes(of: entity).filter { !$0.isTransient }.map { attribute in
             let column = columns.column(ofProperty: attribute.name, of: entity, in: version) ?? StoreNaming.columnName(attribute: attribute.name)
             return StreamedMapping.StreamedAttribute(

@@ -88,7 +88,7 @@ struct StageThreeStatements {
         switch StoreLayout.storage(of: relationship, in: entity, version: version) {
         case .inverseColumn:
             guard let inverse = version.inverse(of: relationship), let target = version.entity(named: relationship.destination),
-                  let column = PropertyColumns(version: version).column(ofProperty: inverse.name, of: target, in: version) else { return nil }
+                  let column = version.propertyColumns.column(ofProperty: inverse.name, of: target, in: version) else { return nil }
             let linked = StoreNaming.tableName(entity: version.root(of: target).name)
             return "SELECT count(*) FROM \(ident: staging, linked) AS l WHERE l.\(ident: column) = \(owner)"
         case .joinTable:

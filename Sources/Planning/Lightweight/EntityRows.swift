@@ -42,6 +42,14 @@ extension LightweightDiff {
     /// entities that no longer have the property (it moved down to a sub-entity).
     mutating func clearValues(of table: TableLayout, from sourceTable: TableLayout) {
         let columns = pairing.sourceColumnOf[table.name] ?? [:]
+        // Each entity's columns once for the table, not once for each of its columns.
+        var destinationStored: [String: Set<String>] = [:], sourceStored: [String: Set<String>] = [:]
+        func stored(_ entity: Entity, in version: ModelVersion, columns: PropertyColumns, memo: inout [String: Set<String>]) -> Set<String> {
+            if let known = memo[entity.name] { return known }
+            let found = Self.storedColumns(of: entity, in: version, columns: columns)
+            memo[entity.name] = found
+            return found
+        }
         for column in table.columns {
             switch column.role {
             case .attribute, .toOne: break
@@ -51,10 +59,10 @@ extension LightweightDiff {
             var cleared: [String] = []
             for name in table.entities {
                 guard let entity = destination.entity(named: name), !entity.isAbstract,
-                      !Self.storedColumns(of: entity, in: destination, columns: pairing.destinationColumns).contains(column.name),
+                      !stored(entity, in: destination, columns: pairing.destinationColumns, memo: &destinationStored).contains(column.name),
                       let sourceName = pairing.sourceEntity(ofDestination: name), let sourceEntity = source.entity(named: sourceName),
                       pairing.sourceTable(ofEntity: sourceName) == sourceTable.name,
-                      Self.storedColumns(of: sourceEntity, in: source, columns: pairing.sourceColumns).contains(sourceColumn) else { continue }
+                      stored(sourceEntity, in: source, columns: pairing.sourceColumns, memo: &sourceStored).contains(sourceColumn) else { continue }
                 cleared.append(name)
             }
             if !cleared.isEmpty { add(.fill, ClearValues(table: table.name, column: column.name, entities: cleared).describing(column, of: table)) }

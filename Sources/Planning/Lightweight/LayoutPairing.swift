@@ -39,8 +39,8 @@ struct LayoutPairing {
         self.mapping = mapping
         sourceLayout = StoreLayout(version: source, schema: schema)
         destinationLayout = StoreLayout(version: destination, schema: schema)
-        sourceColumns = PropertyColumns(version: source)
-        destinationColumns = PropertyColumns(version: destination)
+        sourceColumns = source.propertyColumns
+        destinationColumns = destination.propertyColumns
         pairHierarchyTables()
         pairJoinTables()
     }
@@ -126,13 +126,14 @@ struct LayoutPairing {
         var problems: [String] = []
         // Source column -> destination entities whose values it holds, per destination column.
         var candidates: [(column: ColumnLayout, sources: [(source: String, entities: [String])])] = []
+        let propertySources = propertySources(in: table, from: sourceTable.name)
         for column in table.columns {
             var found: [(source: String, entity: String)] = []
             switch column.role {
             case .primaryKey, .entityName:
                 found = [(column.name, "")]
             case .attribute, .toOne:
-                found = propertySources(of: column.name, in: table, from: sourceTable.name)
+                found = propertySources[column.name] ?? []
             case .order(let owner, let name):
                 if let source = sourceOrderColumn(owner: owner, relationship: name, in: sourceTable.name) {
                     found = [(source, "")]
@@ -153,12 +154,9 @@ struct LayoutPairing {
         // Each source column continues as at most one destination column: the closest match
         // first (same name, same type, most entities); every other pairing becomes a copy.
         let pairs = candidates.flatMap { candidate in candidate.sources.map { (column: candidate.column, source: $0.source, entities: $0.entities) } }
-        let ranked = pairs.sorted { a, b in
-            func rank(_ p: (column: ColumnLayout, source: String, entities: [String])) -> (Int, Int, Int, String, String) {
-                (p.source == p.column.name ? 0 : 1, sourceTable.column(named: p.source)?.type == p.column.type ? 0 : 1, -p.entities.count, p.column.name, p.source)
-            }
-            return rank(a) < rank(b)
-        }
+        let ranked = pairs.map { p in
+            (pair: p, rank: (p.source == p.column.name ? 0 : 1, sourceTable.column(named: p.source)?.type == p.column.type ? 0 : 1, -p.entities.count, p.column.name, p.source))
+        }.sorted { $0.rank < $1.rank }.map(\.pair)
         var copies: [ColumnCopy] = []
         for pair in ranked {
             if columns[pair.column.name] == nil && !columns.values.contains(pair.source) {
@@ -173,25 +171,26 @@ struct LayoutPairing {
         return (columns, copies.sorted { ($0.column, $0.source) < ($1.column, $1.source) }, problems)
     }
 
-    /// For each destination entity of `table` storing a property in `column`: the source
-    /// column that held the property's values, when its source entity's rows are in `sourceTable`.
-    private func propertySources(of column: String, in table: TableLayout, from sourceTable: String) -> [(source: String, entity: String)] {
-        var found: [(source: String, entity: String)] = []
+    /// Destination column -> for each destination entity of `table` storing a property in it:
+    /// the source column that held the property's values, when its source entity's rows are in
+    /// `sourceTable`; in the order of the entities, then of their attributes and relationships.
+    private func propertySources(in table: TableLayout, from sourceTable: String) -> [String: [(source: String, entity: String)]] {
+        var found: [String: [(source: String, entity: String)]] = [:]
         for name in table.entities {
             guard let entity = destination.entity(named: name), let sourceName = sourceEntity(ofDestination: name),
                   self.sourceTable(ofEntity: sourceName) == sourceTable, let holder = source.entity(named: sourceName) else { continue }
-            for attribute in destination.allAttributes(of: entity)
-            where destinationColumns.column(ofProperty: attribute.name, of: entity, in: destination) == column {
-                if let sourceAttribute = sourceAttribute(attribute.name, of: name),
+            for attribute in destination.allAttributes(of: entity) {
+                if let column = destinationColumns.column(ofProperty: attribute.name, of: entity, in: destination),
+                   let sourceAttribute = sourceAttribute(attribute.name, of: name),
                    let sourceColumn = sourceColumns.column(ofProperty: sourceAttribute, of: holder, in: source) {
-                    found.append((sourceColumn, name))
+                    found[column, default: []].append((sourceColumn, name))
                 }
             }
-            for relationship in destination.allRelationships(of: entity)
-            where destinationColumns.column(ofProperty: relationship.name, of: entity, in: destination) == column {
-                if let sourceRelationship = sourceRelationship(relationship.name, of: name),
+            for relationship in destination.allRelationships(of: entity) {
+                if let column = destinationColumns.column(ofProperty: relationship.name, of: entity, in: destination),
+                   let sourceRelationship = sourceRelationship(relationship.name, of: name),
                    let sourceColumn = sourceColumns.column(ofProperty: sourceRelationship, of: holder, in: source) {
-                    found.append((sourceColumn, name))
+                    found[column, default: []].append((sourceColumn, name))
                 }
             }
         }
