@@ -59,7 +59,7 @@ import TestSupport
             let report = try StoreMigrator(connection: connection, model: model, store: S.store).apply(
                 options: ApplyOptions(allowDataLoss: true, batchSize: 7, online: true),
                 onProgress: { event in
-                    writer.interleave(event)
+                    writer.interleave(event, untilCommitted: 20, since: 0)
                     guard event.kind == .passFinished, event.phase?.hasPrefix(phase) == true else { return }
                     cleared = true
                     do { outcomes = try Self.deleteLinkedDogs(writer: writer, on: application) } catch { failure = error }
