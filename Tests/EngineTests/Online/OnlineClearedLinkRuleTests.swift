@@ -97,14 +97,16 @@ import TestSupport
     /// in the live store, deleted by the application: (toy, what became of the dog's delete,
     /// whether the toy is left in the live store).
     ///
-    /// The toys are locked as the writer writes them, the live store's first, then the
-    /// shadow's: locking both in one `FOR UPDATE OF t, l` took the shadow's row first, and a
-    /// writer between its live and its shadow update of the same toy then deadlocked with this
-    /// session, which PostgreSQL aborted (reproduced in psql: a session holding a live toy's
-    /// update, the query waiting on it, the session's shadow update: "deadlock detected" in
-    /// the query). A deadlock left (a writer's delete cascading to a toy locked here while
-    /// this session deletes its dog) is retried, as an application retries one between its
-    /// own sessions.
+    /// The toys are locked as the writer writes them, the live store's row first, then the
+    /// shadow's (`FOR UPDATE OF l, t`, in one statement, so a toy the writer changed meanwhile
+    /// is read again, in both stores, once it committed): `FOR UPDATE OF t, l` took the shadow's
+    /// row first, and a writer between its live and its shadow update of the same toy then
+    /// deadlocked with this session, which PostgreSQL aborted (reproduced in psql: a session
+    /// holding toy 3's live update, the query waiting on it, the session's shadow update:
+    /// "deadlock detected" in the query with `OF t, l`; with `OF l, t` the query waits, then
+    /// returns the toy). A deadlock left (a writer's delete cascading to a toy locked here
+    /// while this session deletes its dog) is retried, as an application retries one between
+    /// its own sessions.
     static func deleteLinkedDogs(writer: GuardedWriter, on connection: PostgresConnection) throws -> [(toy: Int, outcome: Outcome, left: Int)] {
         while true {
             do {
@@ -119,12 +121,8 @@ import TestSupport
         let pairs = try connection.execute("""
             SELECT t._pk AS toy, t.animal_pk AS dog FROM \(ident: writer.shadow, "toy") t JOIN \(ident: writer.live, "toy") l ON l._pk = t._pk
             JOIN \(ident: writer.shadow, "animal") a ON a._pk = t.animal_pk
-            WHERE a._entity = 'Dog' AND l.animal_pk IS NULL ORDER BY t._pk LIMIT 3 FOR UPDATE OF l
+            WHERE a._entity = 'Dog' AND l.animal_pk IS NULL ORDER BY t._pk LIMIT 3 FOR UPDATE OF l, t
             """).rows.compactMap { row in row[0].flatMap { Int($0) }.flatMap { toy in row[1].flatMap { Int($0) }.map { (toy, $0) } } }
-        let toys = SQL.joined(pairs.map { "\(literal: Int64($0.0))" }, separator: ", ")
-        if !pairs.isEmpty {
-            try connection.execute("SELECT _pk FROM \(ident: writer.shadow, "toy") WHERE _pk IN (\(toys)) ORDER BY _pk FOR UPDATE")
-        }
         return try pairs.map { toy, dog in
             let outcome = try deleteInBoth(writer: writer, animal: dog, on: connection)
             let left = try connection.execute("SELECT count(*) AS n FROM \(ident: writer.live, "toy") WHERE _pk = \(literal: toy)").int(0, "n").map { Int($0) } ?? -1
