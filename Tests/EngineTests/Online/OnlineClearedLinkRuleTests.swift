@@ -106,15 +106,16 @@ import TestSupport
     /// "deadlock detected" in the query with `OF t, l`; with `OF l, t` the query waits, then
     /// returns the toy). A deadlock left (a writer's delete cascading to a toy locked here
     /// while this session deletes its dog) is retried, as an application retries one between
-    /// its own sessions.
+    /// its own sessions, up to five attempts (a test never loops unbounded).
     static func deleteLinkedDogs(writer: GuardedWriter, on connection: PostgresConnection) throws -> [(toy: Int, outcome: Outcome, left: Int)] {
-        while true {
+        for _ in 1..<5 {
             do {
                 return try connection.transaction { try deleteLinkedDogsOnce(writer: writer, on: connection) }
             } catch let error as PostgresError where error.sqlState == .deadlockDetected {
                 continue
             }
         }
+        return try connection.transaction { try deleteLinkedDogsOnce(writer: writer, on: connection) }
     }
 
     private static func deleteLinkedDogsOnce(writer: GuardedWriter, on connection: PostgresConnection) throws -> [(toy: Int, outcome: Outcome, left: Int)] {
