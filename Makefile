@@ -58,10 +58,11 @@ bench: deps
 	command -v /usr/bin/time >/dev/null || (apt-get update -qq && apt-get install -y -qq time)
 	bash scripts/with-postgres.sh bash scripts/bench.sh
 
-# The positions part of make bench alone: a to-many made ordered, apply against hand-written SQL.
+# The positions parts of make bench alone: a to-many made ordered, numbered by a lightweight
+# step and by a heavyweight step's stage 2, apply against hand-written SQL.
 bench-positions: deps
 	command -v /usr/bin/time >/dev/null || (apt-get update -qq && apt-get install -y -qq time)
-	BENCH_PARTS=positions bash scripts/with-postgres.sh bash scripts/bench.sh
+	BENCH_PARTS="positions heavyweight-positions" bash scripts/with-postgres.sh bash scripts/bench.sh
 
 # The application's writes during a migration, plain apply against apply --online, with pgbench
 # as the application (scripts/bench-online.sh, docs/online-migrations.md).

@@ -10,12 +10,18 @@
 #                all of them;
 #   positions    a to-many made ordered (bench/positions/): every ingredient numbered within its
 #                recipe, against the hand-written ADD COLUMN + UPDATE … row_number(): both
-#                medians, min/max and the ratio (make bench-positions runs this part alone).
+#                medians, min/max and the ratio;
+#   heavyweight-positions
+#                the same store through a heavyweight step (bench/positions-heavyweight/): stage 2
+#                numbers every ingredient by key from the to-one side, against the hand-written
+#                new schema numbered by the same UPDATE … row_number() (the shape stage 2 had
+#                before it sorted the positions by key): both medians, min/max and the ratio
+#                (make bench-positions runs these two parts alone).
 # Needs DATABASE_URL (make bench provides a throwaway server). BENCH_RECIPES (default 1000000;
 # lightweight ingredients are 3x), BENCH_ROUNDS (default 5 lightweight, 3 heavyweight),
 # BENCH_HEAVYWEIGHT_ROUNDS (default: BENCH_ROUNDS when set, else 3), BENCH_POSITIONS_ROUNDS
-# (default: BENCH_ROUNDS when set, else 3), BENCH_PARTS (default "lightweight heavyweight
-# positions"), BENCH_BIN (an orchestrator binary to time instead of this tree's release build,
+# (default: BENCH_ROUNDS when set, else 3; both positions parts), BENCH_PARTS (default
+# "lightweight heavyweight positions heavyweight-positions"), BENCH_BIN (an orchestrator binary to time instead of this tree's release build,
 # e.g. an earlier one for before/after figures).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -26,9 +32,9 @@ recipes="${BENCH_RECIPES:-1000000}"
 rounds="${BENCH_ROUNDS:-5}"
 heavyweight_rounds="${BENCH_HEAVYWEIGHT_ROUNDS:-${BENCH_ROUNDS:-3}}"
 positions_rounds="${BENCH_POSITIONS_ROUNDS:-${BENCH_ROUNDS:-3}}"
-parts="${BENCH_PARTS:-lightweight heavyweight positions}"
+parts="${BENCH_PARTS:-lightweight heavyweight positions heavyweight-positions}"
 store=recipes
-bench_require_parts bench "lightweight heavyweight positions" $parts
+bench_require_parts bench "lightweight heavyweight positions heavyweight-positions" $parts
 (( recipes >= 10 )) || { echo "bench: BENCH_RECIPES must be at least 10" >&2; exit 64; }
 
 bin="${BENCH_BIN:-$(bench_release_binary)}"
@@ -225,6 +231,25 @@ positions() {
     fill_template bench_positions bench/positions/model "Positions 1" bench/positions/fill.sql "$recipes"
     against_handwritten positions bench_positions bench/positions/model bench/positions/handwritten.sql positions_fingerprint "$positions_rounds"
     ratio_summary "positions (a to-many made ordered), $recipes recipes / $((recipes * 3)) ingredients numbered, $positions_rounds rounds (alternating):"
+    echo "  load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
+}
+
+# The heavyweight positions store: the positions store's fingerprint, and the identity
+# sequences (both ways leave them at the largest key).
+heavyweight_positions_fingerprint() {
+    positions_fingerprint "$1"
+    psql "$1" -X -At -v ON_ERROR_STOP=1 -c "
+        SELECT string_agg(sequencename || ' ' || last_value, ',' ORDER BY sequencename) FROM pg_sequences WHERE schemaname = '$store'"
+}
+
+heavyweight-positions() {
+    local model=bench/positions-heavyweight/model
+    echo
+    echo "bench: heavyweight positions: filling the template store: $recipes recipes, $((recipes * 3)) ingredients"
+    fill_template bench_heavyweight_positions "$model" "Positions 1" bench/positions/fill.sql "$recipes"
+    against_handwritten "heavyweight positions" bench_heavyweight_positions "$model" bench/positions-heavyweight/handwritten.sql \
+        heavyweight_positions_fingerprint "$positions_rounds"
+    ratio_summary "heavyweight positions (stage 2 numbers a to-many made ordered by key), $recipes recipes / $((recipes * 3)) ingredients, $positions_rounds rounds (alternating):"
     echo "  load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
 }
 

@@ -16,6 +16,13 @@ struct StageTwoStatements {
     /// an ordered to-many no entity mapping maps, the positions among each owner's rows, by key
     /// (over the whole table, so that rows other entity mappings made there are numbered too).
     /// With `keys` (a catch-up round): only the rows made from those source rows.
+    ///
+    /// The positions come out of the window in owner order; joined back to the table as they
+    /// come, every row's update would read and write a page at random (a hash join probed in
+    /// owner order). Sorted by `_pk` again, and with statistics of the new table (stage 1 just
+    /// filled it; without them PostgreSQL hashes it in batches whatever the order), they meet
+    /// its rows in key order, a merge join with its primary key, so the update walks the pages
+    /// in turn (docs/heavyweight-migration.md, as `FillOrderColumn` offline).
     func toOne(_ mapping: ResolvedEntityMapping, only keys: CatchUpKeys? = nil) -> [PlannedStatement] {
         let sourceEntity = schemas.sourceEntity(of: mapping)
         return mapping.toOneLinks.flatMap { link -> [PlannedStatement] in
@@ -33,10 +40,17 @@ struct StageTwoStatements {
             let numbering: SQL = """
                 UPDATE \(ident: staging, mapping.destinationTable) AS d SET \(ident: order) = p.position
                 FROM (SELECT _pk, (row_number() OVER (PARTITION BY \(ident: link.column) ORDER BY _pk) - 1)::integer AS position
-                      FROM \(ident: staging, mapping.destinationTable) WHERE \(ident: link.column) IS NOT NULL) AS p
+                      FROM \(ident: staging, mapping.destinationTable) WHERE \(ident: link.column) IS NOT NULL ORDER BY _pk) AS p
                 WHERE d._pk = p._pk AND d.\(ident: order) IS DISTINCT FROM p.position
                 """
-            return linkingHere + [PlannedStatement(numbering, lock: .rowExclusive, summary: "stage 2, \(mapping.name): \(mapping.destinationTable).\(order), positions by key")]
+            let positions = PlannedStatement(numbering, lock: .rowExclusive, summary: "stage 2, \(mapping.name): \(mapping.destinationTable).\(order), positions by key")
+            // A catch-up round comes after the step's own stage 2, which analyzed the table.
+            guard keys == nil else { return linkingHere + [positions] }
+            let statistics = PlannedStatement(
+                "ANALYZE \(ident: staging, mapping.destinationTable)", lock: .shareUpdateExclusive,
+                summary: "stage 2, \(mapping.name): statistics of \(mapping.destinationTable) for its positions"
+            )
+            return linkingHere + [statistics, positions]
         }
     }
 

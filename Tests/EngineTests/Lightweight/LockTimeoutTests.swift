@@ -53,10 +53,13 @@ import TestSupport
             try SampleDataTests.createAndFill(model, version: "Shop 1", store: "shop", rows: 300, on: connection)
             try Self.holdingLock(on: url) { blocker in
                 let released = DispatchSemaphore(value: 0)
-                DispatchQueue.global().asyncAfter(deadline: .now() + 0.3) {
+                // A thread of its own: Dispatch's global pool is as wide as the cores, and the
+                // other tests' blocking work on it could hold the release past every retry.
+                Thread {
+                    Thread.sleep(forTimeInterval: 0.3)
                     _ = try? blocker.execute("ROLLBACK")
                     released.signal()
-                }
+                }.start()
                 let report = try StoreMigrator(connection: connection, model: model, store: "shop")
                     .apply(options: ApplyOptions(lockTimeoutMilliseconds: 100, lockRetries: 8))
                 released.wait()

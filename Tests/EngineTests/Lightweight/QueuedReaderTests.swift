@@ -26,10 +26,12 @@ import TestSupport
             let applied = DispatchSemaphore(value: 0)
             nonisolated(unsafe) let migrator = StoreMigrator(connection: connection, model: model, store: "shop")
             nonisolated(unsafe) var outcome: Result<ApplyReport, Error>?
-            DispatchQueue.global().async {
+            // A thread of its own: on Dispatch's global pool, as wide as the cores, other tests'
+            // blocking work could hold the apply back past the 3 s of reads.
+            Thread {
                 outcome = Result { try migrator.apply() }
                 applied.signal()
-            }
+            }.start()
             var waits: [TimeInterval] = []
             let readUntil = Date().addingTimeInterval(3)
             while Date() < readUntil {
@@ -67,12 +69,14 @@ import TestSupport
             #expect(throws: PostgresError.self) {
                 try policy.transaction(on: migration) {
                     try migration.execute("LOCK TABLE item IN ACCESS EXCLUSIVE MODE")
-                    DispatchQueue.global().async {
+                    // A thread of its own: a block on Dispatch's global pool started late now
+                    // and then (waits of 1 ms in 5 of 17 earlier runs: the lock was gone by then).
+                    Thread {
                         let started = Date()
                         _ = try? reader.execute("SELECT count(*) FROM item")
                         readerWait = Date().timeIntervalSince(started)
                         read.signal()
-                    }
+                    }.start()
                     // The process is stopped here, between two statements, for 3 s.
                     Thread.sleep(forTimeInterval: 3)
                     try migration.execute("SELECT 1")

@@ -43,7 +43,10 @@ final class GuardedWriter: OnlineWriter, @unchecked Sendable {
     private var isStopped: Bool { lock.withLock { stopped } }
 
     func start() {
-        DispatchQueue.global().async { [self] in
+        // A thread of its own, as ConcurrentWriter's: a block on Dispatch's global queue shares
+        // a pool sized to the cores, which the other tests' writers may hold, and starts only
+        // once Dispatch notices they block.
+        Thread { [self] in
             defer { done.signal() }
             do {
                 let connection = try PostgresConnection(url: url)
@@ -70,7 +73,7 @@ final class GuardedWriter: OnlineWriter, @unchecked Sendable {
                 }
                 lock.withLock { failed = error }
             }
-        }
+        }.start()
     }
 
     /// Stops the writer and waits for its last transaction.

@@ -59,7 +59,7 @@ import TestSupport
             let report = try StoreMigrator(connection: connection, model: model, store: S.store).apply(
                 options: ApplyOptions(allowDataLoss: true, batchSize: 7, online: true),
                 onProgress: { event in
-                    writer.interleave(event)
+                    writer.interleave(event, untilCommitted: 20, since: 0)
                     guard event.kind == .passFinished, event.phase?.hasPrefix(phase) == true else { return }
                     cleared = true
                     do { outcomes = try Self.deleteLinkedDogs(writer: writer, on: application) } catch { failure = error }
@@ -96,18 +96,38 @@ import TestSupport
     /// Three dogs that toys link to in the old version (the shadow store), their links cleared
     /// in the live store, deleted by the application: (toy, what became of the dog's delete,
     /// whether the toy is left in the live store).
+    ///
+    /// The toys are locked as the writer writes them, the live store's row first, then the
+    /// shadow's (`FOR UPDATE OF l, t`, in one statement, so a toy the writer changed meanwhile
+    /// is read again, in both stores, once it committed): `FOR UPDATE OF t, l` took the shadow's
+    /// row first, and a writer between its live and its shadow update of the same toy then
+    /// deadlocked with this session, which PostgreSQL aborted (reproduced in psql: a session
+    /// holding toy 3's live update, the query waiting on it, the session's shadow update:
+    /// "deadlock detected" in the query with `OF t, l`; with `OF l, t` the query waits, then
+    /// returns the toy). A deadlock left (a writer's delete cascading to a toy locked here
+    /// while this session deletes its dog) is retried, as an application retries one between
+    /// its own sessions, up to five attempts (a test never loops unbounded).
     static func deleteLinkedDogs(writer: GuardedWriter, on connection: PostgresConnection) throws -> [(toy: Int, outcome: Outcome, left: Int)] {
-        try connection.transaction {
-            let pairs = try connection.execute("""
-                SELECT t._pk AS toy, t.animal_pk AS dog FROM \(ident: writer.shadow, "toy") t JOIN \(ident: writer.live, "toy") l ON l._pk = t._pk
-                JOIN \(ident: writer.shadow, "animal") a ON a._pk = t.animal_pk
-                WHERE a._entity = 'Dog' AND l.animal_pk IS NULL ORDER BY t._pk LIMIT 3 FOR UPDATE OF t, l
-                """).rows.compactMap { row in row[0].flatMap { Int($0) }.flatMap { toy in row[1].flatMap { Int($0) }.map { (toy, $0) } } }
-            return try pairs.map { toy, dog in
-                let outcome = try deleteInBoth(writer: writer, animal: dog, on: connection)
-                let left = try connection.execute("SELECT count(*) AS n FROM \(ident: writer.live, "toy") WHERE _pk = \(literal: toy)").int(0, "n").map { Int($0) } ?? -1
-                return (toy, outcome, left)
+        for _ in 1..<5 {
+            do {
+                return try connection.transaction { try deleteLinkedDogsOnce(writer: writer, on: connection) }
+            } catch let error as PostgresError where error.sqlState == .deadlockDetected {
+                continue
             }
+        }
+        return try connection.transaction { try deleteLinkedDogsOnce(writer: writer, on: connection) }
+    }
+
+    private static func deleteLinkedDogsOnce(writer: GuardedWriter, on connection: PostgresConnection) throws -> [(toy: Int, outcome: Outcome, left: Int)] {
+        let pairs = try connection.execute("""
+            SELECT t._pk AS toy, t.animal_pk AS dog FROM \(ident: writer.shadow, "toy") t JOIN \(ident: writer.live, "toy") l ON l._pk = t._pk
+            JOIN \(ident: writer.shadow, "animal") a ON a._pk = t.animal_pk
+            WHERE a._entity = 'Dog' AND l.animal_pk IS NULL ORDER BY t._pk LIMIT 3 FOR UPDATE OF l, t
+            """).rows.compactMap { row in row[0].flatMap { Int($0) }.flatMap { toy in row[1].flatMap { Int($0) }.map { (toy, $0) } } }
+        return try pairs.map { toy, dog in
+            let outcome = try deleteInBoth(writer: writer, animal: dog, on: connection)
+            let left = try connection.execute("SELECT count(*) AS n FROM \(ident: writer.live, "toy") WHERE _pk = \(literal: toy)").int(0, "n").map { Int($0) } ?? -1
+            return (toy, outcome, left)
         }
     }
 

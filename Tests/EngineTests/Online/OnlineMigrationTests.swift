@@ -46,10 +46,10 @@ import TestSupport
 
             let writer = ConcurrentWriter(url: url, live: S.store, shadow: Self.shadow)
             writer.start()
-            Thread.sleep(forTimeInterval: 0.2)
+            writer.waitForCommits(5)
             let before = writer.commits
             let report = try StoreMigrator(connection: connection, model: model, store: S.store)
-                .apply(options: ApplyOptions(batchSize: 7, online: true), onProgress: writer.interleave)
+                .apply(options: ApplyOptions(batchSize: 7, online: true), onProgress: { writer.interleave($0, untilCommitted: 20, since: before) })
             let during = writer.commits - before
             writer.stop()
             print("online migration: \(during) writer transactions committed while apply --online ran, \(writer.commits) in all; first failure: \(writer.failure.map { "\($0.error)" } ?? "none")")
@@ -75,12 +75,22 @@ import TestSupport
             #expect(try S.version(on: connection) == "v1")
             let left = try connection.execute("SELECT tgname FROM pg_trigger WHERE tgname LIKE 'orchestrator_online_%' ORDER BY 1").rows
             #expect(left.count == 5, "the interrupted run's triggers (two backfills, an entity rename, the links and what follows a truncate of their table; the widenings were swapped in): \(left)")
-            Thread.sleep(forTimeInterval: 0.3)
+            writer.expectWritesWhileUnfinished()
 
+            // The writes while the run continues are waited for, two before each of its phases
+            // (it has 6): left to the threads' scheduling, the ten writes expected depended on
+            // how a loaded machine ran the writer's thread against the continuation's short
+            // phases.
             let before = writer.commits
-            let report = try StoreMigrator(connection: connection, model: model, store: S.store).apply(options: ApplyOptions(batchSize: 7))
+            var phases = 0
+            let report = try StoreMigrator(connection: connection, model: model, store: S.store).apply(options: ApplyOptions(batchSize: 7), onProgress: { event in
+                guard event.kind == .passStarted, event.stage == .online else { return }
+                phases += 1
+                writer.waitForCommits(writer.commits + 2)
+            })
             #expect(report.appliedSteps.count == 1)
             writer.stop()
+            print("online migration continued: \(writer.commits - before) writer transactions committed over its \(phases) phases")
             #expect(writer.commits - before >= 10, "the writer barely wrote while the migration continued")
             if let failure = writer.failure {
                 #expect(failure.afterSwitchOver, "a write failed before the switch-over: \(failure.error)")

@@ -144,7 +144,7 @@ import TestSupport
                 if event.kind == .passStarted, event.stage == .online, event.pass == event.passCount {
                     _ = try? blocker.execute("BEGIN; LOCK TABLE \(ident: S.store, "recipe") IN ROW EXCLUSIVE MODE")
                 }
-            }, lockTimeoutMilliseconds: 300, on: connection)
+            }, on: connection)
             #expect(failure?.statement?.summary.hasPrefix("drop trigger orchestrator_online_positions_") == true, "\(String(describing: failure?.statement))")
             #expect(try S.version(on: connection) == "v1")
             let logs = try connection.execute("SELECT relname FROM pg_class WHERE relname LIKE 'orchestrator_online_owners_%' AND relkind = 'r' AND relnamespace = to_regnamespace(\(S.store))")

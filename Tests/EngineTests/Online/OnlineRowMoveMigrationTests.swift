@@ -347,7 +347,7 @@ import TestSupport
         writer.waitForCommits(5)
         let before = writer.commits
         let report = try StoreMigrator(connection: connection, model: model, store: S.store)
-            .apply(options: ApplyOptions(allowDataLoss: allowDataLoss, batchSize: 7, online: true), onProgress: writer.interleave)
+            .apply(options: ApplyOptions(allowDataLoss: allowDataLoss, batchSize: 7, online: true), onProgress: { writer.interleave($0, untilCommitted: 20, since: before) })
         let during = writer.commits - before
         writer.stop()
         print("online migration: \(during) writer transactions committed while apply --online ran, \(writer.commits) in all")

@@ -27,4 +27,13 @@ extension OnlineWriter {
     func interleave(_ event: ProgressEvent) {
         if event.kind == .passStarted, event.stage == .online { waitForCommits(commits + 1) }
     }
+
+    /// `interleave`, and, until the writer has committed `count` transactions since `before`,
+    /// one more write before each batch too: the writes a test expects during the run are then
+    /// made whatever the machine's load, not left to how it schedules the writer's thread
+    /// against a run with fewer phases than that.
+    func interleave(_ event: ProgressEvent, untilCommitted count: Int, since before: Int) {
+        interleave(event)
+        if event.kind == .rows, event.stage == .online, commits - before < count { waitForCommits(commits + 1) }
+    }
 }

@@ -76,9 +76,15 @@ import ObjectModel
         #expect(HeavyweightMigrationTests.sql(step, "stage 2, SongToSong: song.album_order, positions by key") == """
             UPDATE "shop~staging"."song" AS d SET "album_order" = p.position
             FROM (SELECT _pk, (row_number() OVER (PARTITION BY "album_pk" ORDER BY _pk) - 1)::integer AS position
-                  FROM "shop~staging"."song" WHERE "album_pk" IS NOT NULL) AS p
+                  FROM "shop~staging"."song" WHERE "album_pk" IS NOT NULL ORDER BY _pk) AS p
             WHERE d._pk = p._pk AND d."album_order" IS DISTINCT FROM p.position
             """)
+        // Statistics of the table stage 1 filled first, and the positions sorted by key again:
+        // the update merge-joins with the primary key rather than writing pages at random.
+        let summaries = step.statements.map(\.summary)
+        let statistics = try #require(summaries.firstIndex(of: "stage 2, SongToSong: statistics of song for its positions"))
+        #expect(step.statements[statistics].sql.text == #"ANALYZE "shop~staging"."song""#)
+        #expect(summaries.firstIndex(of: "stage 2, SongToSong: song.album_order, positions by key") == statistics + 1)
         // Mapped from its to-many side, the positions come from there.
         #expect(!(try Self.step()).statements.contains { $0.summary.hasSuffix("positions by key") })
     }

@@ -31,7 +31,8 @@ import Testing
         let matched = #") AS o WHERE x."_pk" = o."_pk" AND x."cuisine_order" IS DISTINCT FROM o.position"#
         #expect(batches[0].template.text == numbered + #""cuisine_pk" IS NOT NULL AND "cuisine_pk" >= :from AND "cuisine_pk" < :to"# + matched + #" AND x."cuisine_pk" >= :from AND x."cuisine_pk" < :to"#)
         #expect(batches[0].sql(from: 8, below: 15).text.hasSuffix(#"AND x."cuisine_pk" >= 8 AND x."cuisine_pk" < 15"#))
-        let again = numbered + #""cuisine_pk" IN (SELECT "owner_pk" FROM taken)"# + matched
+        // The rows updated restricted to the logged owners too, so both sides are read through the owner index.
+        let again = numbered + #""cuisine_pk" IN (SELECT "owner_pk" FROM taken)"# + matched + #" AND x."cuisine_pk" IN (SELECT "owner_pk" FROM taken)"#
         #expect(batches[1].template.text == #"WITH taken AS (DELETE FROM "s"."\#(log)" WHERE "owner_pk" IS NOT NULL AND "_pk" >= :from AND "_pk" < :to RETURNING "owner_pk") "# + again)
         #expect(phases.filter { $0.execution == .batches }.allSatisfy { $0.lock == .rowExclusive && $0.hold == .batch })
 
