@@ -199,7 +199,9 @@ import TestSupport
             #expect(try connection.execute(toDogs).int(0, "n") == 150)
             try Self.migrateRebuildingAnimals(model, writer: writer, on: connection)
             #expect(try Self.keys(of: "animal", on: connection) == [["animal_mother_pk_fkey", "t", "t", action]])
-            #expect(try connection.execute("SELECT count(*) AS n FROM shop.animal WHERE mother_pk IS NOT NULL").int(0, "n")! > 100)
+            // Some links kept, each compared with the offline migration's above; not "more than
+            // 100": the writer deletes rows and their links, more the longer a loaded run lasts.
+            #expect(try connection.execute("SELECT count(*) AS n FROM shop.animal WHERE mother_pk IS NOT NULL").int(0, "n")! > 0, "no link kept")
         }
     }
 }

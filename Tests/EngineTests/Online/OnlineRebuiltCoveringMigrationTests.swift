@@ -126,7 +126,9 @@ import TestSupport
         try GuardedWriter.withShadowedStore(model, store: S.store, shadow: OnlineMigrationTests.shadow, write: Self.writeDesserts) { connection, writer, _ in
             try OnlineRowMoveMigrationTests.migrateWhileWriting(model, writer: writer, allowDataLoss: true, on: connection)
             try OnlineMigrationTests.expectSameAsOfflineMigrationOfShadow(model, allowDataLoss: true, on: connection)
-            #expect(try connection.execute("SELECT count(*) AS n FROM shop.dessert WHERE chef_pk IS NOT NULL").int(0, "n")! > 100)
+            // Some links kept, each compared with the offline migration's above; not "more than
+            // 100": the writer deletes rows and their links, more the longer a loaded run lasts.
+            #expect(try connection.execute("SELECT count(*) AS n FROM shop.dessert WHERE chef_pk IS NOT NULL").int(0, "n")! > 0, "no link kept")
         }
     }
 

@@ -332,7 +332,9 @@ import TestSupport
             #expect(linked > 100)
             try Self.migrateWhileWriting(model, writer: writer, on: connection)
             try OnlineMigrationTests.expectSameAsOfflineMigrationOfShadow(model, on: connection)
-            #expect(try connection.execute("SELECT count(*) AS n FROM shop.beta WHERE alpha_pk IS NOT NULL").int(0, "n")! > 100)
+            // Some links kept, each compared with the offline migration's above; not "more than
+            // 100": the writer deletes rows and their links, more the longer a loaded run lasts.
+            #expect(try connection.execute("SELECT count(*) AS n FROM shop.beta WHERE alpha_pk IS NOT NULL").int(0, "n")! > 0, "no link kept")
         }
     }
 
