@@ -222,7 +222,7 @@ struct EntityColumns {
         guard let entity = version.entity(named: name) else { return nil }
         self.entity = name
         table = StoreNaming.tableName(entity: version.root(of: entity).name)
-        let columns = PropertyColumns(version: version)
+        let columns = version.propertyColumns
         attributes = version.allAttributes(of: entity).filter { !$0.isTransient }.map { attribute in
             let value = attribute.defaultValue.flatMap { DefaultValue.parse($0, as: attribute.type) }
             return Column(name: attribute.name, column: columns.column(ofProperty: attribute.name, of: entity, in: version)!, type: attribute.type, defaultText: value.map(Self.text))
