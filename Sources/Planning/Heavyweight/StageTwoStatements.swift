@@ -22,7 +22,8 @@ struct StageTwoStatements {
     /// owner order). Sorted by `_pk` again, and with statistics of the new table (stage 1 just
     /// filled it; without them PostgreSQL hashes it in batches whatever the order), they meet
     /// its rows in key order, a merge join with its primary key, so the update walks the pages
-    /// in turn (docs/heavyweight-migration.md, as `FillOrderColumn` offline).
+    /// in turn (docs/mapping-format.md, docs/lightweight-migration.md; as `FillOrderColumn`
+    /// offline).
     func toOne(_ mapping: ResolvedEntityMapping, only keys: CatchUpKeys? = nil) -> [PlannedStatement] {
         let sourceEntity = schemas.sourceEntity(of: mapping)
         return mapping.toOneLinks.flatMap { link -> [PlannedStatement] in
