@@ -17,6 +17,7 @@ extension LightweightDiff {
     /// Kept when the column, the referenced table and the delete rule all continue.
     private mutating func foreignKeys(of table: TableLayout, from sourceTable: TableLayout, columns: [String: String], renamed: [String: String]) {
         var kept: Set<String> = []
+        var dropped: [ForeignKey] = []
         for foreignKey in sourceTable.foreignKeys {
             if let column = renamed[foreignKey.column], let referenced = pairing.destinationTable(continuing: foreignKey.referencedTable),
                let match = table.foreignKeys.first(where: {
@@ -25,6 +26,7 @@ extension LightweightDiff {
                 kept.insert(match.name)
                 renameConstraint(.constraint, table: table.name, from: foreignKey.name, to: match.name)
             } else {
+                dropped.append(foreignKey)
                 add(.dropConstraints, DropConstraint(
                     table: sourceTable.name, name: foreignKey.name, goesWithItsColumn: renamed[foreignKey.column] == nil,
                     continuingColumn: renamed[foreignKey.column].map { ColumnKey(table: table.name, column: $0) }
@@ -32,7 +34,12 @@ extension LightweightDiff {
             }
         }
         for foreignKey in table.foreignKeys where !kept.contains(foreignKey.name) {
-            add(.tighten, AddForeignKey(table: table.name, foreignKey: foreignKey, scansRows: columns[foreignKey.column] != nil))
+            let replaced = dropped.first {
+                renamed[$0.column] == foreignKey.column && pairing.destinationTable(continuing: $0.referencedTable) == foreignKey.referencedTable
+            }
+            add(.tighten, AddForeignKey(
+                table: table.name, foreignKey: foreignKey, scansRows: columns[foreignKey.column] != nil, replacing: replaced?.name
+            ))
         }
     }
 

@@ -15,11 +15,38 @@
 ///    tables and columns, not before: the triggers that keep new writes right meanwhile then
 ///    name the tables and columns as they stay. A link whose column or table is removed
 ///    needs no clearing (the drop takes its foreign key).
+/// 3. a foreign key whose delete rule changes (its column and referenced table continue) is
+///    dropped in the same transaction that adds the new one `NOT VALID`, not at the step's
+///    start: in between, no key would act on the application's deletes of referenced rows,
+///    and a link left dangling would fail the new key's validation.
 enum OnlineArrangement {
     typealias ColumnKey = LightweightDiff.ColumnKey
 
     static func arranged(_ changes: [any SchemaChange], schema: String) -> [any SchemaChange] {
-        removalsAfterRenames(aroundMoves(changes, schema: schema))
+        replacedInPlace(removalsAfterRenames(aroundMoves(changes, schema: schema)))
+    }
+
+    // MARK: 3. Keys replaced in place
+
+    private static func replacedInPlace(_ changes: [any SchemaChange]) -> [any SchemaChange] {
+        var drops: [ColumnKey: String] = [:]
+        for case let drop as DropConstraint in changes where !drop.goesWithItsColumn {
+            if let column = drop.continuingColumn { drops[column] = drop.name }
+        }
+        var replaced: Set<ColumnKey> = []
+        for case let key as AddForeignKey in changes {
+            let column = ColumnKey(table: key.table, column: key.foreignKey.column)
+            if key.replacing != nil, drops[column] == key.replacing { replaced.insert(column) }
+        }
+        guard !replaced.isEmpty else { return changes }
+        return changes.compactMap { change in
+            if let drop = change as? DropConstraint, !drop.goesWithItsColumn, let column = drop.continuingColumn, replaced.contains(column) { return nil }
+            if var key = change as? AddForeignKey, replaced.contains(ColumnKey(table: key.table, column: key.foreignKey.column)) {
+                key.dropsReplacedKey = true
+                return key
+            }
+            return change
+        }
     }
 
     // MARK: 1. Moves

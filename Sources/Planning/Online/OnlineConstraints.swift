@@ -17,18 +17,23 @@ extension AddCheck: OnlineChange {
 }
 
 extension AddForeignKey: OnlineChange {
+    /// A key replacing one with another delete rule drops it in the same transaction: one of
+    /// the two acts on every delete of a referenced row.
     func onlineForm(in schema: String) -> OnlineForm {
-        .phases([
-            .instant([PlannedStatement(
-                """
-                ALTER TABLE \(ident: schema, table) ADD CONSTRAINT \(ident: foreignKey.name) \
-                FOREIGN KEY (\(ident: foreignKey.column)) REFERENCES \(ident: schema, foreignKey.referencedTable) (\(ident: "_pk")) \
-                ON DELETE \(unsafeRaw: foreignKey.onDelete) NOT VALID
-                """,
-                lock: .shareRowExclusive, summary: "foreign key \(table).\(foreignKey.column) -> \(foreignKey.referencedTable), for new writes"
-            )]),
-            validate(foreignKey.name, on: table, in: schema),
-        ])
+        var statements: [PlannedStatement] = []
+        if dropsReplacedKey, let replacing {
+            statements += DropConstraint(table: table, name: replacing).statements(in: schema)
+        }
+        statements.append(PlannedStatement(
+            """
+            ALTER TABLE \(ident: schema, table) ADD CONSTRAINT \(ident: foreignKey.name) \
+            FOREIGN KEY (\(ident: foreignKey.column)) REFERENCES \(ident: schema, foreignKey.referencedTable) (\(ident: "_pk")) \
+            ON DELETE \(unsafeRaw: foreignKey.onDelete) NOT VALID
+            """,
+            lock: .shareRowExclusive, summary: "foreign key \(table).\(foreignKey.column) -> \(foreignKey.referencedTable), for new writes"
+        ))
+        let summary = statements.count > 1 ? "\(statements[1].summary), in place of \(replacing ?? "")" : nil
+        return .phases([.instant(statements, summary: summary), validate(foreignKey.name, on: table, in: schema)])
     }
 }
 

@@ -1,0 +1,112 @@
+import Foundation
+import Testing
+import ObjectModel
+import Planning
+import PostgresClient
+import SQLBuilding
+import TestSupport
+@testable import Engine
+
+/// A foreign key whose delete rule changes (Project's lists Nullify → Cascade, as INaturalist
+/// 2.1 → 2.2 changes its project's list): `apply --online` drops the old key in the transaction
+/// that adds the new one `NOT VALID`. It used to drop it at the step's start: a project the
+/// application deleted in between left its lists linking to nothing, and the new key's
+/// validation stopped the step with 23503 (CorpusOnlineWriterTests met it in CI).
+@Suite(integration) struct OnlineReplacedForeignKeyTests {
+    typealias S = MigratedStore
+
+    static func model() throws -> VersionedModel {
+        let version = { (rule: String) in
+            S.version("""
+                Project: {attributes: {name: string}, relationships: {lists: {destination: List, inverse: project, toMany: true, deleteRule: \(rule)}}}
+                List: {attributes: {title: string}, relationships: {project: {destination: Project, inverse: lists}}}
+                """)
+        }
+        return try S.model([("v1", version("nullify")), ("v2", version("cascade"))])
+    }
+
+    static let replacing = "foreign key list.project_pk -> project"
+
+    /// The store's lists linked to projects one to one; returns the first `count` linked projects.
+    static func linkedProjects(_ count: Int, _ writer: GuardedWriter, on connection: PostgresConnection) throws -> [Int] {
+        try writer.both({ """
+            UPDATE \(ident: $0, "list") l SET project_pk = p._pk
+            FROM (SELECT _pk, row_number() OVER (ORDER BY _pk) AS n FROM \(ident: $0, "project")) p,
+                 (SELECT _pk, row_number() OVER (ORDER BY _pk) AS n FROM \(ident: $0, "list")) x
+            WHERE x._pk = l._pk AND p.n = x.n
+            """ }, on: connection)
+        return try connection.execute("SELECT project_pk FROM shop.list WHERE project_pk IS NOT NULL ORDER BY _pk LIMIT \(literal: Int64(count))")
+            .rows.compactMap { $0[0].flatMap { Int($0) } }
+    }
+
+    @Test func theOldKeyIsDroppedInTheTransactionThatAddsTheNewOne() throws {
+        let model = try Self.model()
+        try ShadowedStore.with(model, store: S.store, shadow: OnlineMigrationTests.shadow) { connection, _ in
+            let step = try #require(StoreMigrator(connection: connection, model: model, store: S.store).plan().steps.first)
+            let phases = try #require(step.online?.phases)
+            let drops = phases.filter { $0.statements.contains { $0.sql.text.contains("DROP CONSTRAINT \"list_project_pk_fkey\"") } }
+            #expect(drops.count == 1)
+            #expect(drops.first?.statements.map(\.sql.text).last?.hasSuffix("ON DELETE CASCADE NOT VALID") == true, "\(drops.map(\.statements))")
+            #expect(drops.first?.summary.hasPrefix(Self.replacing) == true)
+        }
+    }
+
+    /// The store's lists linked one to one (and its copy's), five linked projects deleted by
+    /// `delete` on a session of its own before phase `prefix`, then the step run online.
+    static func migrate(
+        deletingBefore prefix: String, _ delete: @escaping (GuardedWriter, PostgresConnection, Int) throws -> Void,
+        then check: (PostgresConnection, _ projects: [Int], _ lists: Int64) throws -> Void
+    ) throws {
+        let model = try Self.model()
+        try GuardedWriter.withShadowedStore(model, store: S.store, shadow: OnlineMigrationTests.shadow, write: { _, _ in }) { connection, writer, url in
+            let projects = try Self.linkedProjects(5, writer, on: connection)
+            #expect(projects.count == 5)
+            let lists = try #require(try connection.execute("SELECT count(*) AS n FROM shop.list").int(0, "n"))
+            let session = try PostgresConnection(url: url)
+            defer { session.close() }
+            var deleted = false
+            var failure: Error?
+            _ = try StoreMigrator(connection: connection, model: model, store: S.store).apply(
+                options: ApplyOptions(batchSize: 7, online: true),
+                onProgress: { event in
+                    guard !deleted, OnlineTruncateMigrationTests.before(prefix)(event) else { return }
+                    deleted = true
+                    do { for project in projects { try delete(writer, session, project) } } catch { failure = error }
+                }
+            )
+            #expect(deleted, "the step never reached \(prefix)")
+            #expect(failure == nil, "the application's deletes failed: \(String(describing: failure))")
+            #expect(try S.version(on: connection) == "v2")
+            try check(connection, projects, lists)
+        }
+    }
+
+    static func inList(_ keys: [Int]) -> SQL { "\(unsafeRaw: keys.map(String.init).joined(separator: ", "))" }
+
+    /// Projects deleted by the application just before the new key comes: the old key (SET
+    /// NULL) clears their lists' links, the new key validates, and the store equals an offline
+    /// migration of the same writes.
+    @Test func projectsDeletedBeforeTheNewKeyClearTheirListsLinksAsTheOldRuleSays() throws {
+        try Self.migrate(deletingBefore: Self.replacing, { writer, session, project in
+            try writer.delete(from: "project", key: project, on: session)
+        }, then: { (connection: PostgresConnection, projects: [Int], lists: Int64) throws in
+            #expect(try connection.execute("SELECT count(*) AS n FROM shop.project WHERE _pk IN (\(Self.inList(projects)))").int(0, "n") == 0)
+            #expect(try connection.execute("SELECT count(*) AS n FROM shop.list").int(0, "n") == lists)
+            #expect(try connection.execute("SELECT count(*) AS n FROM shop.list WHERE project_pk IS NULL").int(0, "n") == 5)
+            let dangling: SQL = "SELECT count(*) AS n FROM shop.list l WHERE project_pk IS NOT NULL AND NOT EXISTS (SELECT 1 FROM shop.project p WHERE p._pk = l.project_pk)"
+            #expect(try connection.execute(dangling).int(0, "n") == 0)
+            try OnlineMigrationTests.expectSameAsOfflineMigrationOfShadow(try Self.model(), on: connection)
+        })
+    }
+
+    /// Once the new key is in (before its validation), a project's delete, in the live store
+    /// only, cascades to its list, as the new version says.
+    @Test func projectsDeletedOnceTheNewKeyIsInDeleteTheirLists() throws {
+        try Self.migrate(deletingBefore: "validate list_project_pk_fkey", { _, session, project in
+            try session.execute("DELETE FROM shop.project WHERE _pk = \(literal: Int64(project))")
+        }, then: { (connection: PostgresConnection, projects: [Int], lists: Int64) throws in
+            #expect(try connection.execute("SELECT count(*) AS n FROM shop.list").int(0, "n") == lists - 5)
+            #expect(try connection.execute("SELECT count(*) AS n FROM shop.list WHERE project_pk IN (\(Self.inList(projects)))").int(0, "n") == 0)
+        })
+    }
+}
