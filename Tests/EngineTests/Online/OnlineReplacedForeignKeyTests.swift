@@ -15,14 +15,19 @@ import TestSupport
 @Suite(integration) struct OnlineReplacedForeignKeyTests {
     typealias S = MigratedStore
 
-    static func model() throws -> VersionedModel {
+    static func model(renamed: Bool = false) throws -> VersionedModel {
         let version = { (rule: String) in
             S.version("""
                 Project: {attributes: {name: string}, relationships: {lists: {destination: List, inverse: project, toMany: true, deleteRule: \(rule)}}}
                 List: {attributes: {title: string}, relationships: {project: {destination: Project, inverse: lists}}}
                 """)
         }
-        return try S.model([("v1", version("nullify")), ("v2", version("cascade"))])
+        // List renamed Checklist, its project owner: the old key is dropped from the renamed table.
+        let renamedVersion = S.version("""
+            Project: {attributes: {name: string}, relationships: {checklists: {destination: Checklist, inverse: owner, toMany: true, deleteRule: cascade, renamingIdentifier: lists}}}
+            Checklist: {renamingIdentifier: List, attributes: {title: string}, relationships: {owner: {destination: Project, inverse: checklists, renamingIdentifier: project}}}
+            """)
+        return try S.model([("v1", version("nullify")), ("v2", renamed ? renamedVersion : version("cascade"))])
     }
 
     static let replacing = "foreign key list.project_pk -> project"
@@ -54,10 +59,9 @@ import TestSupport
     /// The store's lists linked one to one (and its copy's), five linked projects deleted by
     /// `delete` on a session of its own before phase `prefix`, then the step run online.
     static func migrate(
-        deletingBefore prefix: String, _ delete: @escaping (GuardedWriter, PostgresConnection, Int) throws -> Void,
+        _ model: VersionedModel, deletingBefore prefix: String, _ delete: @escaping (GuardedWriter, PostgresConnection, Int) throws -> Void,
         then check: (PostgresConnection, _ projects: [Int], _ lists: Int64) throws -> Void
     ) throws {
-        let model = try Self.model()
         try GuardedWriter.withShadowedStore(model, store: S.store, shadow: OnlineMigrationTests.shadow, write: { _, _ in }) { connection, writer, url in
             let projects = try Self.linkedProjects(5, writer, on: connection)
             #expect(projects.count == 5)
@@ -87,7 +91,7 @@ import TestSupport
     /// NULL) clears their lists' links, the new key validates, and the store equals an offline
     /// migration of the same writes.
     @Test func projectsDeletedBeforeTheNewKeyClearTheirListsLinksAsTheOldRuleSays() throws {
-        try Self.migrate(deletingBefore: Self.replacing, { writer, session, project in
+        try Self.migrate(try Self.model(), deletingBefore: Self.replacing, { writer, session, project in
             try writer.delete(from: "project", key: project, on: session)
         }, then: { (connection: PostgresConnection, projects: [Int], lists: Int64) throws in
             #expect(try connection.execute("SELECT count(*) AS n FROM shop.project WHERE _pk IN (\(Self.inList(projects)))").int(0, "n") == 0)
@@ -102,11 +106,26 @@ import TestSupport
     /// Once the new key is in (before its validation), a project's delete, in the live store
     /// only, cascades to its list, as the new version says.
     @Test func projectsDeletedOnceTheNewKeyIsInDeleteTheirLists() throws {
-        try Self.migrate(deletingBefore: "validate list_project_pk_fkey", { _, session, project in
+        try Self.migrate(try Self.model(), deletingBefore: "validate list_project_pk_fkey", { _, session, project in
             try session.execute("DELETE FROM shop.project WHERE _pk = \(literal: Int64(project))")
         }, then: { (connection: PostgresConnection, projects: [Int], lists: Int64) throws in
             #expect(try connection.execute("SELECT count(*) AS n FROM shop.list").int(0, "n") == lists - 5)
             #expect(try connection.execute("SELECT count(*) AS n FROM shop.list WHERE project_pk IN (\(Self.inList(projects)))").int(0, "n") == 0)
+        })
+    }
+
+    /// The same with the table and the link renamed (List -> Checklist, project -> owner): the
+    /// old key, under its old name, is dropped from the renamed table with the new one's add.
+    @Test func aKeyReplacedOnARenamedTableIsDroppedFromItThere() throws {
+        let model = try Self.model(renamed: true)
+        try Self.migrate(model, deletingBefore: "foreign key checklist.owner_pk -> project", { writer, session, project in
+            try writer.delete(from: "project", key: project, on: session)
+        }, then: { (connection: PostgresConnection, _: [Int], lists: Int64) throws in
+            #expect(try connection.execute("SELECT count(*) AS n FROM shop.checklist").int(0, "n") == lists)
+            #expect(try connection.execute("SELECT count(*) AS n FROM shop.checklist WHERE owner_pk IS NULL").int(0, "n") == 5)
+            let keys = try connection.execute("SELECT conname, confdeltype FROM pg_constraint WHERE conrelid = 'shop.checklist'::regclass AND contype = 'f'").rows
+            #expect(keys == [["checklist_owner_pk_fkey", "c"]])
+            try OnlineMigrationTests.expectSameAsOfflineMigrationOfShadow(model, on: connection)
         })
     }
 }
