@@ -38,7 +38,7 @@ extension LightweightDiff {
                 renamed[$0.column] == foreignKey.column && pairing.destinationTable(continuing: $0.referencedTable) == foreignKey.referencedTable
             }
             add(.tighten, AddForeignKey(
-                table: table.name, foreignKey: foreignKey, scansRows: columns[foreignKey.column] != nil, replacing: replaced?.name
+                table: table.name, foreignKey: foreignKey, scansRows: columns[foreignKey.column] != nil, replacing: replaced
             ))
         }
     }

@@ -45,7 +45,7 @@ struct AddForeignKey: SchemaChange {
     var scansRows: Bool
     /// The source's key on the same column and referenced table, with another delete rule,
     /// that this one replaces (dropped at the step's start).
-    var replacing: String? = nil
+    var replacing: ForeignKey? = nil
     /// `apply --online`: the replaced key is dropped here, in the transaction that adds this
     /// one, rather than at the step's start (`OnlineArrangement`).
     var dropsReplacedKey = false

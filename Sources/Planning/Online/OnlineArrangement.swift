@@ -18,7 +18,8 @@
 /// 3. a foreign key whose delete rule changes (its column and referenced table continue) is
 ///    dropped in the same transaction that adds the new one `NOT VALID`, not at the step's
 ///    start: in between, no key would act on the application's deletes of referenced rows,
-///    and a link left dangling would fail the new key's validation.
+///    and a link left dangling would fail the new key's validation. A trigger keeps the old
+///    rule acting until the switch-over (`ReplacedKeyRule`).
 enum OnlineArrangement {
     typealias ColumnKey = LightweightDiff.ColumnKey
 
@@ -36,7 +37,7 @@ enum OnlineArrangement {
         var replaced: Set<ColumnKey> = []
         for case let key as AddForeignKey in changes {
             let column = ColumnKey(table: key.table, column: key.foreignKey.column)
-            if key.replacing != nil, drops[column] == key.replacing { replaced.insert(column) }
+            if let replacing = key.replacing, drops[column] == replacing.name { replaced.insert(column) }
         }
         guard !replaced.isEmpty else { return changes }
         return changes.compactMap { change in

@@ -17,23 +17,29 @@ extension AddCheck: OnlineChange {
 }
 
 extension AddForeignKey: OnlineChange {
-    /// A key replacing one with another delete rule drops it in the same transaction: one of
-    /// the two acts on every delete of a referenced row.
+    /// A key replacing one with another delete rule drops it in the same transaction, after a
+    /// trigger that keeps the old rule acting until the switch-over (`ReplacedKeyRule`) is in:
+    /// a phase of its own, as a resumed run reinstalls its trigger by running it again.
     func onlineForm(in schema: String) -> OnlineForm {
-        var statements: [PlannedStatement] = []
-        if dropsReplacedKey, let replacing {
-            statements += DropConstraint(table: table, name: replacing).statements(in: schema)
-        }
-        statements.append(PlannedStatement(
+        let add = PlannedStatement(
             """
             ALTER TABLE \(ident: schema, table) ADD CONSTRAINT \(ident: foreignKey.name) \
             FOREIGN KEY (\(ident: foreignKey.column)) REFERENCES \(ident: schema, foreignKey.referencedTable) (\(ident: "_pk")) \
             ON DELETE \(unsafeRaw: foreignKey.onDelete) NOT VALID
             """,
             lock: .shareRowExclusive, summary: "foreign key \(table).\(foreignKey.column) -> \(foreignKey.referencedTable), for new writes"
-        ))
-        let summary = statements.count > 1 ? "\(statements[1].summary), in place of \(replacing ?? "")" : nil
-        return .phases([.instant(statements, summary: summary), validate(foreignKey.name, on: table, in: schema)])
+        )
+        guard dropsReplacedKey, let replacing else {
+            return .phases([.instant([add]), validate(foreignKey.name, on: table, in: schema)])
+        }
+        let rule = ReplacedKeyRule(key: self, old: replacing)
+        var keep = OnlinePhase.instant(rule.installStatements(in: schema), summary: rule.summary)
+        keep.installs = [rule.trigger]
+        let replace = OnlinePhase.instant(
+            DropConstraint(table: table, name: replacing.name).statements(in: schema) + [add],
+            summary: "\(add.summary), in place of \(replacing.name), whose rule (\(replacing.onDelete)) the trigger keeps until the switch-over"
+        )
+        return .phases([keep, replace, validate(foreignKey.name, on: table, in: schema)])
     }
 }
 

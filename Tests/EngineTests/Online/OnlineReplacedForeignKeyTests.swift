@@ -11,11 +11,13 @@ import TestSupport
 /// 2.1 → 2.2 changes its project's list): `apply --online` drops the old key in the transaction
 /// that adds the new one `NOT VALID`. It used to drop it at the step's start: a project the
 /// application deleted in between left its lists linking to nothing, and the new key's
-/// validation stopped the step with 23503 (CorpusOnlineWriterTests met it in CI).
+/// validation stopped the step with 23503 (CorpusOnlineWriterTests met it in CI). Until the
+/// switch-over the application is on the old version: a trigger keeps the old rule acting on
+/// its deletes, also once the new key is in.
 @Suite(integration) struct OnlineReplacedForeignKeyTests {
     typealias S = MigratedStore
 
-    static func model(renamed: Bool = false) throws -> VersionedModel {
+    static func model(renamed: Bool = false, from old: String = "nullify", to new: String = "cascade") throws -> VersionedModel {
         let version = { (rule: String) in
             S.version("""
                 Project: {attributes: {name: string}, relationships: {lists: {destination: List, inverse: project, toMany: true, deleteRule: \(rule)}}}
@@ -27,7 +29,7 @@ import TestSupport
             Project: {attributes: {name: string}, relationships: {checklists: {destination: Checklist, inverse: owner, toMany: true, deleteRule: cascade, renamingIdentifier: lists}}}
             Checklist: {renamingIdentifier: List, attributes: {title: string}, relationships: {owner: {destination: Project, inverse: checklists, renamingIdentifier: project}}}
             """)
-        return try S.model([("v1", version("nullify")), ("v2", renamed ? renamedVersion : version("cascade"))])
+        return try S.model([("v1", version(old)), ("v2", renamed ? renamedVersion : version(new))])
     }
 
     static let replacing = "foreign key list.project_pk -> project"
@@ -53,6 +55,12 @@ import TestSupport
             #expect(drops.count == 1)
             #expect(drops.first?.statements.map(\.sql.text).last?.hasSuffix("ON DELETE CASCADE NOT VALID") == true, "\(drops.map(\.statements))")
             #expect(drops.first?.summary.hasPrefix(Self.replacing) == true)
+            // The trigger keeping the old rule comes in the phase before, and goes at the switch-over.
+            let index = try #require(phases.firstIndex { $0.summary.hasPrefix(Self.replacing) })
+            let rule = try #require(phases[index - 1].installs.first)
+            #expect(rule.table == "project" && rule.name.hasPrefix(OnlineTrigger.prefix + "rule_"))
+            #expect(phases[index - 1].statements.contains { $0.sql.text.hasPrefix("CREATE TRIGGER \"\(rule.name)\" BEFORE DELETE") })
+            #expect(phases.last?.statements.contains { $0.sql.text.hasPrefix("DROP TRIGGER IF EXISTS \"\(rule.name)\"") } == true)
         }
     }
 
@@ -103,15 +111,88 @@ import TestSupport
         })
     }
 
-    /// Once the new key is in (before its validation), a project's delete, in the live store
-    /// only, cascades to its list, as the new version says.
-    @Test func projectsDeletedOnceTheNewKeyIsInDeleteTheirLists() throws {
-        try Self.migrate(try Self.model(), deletingBefore: "validate list_project_pk_fkey", { _, session, project in
-            try session.execute("DELETE FROM shop.project WHERE _pk = \(literal: Int64(project))")
+    /// Once the new key is in (before its validation), the application is still on the old
+    /// version: a project's delete clears its lists' links (the old rule, kept by the trigger),
+    /// not cascades to them, and the store equals an offline migration of the same writes.
+    @Test func projectsDeletedOnceTheNewKeyIsInStillClearTheirListsLinksUntilTheSwitchOver() throws {
+        try Self.migrate(try Self.model(), deletingBefore: "validate list_project_pk_fkey", { writer, session, project in
+            try writer.delete(from: "project", key: project, on: session)
+        }, then: { (connection: PostgresConnection, projects: [Int], lists: Int64) throws in
+            #expect(try connection.execute("SELECT count(*) AS n FROM shop.list").int(0, "n") == lists)
+            #expect(try connection.execute("SELECT count(*) AS n FROM shop.list WHERE project_pk IS NULL").int(0, "n") == 5)
+            #expect(try connection.execute("SELECT count(*) AS n FROM pg_trigger WHERE tgname LIKE 'orchestrator_online_%'").int(0, "n") == 0)
+            try OnlineMigrationTests.expectSameAsOfflineMigrationOfShadow(try Self.model(), on: connection)
+        })
+    }
+
+    /// The other way (Cascade -> Nullify): a project deleted once the new key is in still
+    /// takes its lists with it, as the old version says.
+    @Test func aCascadeReplacedByNullifyKeepsCascadingUntilTheSwitchOver() throws {
+        let model = try Self.model(from: "cascade", to: "nullify")
+        try Self.migrate(model, deletingBefore: "validate list_project_pk_fkey", { writer, session, project in
+            try writer.delete(from: "project", key: project, on: session)
         }, then: { (connection: PostgresConnection, projects: [Int], lists: Int64) throws in
             #expect(try connection.execute("SELECT count(*) AS n FROM shop.list").int(0, "n") == lists - 5)
-            #expect(try connection.execute("SELECT count(*) AS n FROM shop.list WHERE project_pk IN (\(Self.inList(projects)))").int(0, "n") == 0)
+            #expect(try connection.execute("SELECT count(*) AS n FROM shop.list WHERE project_pk IS NULL").int(0, "n") == 0)
+            try OnlineMigrationTests.expectSameAsOfflineMigrationOfShadow(model, on: connection)
         })
+    }
+
+    /// A denying key (Deny -> Cascade): once the new key is in, deleting a project that has
+    /// lists still fails as the old key fails (23503, naming it), and the lists stay.
+    @Test func aDenyReplacedByCascadeKeepsDenyingUntilTheSwitchOver() throws {
+        let model = try Self.model(from: "deny", to: "cascade")
+        try Self.migrate(model, deletingBefore: "validate list_project_pk_fkey", { _, session, project in
+            do {
+                try session.execute("DELETE FROM shop.project WHERE _pk = \(literal: Int64(project))")
+                Issue.record("project \(project) with a list was deleted under the old Deny rule")
+            } catch let error as PostgresError where error.sqlState == .foreignKeyViolation {
+                #expect(error.message.contains("list_project_pk_fkey"), "\(error)")
+            }
+        }, then: { (connection: PostgresConnection, projects: [Int], lists: Int64) throws in
+            #expect(try connection.execute("SELECT count(*) AS n FROM shop.project WHERE _pk IN (\(Self.inList(projects)))").int(0, "n") == 5)
+            #expect(try connection.execute("SELECT count(*) AS n FROM shop.list WHERE project_pk IN (\(Self.inList(projects)))").int(0, "n") == 5)
+            try OnlineMigrationTests.expectSameAsOfflineMigrationOfShadow(model, on: connection)
+        })
+    }
+
+    /// A run stopped once the trigger is in (the replacing phase cannot lock list) leaves the
+    /// old key and the trigger acting, once; the next `apply` reinstalls the trigger by running
+    /// its phase again and finishes. Deletes at both points follow the old rule (SET NULL).
+    @Test func aRunStoppedOnceTheTriggerIsInResumesWithIt() throws {
+        let model = try Self.model()
+        try GuardedWriter.withShadowedStore(model, store: S.store, shadow: OnlineMigrationTests.shadow, write: { _, _ in }) { connection, writer, url in
+            let projects = try Self.linkedProjects(6, writer, on: connection)
+            #expect(projects.count == 6)
+            let lists = try #require(try connection.execute("SELECT count(*) AS n FROM shop.list").int(0, "n"))
+            let (blocker, session) = (try PostgresConnection(url: url), try PostgresConnection(url: url))
+            defer { blocker.close(); session.close() }
+            let migrator = StoreMigrator(connection: connection, model: model, store: S.store)
+            var blocked = false
+            #expect(throws: StepFailure.self) {
+                try migrator.apply(options: ApplyOptions(lockTimeoutMilliseconds: 300, lockRetries: 1, batchSize: 7, online: true), onProgress: { event in
+                    guard !blocked, OnlineTruncateMigrationTests.before(Self.replacing)(event) else { return }
+                    blocked = (try? blocker.execute("BEGIN; LOCK TABLE shop.list IN ROW EXCLUSIVE MODE")) != nil
+                })
+            }
+            try blocker.execute("ROLLBACK")
+            #expect(blocked, "the run never reached \(Self.replacing)")
+            let rules = "SELECT count(*) AS n FROM pg_trigger WHERE tgname LIKE 'orchestrator_online_rule_%'"
+            #expect(try connection.execute(SQL(unsafeRaw: rules)).int(0, "n") == 1)
+            for project in projects.prefix(3) { try writer.delete(from: "project", key: project, on: session) }
+            var failure: Error?, deleted = false
+            _ = try migrator.apply(options: ApplyOptions(batchSize: 7, online: true), onProgress: { event in
+                guard !deleted, OnlineTruncateMigrationTests.before("validate list_project_pk_fkey")(event) else { return }
+                deleted = true
+                do { for project in projects.suffix(3) { try writer.delete(from: "project", key: project, on: session) } } catch { failure = error }
+            })
+            #expect(deleted && failure == nil, "\(String(describing: failure))")
+            #expect(try S.version(on: connection) == "v2")
+            #expect(try connection.execute("SELECT count(*) AS n FROM shop.list").int(0, "n") == lists)
+            #expect(try connection.execute("SELECT count(*) AS n FROM shop.list WHERE project_pk IS NULL").int(0, "n") == 6)
+            #expect(try connection.execute(SQL(unsafeRaw: rules)).int(0, "n") == 0)
+            try OnlineMigrationTests.expectSameAsOfflineMigrationOfShadow(model, on: connection)
+        }
     }
 
     /// The same with the table and the link renamed (List -> Checklist, project -> owner): the
