@@ -7,8 +7,9 @@ import SQLBuilding
 /// The application during a corpus run applied online, for any model: on the tables of the
 /// entities the run keeps, it copies a row (an insert with the same values), appends to a text
 /// value, or deletes a row, each transaction written to the live store and identically to its
-/// twin, which stays at the run's first version until it is migrated offline. A write either
-/// store refuses (a constraint, a name the live store no longer has) rolls back in both.
+/// twin, which stays at the version the live store's running step starts from: it is migrated
+/// offline after each step, the writer paused (`paused`). A write either store refuses (a
+/// constraint, a name the store no longer has) rolls back in both.
 final class CorpusWriter: @unchecked Sendable {
     /// A table of the first version, with the entities of its rows the run keeps.
     struct Target: Sendable {
@@ -29,6 +30,9 @@ final class CorpusWriter: @unchecked Sendable {
     /// Failures no application write should meet.
     private(set) var unexpected: [String] = []
     private let done = DispatchSemaphore(value: 0)
+    /// Held through each write transaction; `paused` takes it between two.
+    private let writing = NSLock()
+    private var pauseRequested = false
     private var generator = SystemRandomNumberGenerator()
     static let expectedStates: Set<String> = ["40P01", "40001", "42703", "42P01", "55P03"]
 
@@ -52,6 +56,12 @@ final class CorpusWriter: @unchecked Sendable {
             }
             defer { connection.close() }
             while !isStopped {
+                if lock.withLock({ pauseRequested }) {
+                    Thread.sleep(forTimeInterval: 0.005)
+                    continue
+                }
+                writing.lock()
+                defer { writing.unlock() }
                 do {
                     var wrote = false
                     try connection.transaction { wrote = try writeOnce(on: connection) }
@@ -63,6 +73,17 @@ final class CorpusWriter: @unchecked Sendable {
                 }
             }
         }.start()
+    }
+
+    /// Runs `body` between two of the writer's transactions, none running meanwhile.
+    func paused<T>(_ body: () throws -> T) rethrows -> T {
+        lock.withLock { pauseRequested = true }
+        writing.lock()
+        defer {
+            writing.unlock()
+            lock.withLock { pauseRequested = false }
+        }
+        return try body()
     }
 
     /// Stops the writer and waits for its last transaction.
