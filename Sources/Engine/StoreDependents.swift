@@ -73,7 +73,7 @@ enum StoreDependents {
             SELECT 'rule ' || quote_ident(r.rulename), t.name FROM pg_rewrite r JOIN t ON r.ev_class = t.oid
             UNION
             SELECT 'trigger ' || quote_ident(g.tgname), t.name FROM pg_trigger g JOIN t ON g.tgrelid = t.oid
-            WHERE NOT g.tgisinternal AND left(g.tgname, 14) <> '_orchestrator_' AND left(g.tgname, \(OnlineTrigger.prefix.count)) <> \(OnlineTrigger.prefix)
+            WHERE NOT g.tgisinternal AND left(g.tgname, 14) <> '_orchestrator_' AND left(g.tgname, \(OnlineTrigger.prefix.count)) NOT IN (\(OnlineTrigger.prefix), \(OnlineTrigger.firstPrefix))
             UNION
             SELECT 'row-level security policy ' || quote_ident(p.polname), t.name FROM pg_policy p JOIN t ON p.polrelid = t.oid
             UNION

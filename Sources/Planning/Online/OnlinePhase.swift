@@ -139,8 +139,14 @@ public struct OnlineTrigger: Sendable, Hashable {
     /// A log table the trigger's function reads, dropped with it (`ClearedLinks`).
     public var log: String?
 
-    /// Every trigger and function `apply --online` makes starts so, and nothing else's does.
+    /// Every trigger and function `apply --online` makes starts so (or with `firstPrefix`), and
+    /// nothing else's does.
     public static let prefix = "orchestrator_online_"
+    /// The same in capitals, for a trigger that must act before the table's foreign key actions:
+    /// PostgreSQL fires a table's triggers of one event in the order of their names (C
+    /// collation), its keys' internal `RI_ConstraintTrigger_a_<oid>` among them, and `O` sorts
+    /// before `R` (`ReplacedKeyRule`).
+    public static let firstPrefix = prefix.uppercased()
 }
 
 extension LockLevel: Comparable {
