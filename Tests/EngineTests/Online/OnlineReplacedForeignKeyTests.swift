@@ -74,23 +74,33 @@ import TestSupport
             let projects = try Self.linkedProjects(5, writer, on: connection)
             #expect(projects.count == 5)
             let lists = try #require(try connection.execute("SELECT count(*) AS n FROM shop.list").int(0, "n"))
-            let session = try PostgresConnection(url: url)
-            defer { session.close() }
-            var deleted = false
-            var failure: Error?
-            _ = try StoreMigrator(connection: connection, model: model, store: S.store).apply(
-                options: ApplyOptions(batchSize: 7, online: true),
-                onProgress: { event in
-                    guard !deleted, OnlineTruncateMigrationTests.before(prefix)(event) else { return }
-                    deleted = true
-                    do { for project in projects { try delete(writer, session, project) } } catch { failure = error }
-                }
-            )
-            #expect(deleted, "the step never reached \(prefix)")
-            #expect(failure == nil, "the application's deletes failed: \(String(describing: failure))")
-            #expect(try S.version(on: connection) == "v2")
+            try Self.apply(model, on: connection, url: url, deletingBefore: prefix) { session in
+                for project in projects { try delete(writer, session, project) }
+            }
             try check(connection, projects, lists)
         }
+    }
+
+    /// The step run online, `delete` run on a session of its own before phase `prefix`.
+    static func apply(
+        _ model: VersionedModel, on connection: PostgresConnection, url: String, deletingBefore prefix: String,
+        _ delete: @escaping (PostgresConnection) throws -> Void
+    ) throws {
+        let session = try PostgresConnection(url: url)
+        defer { session.close() }
+        var deleted = false
+        var failure: Error?
+        _ = try StoreMigrator(connection: connection, model: model, store: S.store).apply(
+            options: ApplyOptions(batchSize: 7, online: true),
+            onProgress: { event in
+                guard !deleted, OnlineTruncateMigrationTests.before(prefix)(event) else { return }
+                deleted = true
+                do { try delete(session) } catch { failure = error }
+            }
+        )
+        #expect(deleted, "the step never reached \(prefix)")
+        #expect(failure == nil, "the application's deletes failed: \(String(describing: failure))")
+        #expect(try S.version(on: connection) == "v2")
     }
 
     static func inList(_ keys: [Int]) -> SQL { "\(unsafeRaw: keys.map(String.init).joined(separator: ", "))" }
@@ -213,20 +223,9 @@ import TestSupport
             try writer.both({ """
                 UPDATE \(ident: $0, "folder") SET parent_pk = CASE WHEN _pk = 1 THEN 3 WHEN _pk % 3 = 1 THEN NULL ELSE _pk - 1 END
                 """ }, on: connection)
-            let roots = [1, 4, 7]
-            let session = try PostgresConnection(url: url)
-            defer { session.close() }
-            var deleted = false
-            var failure: Error?
-            _ = try StoreMigrator(connection: connection, model: model, store: S.store).apply(
-                options: ApplyOptions(batchSize: 7, online: true),
-                onProgress: { event in
-                    guard !deleted, OnlineTruncateMigrationTests.before("validate folder_parent_pk_fkey")(event) else { return }
-                    deleted = true
-                    do { for root in roots { try writer.delete(from: "folder", key: root, on: session) } } catch { failure = error }
-                }
-            )
-            #expect(deleted && failure == nil, "\(String(describing: failure))")
+            try Self.apply(model, on: connection, url: url, deletingBefore: "validate folder_parent_pk_fkey") { session in
+                for root in [1, 4, 7] { try writer.delete(from: "folder", key: root, on: session) }
+            }
             #expect(try connection.execute("SELECT count(*) AS n FROM shop.folder").int(0, "n") == folders - 9)
             try OnlineMigrationTests.expectSameAsOfflineMigrationOfShadow(model, on: connection)
         }
