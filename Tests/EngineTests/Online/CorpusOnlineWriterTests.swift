@@ -12,10 +12,10 @@ import TestSupport
 /// with CorpusWriter inserting, updating and deleting rows of the entities the run keeps
 /// between every two phases. Each write goes to the live store and to a twin at the version the
 /// running step starts from: after each step the twin is migrated offline to the same version,
-/// the writer paused, so a write made while the live store is at a version follows that
-/// version's rules in both (at the first version throughout, the twin applied the first
-/// version's delete rules to writes made at later ones, and differed where a later version
-/// changed one). Migrated offline, the twin is what the live store must be: every committed
+/// the writer paused from the step's switch-over until then, so a write made while the live
+/// store is at a version follows that version's rules in both (at the first version
+/// throughout, the twin applied the first version's delete rules to writes made at later ones,
+/// and differed where a later version changed one). Migrated offline, the twin is what the live store must be: every committed
 /// write migrated, every deleted row gone, catalog and rows the same.
 @Suite(integration) struct CorpusOnlineWriterTests {
     static let live = CorpusOnlineRunTests.live
@@ -55,13 +55,16 @@ import TestSupport
                 try StoreMigrator(connection: connection, model: model, store: live, targetVersion: run.last.name)
                     .apply(options: options, onProgress: { event in
                         writer.interleave(event)
+                        // From the switch-over to the twin's step, no write: one committed in
+                        // between would meet the live store at the new version, the twin at the old.
+                        if event.kind == .passStarted, event.stage == .online, event.phase?.hasPrefix("switch over") == true { writer.pause() }
                         guard event.kind == .stepFinished, twinFailure == nil else { return }
+                        writer.pause()
+                        defer { writer.resume() }
                         do {
                             let step = twinPlan.steps[event.step - 1]
                             #expect(step.to == event.to && twinPlan.steps.count == event.stepCount, "\(context): the twin's plan differs")
-                            try writer.paused {
-                                _ = try twinMigrator.run(step, number: event.step, of: event.stepCount, plan: twinPlan, options: ApplyOptions(allowDataLoss: true))
-                            }
+                            _ = try twinMigrator.run(step, number: event.step, of: event.stepCount, plan: twinPlan, options: ApplyOptions(allowDataLoss: true))
                         } catch { twinFailure = error }
                     })
             }

@@ -8,8 +8,9 @@ import SQLBuilding
 /// entities the run keeps, it copies a row (an insert with the same values), appends to a text
 /// value, or deletes a row, each transaction written to the live store and identically to its
 /// twin, which stays at the version the live store's running step starts from: it is migrated
-/// offline after each step, the writer paused (`paused`). A write either store refuses (a
-/// constraint, a name the store no longer has) rolls back in both.
+/// offline after each step, the writer paused from the step's switch-over until then (`pause`,
+/// `resume`). A write either store refuses (a constraint, a name the store no longer has) rolls
+/// back in both.
 final class CorpusWriter: @unchecked Sendable {
     /// A table of the first version, with the entities of its rows the run keeps.
     struct Target: Sendable {
@@ -30,9 +31,11 @@ final class CorpusWriter: @unchecked Sendable {
     /// Failures no application write should meet.
     private(set) var unexpected: [String] = []
     private let done = DispatchSemaphore(value: 0)
-    /// Held through each write transaction; `paused` takes it between two.
+    /// Held through each write transaction; `pause` takes it between two.
     private let writing = NSLock()
     private var pauseRequested = false
+    /// Whether `pause` holds `writing` (touched only by the thread that runs the migration).
+    private var isPaused = false
     private var generator = SystemRandomNumberGenerator()
     static let expectedStates: Set<String> = ["40P01", "40001", "42703", "42P01", "55P03"]
 
@@ -76,19 +79,26 @@ final class CorpusWriter: @unchecked Sendable {
     }
 
     /// Runs `body` between two of the writer's transactions, none running meanwhile.
-    func paused<T>(_ body: () throws -> T) rethrows -> T {
+    /// Waits for the writer's transaction to end and keeps it from starting another until
+    /// `resume`, which the same thread calls. Nothing when already paused.
+    func pause() {
+        guard !isPaused else { return }
         lock.withLock { pauseRequested = true }
         writing.lock()
-        defer {
-            writing.unlock()
-            lock.withLock { pauseRequested = false }
-        }
-        return try body()
+        isPaused = true
+    }
+
+    func resume() {
+        guard isPaused else { return }
+        isPaused = false
+        writing.unlock()
+        lock.withLock { pauseRequested = false }
     }
 
     /// Stops the writer and waits for its last transaction.
     func stop() {
         lock.withLock { stopped = true }
+        resume()
         done.wait()
     }
 
