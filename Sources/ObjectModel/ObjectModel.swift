@@ -251,12 +251,18 @@ public struct VersionedModel: Sendable {
     public var unusableVersions: [UnusableVersion]
     /// Every version's name, usable or not, in migration order.
     public var versionNames: [String]
+    /// Whether the team declared the order (a native model's `model.yaml`, an Xcode model's
+    /// `<Package>.versions.yaml`). An `.xcdatamodeld` without one is ordered by name, a guess:
+    /// a store may then go to the target directly whatever the names say (docs/model-format.md).
+    public var orderIsDeclared: Bool
 
     /// `versionNames` defaults to the usable versions' names followed by the unusable ones'.
     public init(
         name: String, versions: [ModelVersion], currentVersionName: String, path: String,
-        format: Format, warnings: [ModelIssue] = [], unusableVersions: [UnusableVersion] = [], versionNames: [String]? = nil
+        format: Format, warnings: [ModelIssue] = [], unusableVersions: [UnusableVersion] = [], versionNames: [String]? = nil,
+        orderIsDeclared: Bool? = nil
     ) {
+        self.orderIsDeclared = orderIsDeclared ?? (format == .native)
         self.name = name
         self.versions = versions
         self.currentVersionName = currentVersionName

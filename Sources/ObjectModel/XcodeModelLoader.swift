@@ -13,7 +13,9 @@ public enum XcodeModelLoader {
         if path.hasSuffix(".xcdatamodel") {
             var warnings: [ModelIssue] = []
             let version = try loadVersion(at: path, warnings: &warnings)
-            return VersionedModel(name: packageName, versions: [version], currentVersionName: version.name, path: path, format: .xcode, warnings: warnings)
+            return VersionedModel(
+                name: packageName, versions: [version], currentVersionName: version.name, path: path, format: .xcode, warnings: warnings, orderIsDeclared: true
+            )
         }
         guard let children = try? fm.contentsOfDirectory(atPath: path) else {
             throw ModelLoadError([ModelIssue(file: path, message: "cannot read the .xcdatamodeld package")])
@@ -34,11 +36,16 @@ public enum XcodeModelLoader {
                 unusable.append(UnusableVersion(name: (folder as NSString).deletingPathExtension, issues: [issue]))
             }
         }
-        let names = versionFolders.map { ($0 as NSString).deletingPathExtension }
+        var names = versionFolders.map { ($0 as NSString).deletingPathExtension }
+        let declared = try XcodeVersionOrder.declared(forPackage: path, versionNames: names)
+        if let declared {
+            names = declared
+            versions.sort { declared.firstIndex(of: $0.name)! < declared.firstIndex(of: $1.name)! }
+        }
         let current = currentVersionName(package: path, versionNames: names, warnings: &warnings)
         return VersionedModel(
             name: packageName, versions: versions, currentVersionName: current, path: path, format: .xcode, warnings: warnings,
-            unusableVersions: unusable, versionNames: names
+            unusableVersions: unusable, versionNames: names, orderIsDeclared: declared != nil
         )
     }
 

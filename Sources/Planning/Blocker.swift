@@ -10,6 +10,9 @@ public struct Blocker: Sendable, Hashable, CustomStringConvertible {
         case versionOnTheWayUnusable
         /// The target comes before the store's version: migrations only go forward.
         case targetBeforeStore
+        /// An `.xcdatamodeld` declares no order of versions, the store's version sorts after the
+        /// target by name, and no direct step can be inferred or is given by a mapping model.
+        case noDirectStep
         /// No mapping can be inferred between two versions (each inference refusal, by entity and property).
         case notInferable
         /// A mapping is inferred but cannot run in place: it needs a mapping model.

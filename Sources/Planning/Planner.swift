@@ -144,7 +144,10 @@ extension Planner {
     ) -> Result<[PlannedStep], LightweightPath.Blockers> {
         func index(_ name: String) -> Int? { model.versions.firstIndex { $0.name == name } }
         guard let start = index(source.name), let end = index(target.name) else { preconditionFailure("versions of a plan come from its model") }
-        let onTheWay = explicitMappings.filter { mapping in
+        // A mapping model from the store's version straight to the target is the direct step,
+        // whatever lies between (Core Data's rule): explicit, so it is never inferred past.
+        let direct = explicitMappings.filter { $0.source == source.name && $0.destination == target.name }
+        let onTheWay = direct.count == 1 ? direct : explicitMappings.filter { mapping in
             guard let from = index(mapping.source), let to = index(mapping.destination) else { return false }
             return start <= from && to <= end && from < to
         }.sorted { (index($0.source)!, index($0.destination)!) < (index($1.source)!, index($1.destination)!) }

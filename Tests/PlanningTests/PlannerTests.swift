@@ -103,6 +103,24 @@ import ObjectModel
         #expect(unaffected.steps.map(\.kind) == [.lightweight])
     }
 
+    /// A mapping model from the store's version straight to the target is the one step, whatever
+    /// mapping models lie between (Core Data's rule): here the direct one is the only one planned.
+    @Test func aDirectExplicitMappingModelIsTakenOverAChain() throws {
+        let model = try Fixtures.model("migrations")
+        let snapshot = StoreSnapshot(store: "recipes", schemaExists: true, metadata: Self.metadata(model.versions[0]))
+        let between = MappingModel(source: "Recipes 2", destination: "Recipes 3", entityMappings: Self.recipes2To3(policy: nil), file: "recipes-2-to-3.yaml")
+        let direct = ExplicitMapping(source: "Recipes 1", destination: "Recipes 3", file: "recipes-1-to-3.yaml")
+        let plan = try Planner.plan(model: model, snapshot: snapshot, explicitMappings: [ExplicitMapping(between), direct])
+        #expect(plan.blockers == [
+            "'Recipes 1' -> 'Recipes 3' has an explicit mapping model (recipes-1-to-3.yaml), which was not loaded for planning; inferring past it would skip the transformation it defines",
+        ])
+        let fromTwo = try Planner.plan(
+            model: model, snapshot: StoreSnapshot(store: "recipes", schemaExists: true, metadata: Self.metadata(model.versions[1])),
+            explicitMappings: [ExplicitMapping(between), direct]
+        )
+        #expect(fromTwo.steps.map(\.kind) == [.heavyweight], "\(fromTwo.blockers)")
+    }
+
     /// Recipes 2 -> 3 by hand: every entity copied, Recipe's rating given a value.
     static func recipes2To3(policy: String?) -> [EntityMappingDefinition] {
         [

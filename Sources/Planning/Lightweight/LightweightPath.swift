@@ -1,3 +1,4 @@
+import Foundation
 import ObjectModel
 
 /// Lightweight steps from the store's version to a later one (DESIGN.md, "Plan, then apply").
@@ -16,6 +17,7 @@ enum LightweightPath {
             preconditionFailure("versions of a plan come from its model")
         }
         guard sourceIndex < targetIndex else {
+            guard model.orderIsDeclared else { return directAgainstNameOrder(model: model, from: source, to: target, schema: schema) }
             return .failure(Blockers(reasons: [Blocker(
                 .targetBeforeStore,
                 "the store is at '\(source.name)', which comes after '\(target.name)' in the model's order; migrations only go forward (choose a later target version)"
@@ -38,6 +40,21 @@ enum LightweightPath {
         if reasons.isEmpty { return .success(steps) }
         if case .success(let step) = direct { return .success([step]) }
         return .failure(Blockers(reasons: reasons))
+    }
+
+    /// An `.xcdatamodeld` without a declared order is ordered by name, a guess that a renamed
+    /// model defeats (`AppPartner 5` sorts after `AppFolio v1.4`, its successor). Core Data
+    /// migrates such a store directly, and so does this: the one inferred step, or why there is
+    /// none and how to declare the order that would let a chain go through the versions between.
+    static func directAgainstNameOrder(model: VersionedModel, from source: ModelVersion, to target: ModelVersion, schema: String) -> Result<[PlannedStep], Blockers> {
+        switch step(from: source, to: target, schema: schema) {
+        case .success(let step): return .success([step])
+        case .failure(let blockers):
+            return .failure(Blockers(reasons: blockers.reasons + [Blocker(
+                .noDirectStep,
+                "the store is at '\(source.name)', which sorts after '\(target.name)' by name, and \((model.path as NSString).lastPathComponent) declares no order of its versions, so only a direct step can run, and none can (above); declare the order, oldest first, in \(XcodeVersionOrder.file(forPackage: model.path)) to go through the versions between (docs/model-format.md, \"Order of versions\")"
+            )]))
+        }
     }
 
     /// One inferred step, or why there is none: each refusal names its entity and property.

@@ -74,6 +74,29 @@ import ObjectModel
         #expect(plan.blockers == ["the store is at 'v3', which comes after 'v1' in the model's order; migrations only go forward (choose a later target version)"])
     }
 
+    /// An `.xcdatamodeld` without a declared order: the name order is a guess, so a store whose
+    /// version sorts after the target goes there by a direct step, as Core Data's would.
+    @Test func againstAGuessedNameOrderTheDirectStepRuns() throws {
+        var model = try Self.model([M.recipe("a: string"), M.recipe("a: string, b: string")])
+        model.format = .xcode
+        model.orderIsDeclared = false
+        let plan = try Self.plan(model, storeAt: "v2", target: "v1")
+        #expect(plan.blockers == [])
+        #expect(plan.steps.map { "\($0.kind) \($0.from!) -> \($0.to)" } == ["lightweight v2 -> v1"])
+        #expect(plan.steps[0].hazards.filter(\.isDataLoss).map(\.message) == ["Recipe.b removed: its values are dropped"])
+    }
+
+    @Test func againstAGuessedNameOrderWithoutADirectStepTheBlockerSaysHowToDeclareTheOrder() throws {
+        var model = try Self.model([M.recipe("n: int32"), M.recipe("n: string")])
+        model.format = .xcode
+        model.orderIsDeclared = false
+        model.path = "/models/Partner.xcdatamodeld"
+        let plan = try Self.plan(model, storeAt: "v2", target: "v1")
+        #expect(plan.steps.isEmpty)
+        #expect(plan.blockerDetails.map(\.code) == [.notInferable, .noDirectStep])
+        #expect(plan.blockerDetails.last?.message == #"the store is at 'v2', which sorts after 'v1' by name, and Partner.xcdatamodeld declares no order of its versions, so only a direct step can run, and none can (above); declare the order, oldest first, in /models/Partner.versions.yaml to go through the versions between (docs/model-format.md, "Order of versions")"#)
+    }
+
     @Test func aVersionKnownOnlyToTheDatabaseCannotBeInferredFrom() throws {
         let model = try Self.model(Self.doubleRename)
         let plan = try Self.plan(model, storeAt: "v0", recorded: [RecordedVersion(name: "v0", modelHash: String(repeating: "ef", count: 32))])
