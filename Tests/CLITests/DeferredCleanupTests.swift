@@ -22,10 +22,8 @@ struct DeferredCleanupTests {
                 INSERT INTO kitchen.recipe (name, temperature, amount, chef_pk)
                 SELECT 'recipe ' || i, 300 + i, i, (SELECT min(_pk) FROM kitchen.chef) FROM generate_series(1, 500) AS i
                 """)
-            let reader = try PostgresConnection(url: url)
+            let (reader, pid) = try MetadataLockTests.session(named: "report-under-test", url: url)
             defer { reader.close() }
-            try reader.execute("SET application_name = 'report-under-test'")
-            let pid = try #require(reader.execute("SELECT pg_backend_pid() AS pid").int(0, "pid"))
             try reader.execute("BEGIN ISOLATION LEVEL REPEATABLE READ")
             try reader.execute("SELECT count(*) FROM kitchen.chef")
             try reader.execute("SELECT count(*) FROM kitchen.recipe")
@@ -34,6 +32,7 @@ struct DeferredCleanupTests {
             let applied = try RunningOrchestrator(["apply", "--model", folder.path, "--lock-timeout", "200"] + options, databaseURL: url)
                 .finish(killingAfter: 120)
             let elapsed = Date().timeIntervalSince(started)
+            print("apply \(options.joined(separator: " ")) with a REPEATABLE READ reader held across the swap: exit \(applied.exitCode) after \(String(format: "%.1f", elapsed)) s")
             #expect(applied.exitCode == 0, "\(applied)")
             #expect(elapsed < 60, "apply ended after \(elapsed) s")
             let old = options == ["--no-backup"] ? "kitchen~retired" : "kitchen~"
