@@ -96,6 +96,8 @@ final class LockWatcher: @unchecked Sendable {
     private var isClosed = false
     static let pollInterval: TimeInterval = 0.5
     static let repeatAfter: TimeInterval = 30
+    /// No statement is looked at sooner: most statements end before, and a look opens a session.
+    static let earliestLook: TimeInterval = 0.05
 
     var lookAfter: TimeInterval {
         get { lock.withLock { storedLookAfter } }
@@ -113,7 +115,7 @@ final class LockWatcher: @unchecked Sendable {
     /// Starts looking at the statement the session `pid` is about to run.
     func watch(pid: Int32) -> StatementWatch {
         let watch = StatementWatch()
-        DispatchQueue.global().asyncAfter(deadline: .now() + lookAfter) { [self] in
+        DispatchQueue.global().asyncAfter(deadline: .now() + max(Self.earliestLook, lookAfter)) { [self] in
             while !watch.isFinished {
                 if let wait = look(at: pid) {
                     watch.seen(wait)
