@@ -66,4 +66,27 @@ struct DeferredCleanupTests {
             #expect(try connection.execute("SELECT count(*) AS n FROM kitchen.recipe").int(0, "n") == 500)
         }
     }
+
+    @Test("restore finishes a deferred cleanup before it puts the backup back", integration)
+    func restoreFinishesDeferredCleanup() throws {
+        try withAppliedStore { folder, url, connection in
+            try connection.execute("INSERT INTO kitchen.chef (name) SELECT 'chef ' || i FROM generate_series(1, 5) AS i")
+            let (reader, _) = try MetadataLockTests.session(named: "report-under-test", url: url)
+            defer { reader.close() }
+            try reader.execute("BEGIN ISOLATION LEVEL REPEATABLE READ")
+            try reader.execute("SELECT count(*) FROM kitchen.chef")
+            let applied = try RunningOrchestrator(["apply", "--model", folder.path, "--lock-timeout", "200"], databaseURL: url).finish(killingAfter: 120)
+            #expect(applied.exitCode == 0 && applied.stderrLines.contains { $0.hasPrefix("note: cleanup deferred: ") }, "\(applied)")
+            try reader.execute("COMMIT")
+
+            let restored = try OrchestratorBinary.run(["restore", "--model", folder.path], databaseURL: url)
+            #expect(restored.exitCode == 0, "\(restored)")
+            #expect(try KillAndResumeTests.changeTriggers(on: connection).isEmpty)
+            #expect(try Self.functions(in: "kitchen", on: connection) == 0)
+            #expect(try connection.execute("SELECT version_name FROM orchestrator.stores WHERE store = 'kitchen'").value(0, "version_name") == "Kitchen 1")
+            // The restored store takes writes: no trigger of the migration is left on it.
+            try connection.execute("INSERT INTO kitchen.chef (name) VALUES ('after restore')")
+            #expect(try connection.execute("SELECT count(*) AS n FROM kitchen.chef").int(0, "n") == 6)
+        }
+    }
 }
