@@ -74,18 +74,34 @@ public struct ExecutionPolicy: Sendable {
         "SET LOCAL idle_in_transaction_session_timeout = \(literal: milliseconds)"
     }
 
+    /// The last attempt's lock timeout names the lock's holder as an earlier attempt saw it,
+    /// when it ran out before anyone looked.
     func retrying<T>(_ body: () throws -> T) throws -> T {
         var attempt = 1
+        var seen: LockWait?
         while true {
             let started = Date()
             do {
                 return try body()
             } catch where Self.isRetryable(error) && attempt < retries.attempts {
+                seen = Self.lockTimeout(in: error)?.lockWait ?? seen
                 sleep(retries.delay(after: attempt, jitter: Double.random(in: 0...1)))
                 lockWaits?.record(seconds: Date().timeIntervalSince(started))
                 attempt += 1
+            } catch {
+                guard let seen, var timeout = Self.lockTimeout(in: error), timeout.lockWait == nil else { throw error }
+                timeout.lockWait = seen
+                guard var failure = error as? PassFailure else { throw timeout }
+                failure.underlying = timeout
+                throw failure
             }
         }
+    }
+
+    /// The lock timeout (55P03) `error` is or wraps.
+    static func lockTimeout(in error: Error) -> PostgresError? {
+        let failure = ((error as? PassFailure)?.underlying ?? error) as? PostgresError
+        return failure?.sqlState == .lockNotAvailable ? failure : nil
     }
 
     /// Lock-not-available and deadlock: another session was in the way, not our SQL.
