@@ -88,7 +88,10 @@ extension PostgresConnection {
 /// set within `repeatAfter`), and keeps the last wait seen for the error of a lock timeout.
 final class LockWatcher: @unchecked Sendable {
     let bound: LockWaitBound
+    /// Guards the settings and what was reported; never held while the monitor runs a query.
     private let lock = NSLock()
+    /// Guards the monitoring session.
+    private let monitorLock = NSLock()
     private var monitor: PostgresConnection?
     private let monitorFactory: () throws -> PostgresConnection
     private var lastReported: (wait: LockWait, at: Date)?
@@ -128,7 +131,7 @@ final class LockWatcher: @unchecked Sendable {
     }
 
     func close() {
-        lock.withLock {
+        monitorLock.withLock {
             isClosed = true
             monitor?.close()
             monitor = nil
@@ -146,7 +149,7 @@ final class LockWatcher: @unchecked Sendable {
 
     /// What `pid` waits for and who holds it; nil when it waits for no lock (or cannot be seen).
     private func look(at pid: Int32) -> LockWait? {
-        lock.withLock {
+        monitorLock.withLock {
             guard !isClosed else { return nil }
             do {
                 if monitor == nil { monitor = try monitorFactory() }
