@@ -8,7 +8,8 @@ import SQLBuilding
 /// - `lock_timeout`: a statement waiting for a lock gives up after this long. Readers and writers
 ///   that arrive after a queued DDL lock request wait behind it, so this bounds their wait too.
 /// - `idle_in_transaction_session_timeout`: when the process stops between two statements (SIGSTOP,
-///   a frozen container), PostgreSQL ends the session and releases its locks.
+///   a frozen container), PostgreSQL ends the session and releases its locks; the write guard,
+///   idle by design, is kept alive by statements of its own (`WriteGuard`).
 /// - A transaction that failed for a lock (55P03) or a deadlock (40P01) rolled back entirely, so
 ///   it runs again after a backoff with jitter, up to `retries.attempts` times in all.
 public struct ExecutionPolicy: Sendable {
@@ -29,23 +30,27 @@ public struct ExecutionPolicy: Sendable {
 
     /// Runs `body` in a transaction under the policy's timeouts, again after a lock failure or a
     /// deadlock. `body` must be safe to run again: each attempt starts from a rolled-back state.
+    /// A statement waiting for a lock is looked at (who holds it) before `lock_timeout` ends it.
     public func transaction<T>(on connection: PostgresConnection, _ body: () throws -> T) throws -> T {
         try retrying {
-            try connection.transaction {
-                try setTimeouts(on: connection, idle: true)
-                return try body()
+            try connection.lookingAtLockWaits(after: Double(lockTimeoutMilliseconds) * 0.6 / 1000) {
+                try connection.transaction {
+                    try setTimeouts(on: connection)
+                    return try body()
+                }
             }
         }
     }
 
-    /// Begins a transaction under `lock_timeout` and runs `body` in it, leaving it open for the
-    /// caller to end (by closing the session): a guard that holds its locks while other sessions
-    /// work. It has no idle timeout, since it waits idle by design.
+    /// Begins a transaction under `lock_timeout` and `idle_in_transaction_session_timeout` and
+    /// runs `body` in it, leaving it open for the caller to end (by closing the session): a
+    /// guard that holds its locks while other sessions work, kept alive by a statement sent
+    /// more often than the idle timeout (`WriteGuard`).
     public func openTransaction(on session: PostgresConnection, _ body: () throws -> Void) throws {
         try retrying {
             try session.execute("BEGIN")
             do {
-                try setTimeouts(on: session, idle: false)
+                try setTimeouts(on: session)
                 try body()
             } catch {
                 _ = try? session.execute("ROLLBACK")
@@ -59,25 +64,44 @@ public struct ExecutionPolicy: Sendable {
         "SET LOCAL lock_timeout = \(literal: milliseconds)"
     }
 
-    private func setTimeouts(on connection: PostgresConnection, idle: Bool) throws {
+    private func setTimeouts(on connection: PostgresConnection) throws {
         try connection.execute(Self.setLockTimeout(milliseconds: lockTimeoutMilliseconds))
-        if idle {
-            try connection.execute("SET LOCAL idle_in_transaction_session_timeout = \(literal: idleInTransactionTimeoutMilliseconds)")
-        }
+        try connection.execute(Self.setIdleTimeout(milliseconds: idleInTransactionTimeoutMilliseconds))
     }
 
+    /// `SET LOCAL idle_in_transaction_session_timeout`.
+    static func setIdleTimeout(milliseconds: Int) -> SQL {
+        "SET LOCAL idle_in_transaction_session_timeout = \(literal: milliseconds)"
+    }
+
+    /// The last attempt's lock timeout names the lock's holder as an earlier attempt saw it,
+    /// when it ran out before anyone looked.
     func retrying<T>(_ body: () throws -> T) throws -> T {
         var attempt = 1
+        var seen: LockWait?
         while true {
             let started = Date()
             do {
                 return try body()
             } catch where Self.isRetryable(error) && attempt < retries.attempts {
+                seen = Self.lockTimeout(in: error)?.lockWait ?? seen
                 sleep(retries.delay(after: attempt, jitter: Double.random(in: 0...1)))
                 lockWaits?.record(seconds: Date().timeIntervalSince(started))
                 attempt += 1
+            } catch {
+                guard let seen, var timeout = Self.lockTimeout(in: error), timeout.lockWait == nil else { throw error }
+                timeout.lockWait = seen
+                guard var failure = error as? PassFailure else { throw timeout }
+                failure.underlying = timeout
+                throw failure
             }
         }
+    }
+
+    /// The lock timeout (55P03) `error` is or wraps.
+    static func lockTimeout(in error: Error) -> PostgresError? {
+        let failure = ((error as? PassFailure)?.underlying ?? error) as? PostgresError
+        return failure?.sqlState == .lockNotAvailable ? failure : nil
     }
 
     /// Lock-not-available and deadlock: another session was in the way, not our SQL.

@@ -43,7 +43,7 @@ public enum StoreRestore {
             return metadata
         }
         _ = try storeMetadata()
-        try StoreSchemas.removeLeftovers(
+        _ = try StoreCleanup.removeLeftovers(
             store: store, on: connection, lockWaitSeconds: lockWaitSeconds, policy: ApplyOptions().executionPolicy, onLockWait: onLockWait
         )
         let lock = StoreLock(store: store, connection: connection)

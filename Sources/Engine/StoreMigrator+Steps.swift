@@ -13,11 +13,11 @@ extension StoreMigrator {
         let started = Date()
         if !step.passes.isEmpty {
             do {
-                let rows = try withoutActuallyEscaping(onProgress) { onProgress in
+                let (rows, deferred) = try withoutActuallyEscaping(onProgress) { onProgress in
                     try HeavyweightRun(migrator: self, step: step, number: number, count: count, options: options, onProgress: onProgress)
                         .run(plan: plan, started: started)
                 }
-                return AppliedStep(step: step, rows: rows, durationMilliseconds: milliseconds(since: started))
+                return AppliedStep(step: step, rows: rows, durationMilliseconds: milliseconds(since: started), deferredCleanup: deferred)
             } catch let error as StagingMismatch {
                 throw error
             } catch let error as ForeignSchema {

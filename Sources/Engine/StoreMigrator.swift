@@ -60,8 +60,8 @@ public struct StoreMigrator {
         return plan
     }
 
-    /// 1. Plan without writing anything (but what a crash after a heavyweight swap left,
-    ///    `StoreSchemas.removeLeftovers`): a store of an unknown version, a schema that is not a
+    /// 1. Plan without writing anything (but what a crash or a deferred cleanup after a
+    ///    heavyweight swap left, `StoreCleanup.removeLeftovers`): a store of an unknown version, a schema that is not a
     ///    store, a plan that cannot run or one that loses data without `allowDataLoss` stops
     ///    here, with the database untouched.
     /// 2. Make sure the metadata schema exists.
@@ -76,12 +76,12 @@ public struct StoreMigrator {
         options: ApplyOptions = ApplyOptions(), onStep: (Int, Int, PlannedStep) -> Void = { _, _, _ in },
         onProgress: (ProgressEvent) -> Void = { _ in }, onLockWait: ([AdvisoryLockHolder]) -> Void = { _ in }
     ) throws -> ApplyReport {
-        try StoreSchemas.removeLeftovers(
-            store: store, on: connection, lockWaitSeconds: options.lockWaitSeconds, policy: options.executionPolicy, onLockWait: onLockWait
+        let deferred = try StoreCleanup.removeLeftovers(
+            store: store, on: connection, lockWaitSeconds: options.lockWaitSeconds, policy: options.executionPolicy, deferring: true, onLockWait: onLockWait
         )
         let preliminary = try plan()
         try options.expectedPlan?.requireSame(as: preliminary, migrator: self, online: options.online)
-        if preliminary.isUpToDate { return ApplyReport(plan: preliminary, appliedSteps: []) }
+        if preliminary.isUpToDate { return ApplyReport(plan: preliminary, appliedSteps: [], deferredCleanups: deferred) }
         guard preliminary.isExecutable else { throw NotExecutable(blockerDetails: preliminary.blockerDetails) }
         try DataLossNotAllowed.check(preliminary, options: options)
         try OnlineNotSupported.check(preliminary, options: options)
@@ -112,6 +112,6 @@ public struct StoreMigrator {
             finished.elapsedSeconds = Double(done.durationMilliseconds) / 1000
             onProgress(finished)
         }
-        return ApplyReport(plan: plan, appliedSteps: applied)
+        return ApplyReport(plan: plan, appliedSteps: applied, deferredCleanups: deferred + applied.compactMap(\.deferredCleanup))
     }
 }

@@ -174,36 +174,3 @@ extension StoreSchemas {
         return blockers
     }
 }
-
-extension StoreSchemas {
-    /// What a crash between a heavyweight swap and its cleanup leaves: the change triggers on
-    /// the old tables (now the backup), a retired old store. Removed under the store's lock, in
-    /// transactions under `policy`'s lock timeout and retries, like the migration's own.
-    static func removeLeftovers(
-        store: String, on connection: PostgresConnection, lockWaitSeconds: Double, policy: ExecutionPolicy,
-        onLockWait: ([AdvisoryLockHolder]) -> Void
-    ) throws {
-        guard try MetadataSchema.hasStoreSchemas(on: connection) else { return }
-        let function = "." + quoteIdentifier(ChangeTracking.function) + "()"
-        let query: SQL = """
-            SELECT s.schema, s.role FROM \(ident: MetadataSchema.schema, table) AS s JOIN pg_namespace AS n ON n.nspname = s.schema
-            WHERE s.store = \(store) AND (s.role = 'retired' OR (s.role = 'backup' AND to_regprocedure(quote_ident(s.schema) || \(function)) IS NOT NULL))
-            """
-        guard !(try connection.execute(query)).isEmpty else { return }
-        let lock = StoreLock(store: store, connection: connection)
-        try lock.acquire(waitingAtMost: lockWaitSeconds, onWait: onLockWait)
-        defer { lock.release() }
-        let leftovers = try connection.execute(query)
-        for row in leftovers.rows.indices {
-            guard let schema = leftovers.value(row, "schema") else { continue }
-            try policy.transaction(on: connection) {
-                _ = try connection.execute(ChangeTracking.remove(from: schema).sql)
-                _ = try connection.execute(OnlineCatchUp.remove(from: schema))
-                if leftovers.value(row, "role") == Role.retired.rawValue {
-                    _ = try connection.execute("DROP SCHEMA \(ident: schema) CASCADE")
-                    try unregister(schema, on: connection)
-                }
-            }
-        }
-    }
-}

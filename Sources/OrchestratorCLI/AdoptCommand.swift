@@ -26,7 +26,7 @@ struct AdoptCommand: ParsableCommand {
             try model.requireUsable([version])
             let url = try storeOptions.resolvedDatabaseURL()
             let store = storeOptions.storeName(for: model)
-            let connection = try connect(url)
+            let connection = try connect(url, lockWait: lockWaitOptions.lockWait)
             defer { connection.close() }
             let target = model.version(named: version)!
             let drift = try StoreAdoption.adopt(store: store, modelName: model.name, version: target, lockWaitSeconds: lockWaitOptions.lockWait, onLockWait: lockWaitOptions.onWait(store: store), on: connection)

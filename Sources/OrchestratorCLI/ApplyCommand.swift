@@ -22,7 +22,10 @@ struct ApplyCommand: ParsableCommand {
     @Option(name: .long, help: "lock_timeout of each migration transaction, in milliseconds: the longest a reader or writer waits behind one of apply's lock requests; a transaction that times out is retried with backoff.")
     var lockTimeout: Int = ApplyOptions.defaultLockTimeoutMilliseconds
 
-    @Option(name: .long, help: "Seconds to wait for another apply of the same store to finish (it is named while waiting); then exit 1.")
+    @Option(name: .long, help: "idle_in_transaction_session_timeout of each migration transaction and of the heavyweight write guard, in milliseconds: how soon after the process stops answering (SIGSTOP, a paused VM) PostgreSQL ends its sessions and releases their locks.")
+    var idleTimeout: Int = ApplyOptions.defaultIdleInTransactionTimeoutMilliseconds
+
+    @Option(name: .long, help: "Seconds to wait for another apply of the same store to finish, or for a lock another session holds on orchestrator's tables or the store's catalog (the holder is named while waiting); then exit 1.")
     var lockWait: Double = ApplyOptions.defaultLockWaitSeconds
 
     @Flag(name: .long, help: "Run steps that drop entities, attributes or relationships (and their data), or leave rows behind (a mapping model that does not read them): the backup alone is not consent.")
@@ -45,6 +48,7 @@ struct ApplyCommand: ParsableCommand {
 
     func validate() throws {
         guard lockTimeout > 0 else { throw ValidationError("--lock-timeout must be a positive number of milliseconds") }
+        guard idleTimeout >= 3 else { throw ValidationError("--idle-timeout must be a number of milliseconds, 3 or more") }
         guard batchSize > 0 else { throw ValidationError("--batch-size must be a positive number of rows") }
         guard lockWait >= 0, lockWait.isFinite else { throw ValidationError("--lock-wait must be a number of seconds, 0 or more") }
         if dryRun && online {
@@ -56,13 +60,13 @@ struct ApplyCommand: ParsableCommand {
         try reportingFailures {
             // A saved plan that cannot be used stops the command before anything else.
             let expectedPlan = try plan.map { ExpectedPlan(saved: try SavedPlan.read(from: $0), file: $0) }
-            try migrationOptions.withMigrator(model: modelOptions, store: storeOptions, target: to) { _, migrator in
+            try migrationOptions.withMigrator(model: modelOptions, store: storeOptions, target: to, lockWait: lockWait) { _, migrator in
                 let store = migrator.store
                 let isText = formatOptions.format == .text
                 let progress = ProgressReporter(mode: ProgressReporter.Mode(format: formatOptions.format))
                 // A failure mid-pass leaves a bar open: end its line before the error is printed.
                 defer { progress.finish() }
-                var options = ApplyOptions(lockTimeoutMilliseconds: lockTimeout, allowDataLoss: allowDataLoss, restart: restart, lockWaitSeconds: lockWait, online: online)
+                var options = ApplyOptions(lockTimeoutMilliseconds: lockTimeout, allowDataLoss: allowDataLoss, restart: restart, lockWaitSeconds: lockWait, idleInTransactionTimeoutMilliseconds: idleTimeout, online: online)
                 options.batchSize = batchSize
                 options.expectedPlan = expectedPlan
                 let onStep = { (number: Int, count: Int, step: PlannedStep) in
@@ -81,6 +85,8 @@ struct ApplyCommand: ParsableCommand {
                     return
                 }
                 let report = try migrator.apply(options: options, onStep: onStep, onProgress: progress.report, onLockWait: onLockWait)
+                progress.finish()
+                report.deferredCleanups.forEach { printNotice($0.description) }
                 switch formatOptions.format {
                 case .json: printLine(ApplyRendering.json(report, store: store).rendered)
                 case .text: ApplyRendering.text(report, store: store).forEach { printLine($0) }

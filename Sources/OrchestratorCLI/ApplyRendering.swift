@@ -43,6 +43,8 @@ enum ApplyRendering {
         }
         if let backupSchema = backupSchema(of: report) {
             lines.append("store \(store): the old store is kept as schema \(quoteIdentifier(backupSchema)) (drop it when you no longer need it)")
+        } else if let retired = report.appliedSteps.compactMap(\.deferredCleanup).last(where: { $0.role == .retired }) {
+            lines.append("store \(store): the old store is set aside as schema \(quoteIdentifier(retired.schema)) until it can be dropped: the next apply drops it (--no-backup)")
         } else if report.appliedSteps.contains(where: { $0.step.kind == .heavyweight }) {
             lines.append("store \(store): the old store was dropped (--no-backup)")
         }

@@ -20,10 +20,15 @@ struct ConnectionFailure: Error, CustomStringConvertible {
 
 /// Opens the command's connection; with `--verbose` it logs every statement. An empty `url`
 /// (no `--database-url`, no `DATABASE_URL`) leaves everything to libpq's environment.
-func connect(_ url: String) throws -> PostgresConnection {
+/// No statement waits for a lock longer than `lockWait` seconds (`lock_timeout`; migration
+/// transactions set a shorter one), and one that waits is named with the lock's holder.
+func connect(_ url: String, lockWait: Double) throws -> PostgresConnection {
     do {
         let connection = try PostgresConnection(url: url)
         connection.statementLogger = CommandOutput.statementLogger
+        try connection.bound(lockWaits: LockWaitBound(milliseconds: max(1, Int((lockWait * 1000).rounded()))) { wait in
+            printNotice("waiting for a lock: \(wait)")
+        })
         return connection
     } catch let error as PostgresError {
         // redactedConnectionString says "not shown" for a string it cannot read safely.

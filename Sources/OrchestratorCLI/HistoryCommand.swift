@@ -14,6 +14,7 @@ struct HistoryCommand: ParsableCommand {
 
     @OptionGroup var storeOptions: StoreOptions
     @OptionGroup var formatOptions: FormatOptions
+    @OptionGroup var lockWaitOptions: LockWaitOptions
     /// `--verbose`, `--quiet`: the other commands get them with ModelOptions, which this one has not.
     @OptionGroup var outputOptions: OutputOptions
 
@@ -25,7 +26,7 @@ struct HistoryCommand: ParsableCommand {
         try reportingFailures {
             let store = try storeOptions.store ?? storeOptions.storeName(for: ModelLoader.loadEachVersion(path: model!))
             let url = try storeOptions.resolvedDatabaseURL()
-            let connection = try connect(url)
+            let connection = try connect(url, lockWait: lockWaitOptions.lockWait)
             defer { connection.close() }
             let records = try StoreHistory.records(store: store, on: connection)
             switch formatOptions.format {

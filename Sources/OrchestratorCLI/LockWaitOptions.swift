@@ -3,9 +3,11 @@ import Engine
 import Foundation
 import PostgresClient
 
-/// `--lock-wait` of the commands besides `apply` that take the store's lock (`restore`, `adopt`).
+/// `--lock-wait` of the commands besides `apply` that read or write a store: how long they wait
+/// for the store's lock (`restore`, `adopt`) and for any lock another session holds on a table
+/// they read or write (orchestrator's metadata, the store's catalog).
 struct LockWaitOptions: ParsableArguments {
-    @Option(name: .long, help: "Seconds to wait for an apply of the same store to finish (it is named while waiting); then exit 1.")
+    @Option(name: .long, help: "Seconds to wait for a lock another session holds (an apply of the same store, a lock on orchestrator's tables): the holder is named while waiting; then exit 1.")
     var lockWait: Double = ApplyOptions.defaultLockWaitSeconds
 
     func validate() throws {

@@ -104,7 +104,7 @@ struct MigrationOptions: ParsableArguments {
     /// then a migrator for the store, with these choices and the policies the program
     /// registered, over a connection that closes when `body` returns.
     func withMigrator<Result>(
-        model modelOptions: ModelOptions, store storeOptions: StoreOptions, target: String?,
+        model modelOptions: ModelOptions, store storeOptions: StoreOptions, target: String?, lockWait: Double,
         _ body: (VersionedModel, StoreMigrator) throws -> Result
     ) throws -> Result {
         let model = try modelOptions.loadEachVersion()
@@ -112,7 +112,7 @@ struct MigrationOptions: ParsableArguments {
         try model.requireUsable([target ?? model.currentVersionName])
         let explicitMappings = try mappingOptions.explicitMappings(for: model)
         let url = try storeOptions.resolvedDatabaseURL()
-        let connection = try connect(url)
+        let connection = try connect(url, lockWait: lockWait)
         defer { connection.close() }
         var migrator = StoreMigrator(
             connection: connection, model: model, store: storeOptions.storeName(for: model), targetVersion: target, explicitMappings: explicitMappings

@@ -17,6 +17,7 @@ struct PlanCommand: ParsableCommand {
     @OptionGroup var modelOptions: ModelOptions
     @OptionGroup var storeOptions: StoreOptions
     @OptionGroup var migrationOptions: MigrationOptions
+    @OptionGroup var lockWaitOptions: LockWaitOptions
 
     @Option(name: .long, help: "Output format: text, json, or sql (a script to review and run with psql -1 -v ON_ERROR_STOP=1 -f; exit 1 for a step that needs Swift).")
     var format: PlanFormat = .text
@@ -41,7 +42,7 @@ struct PlanCommand: ParsableCommand {
 
     func run() throws {
         try reportingFailures {
-            try migrationOptions.withMigrator(model: modelOptions, store: storeOptions, target: to) { model, migrator in
+            try migrationOptions.withMigrator(model: modelOptions, store: storeOptions, target: to, lockWait: lockWaitOptions.lockWait) { model, migrator in
                 let plan = try migrator.plan()
                 // The script first: a plan it refuses is neither printed nor saved.
                 // A script runs without apply's checks: data loss needs the same consent here.

@@ -21,7 +21,7 @@ struct RestoreCommand: ParsableCommand {
             let model = try modelOptions.loadEachVersion()
             let url = try storeOptions.resolvedDatabaseURL()
             let store = storeOptions.storeName(for: model)
-            let connection = try connect(url)
+            let connection = try connect(url, lockWait: lockWaitOptions.lockWait)
             defer { connection.close() }
             let report = try StoreRestore.restore(store: store, model: model, lockWaitSeconds: lockWaitOptions.lockWait, onLockWait: lockWaitOptions.onWait(store: store), on: connection)
             switch formatOptions.format {

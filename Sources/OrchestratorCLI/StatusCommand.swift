@@ -3,6 +3,7 @@ import Engine
 import JSONRendering
 import ObjectModel
 import Planning
+import PostgresClient
 
 struct StatusCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -21,6 +22,7 @@ struct StatusCommand: ParsableCommand {
     @OptionGroup var modelOptions: ModelOptions
     @OptionGroup var storeOptions: StoreOptions
     @OptionGroup var formatOptions: FormatOptions
+    @OptionGroup var lockWaitOptions: LockWaitOptions
 
     @Flag(name: .long, help: "Exit 0 when the store is up to date without drift, 2 when a migration is needed or the store does not exist, 1 on error.")
     var check = false
@@ -31,15 +33,20 @@ struct StatusCommand: ParsableCommand {
             try model.requireUsable([model.currentVersionName])
             let url = try storeOptions.resolvedDatabaseURL()
             let store = storeOptions.storeName(for: model)
-            let connection = try connect(url)
+            let connection = try connect(url, lockWait: lockWaitOptions.lockWait)
             defer { connection.close() }
-            let snapshot = try StoreCatalog.snapshot(store: store, on: connection)
-            let recorded = try StoreCatalog.recordedVersions(model: model.name, on: connection)
-            var status = StoreStatus(model: model, snapshot: snapshot, recordedVersions: recorded)
+            var status: StoreStatus
             do {
-                status.drift = try DriftCheck.drift(of: snapshot, model: model, on: connection)
-            } catch let error as DriftNotReadable {
-                status.driftNotReadable = error
+                let snapshot = try StoreCatalog.snapshot(store: store, on: connection)
+                let recorded = try StoreCatalog.recordedVersions(model: model.name, on: connection)
+                status = StoreStatus(model: model, snapshot: snapshot, recordedVersions: recorded)
+                do {
+                    status.drift = try DriftCheck.drift(of: snapshot, model: model, on: connection)
+                } catch let error as DriftNotReadable {
+                    status.driftNotReadable = error
+                }
+            } catch let error as PostgresError where error.sqlState == .lockNotAvailable {
+                throw CouldNotCheck(lockWait: error.lockWait, seconds: lockWaitOptions.lockWait)
             }
             switch formatOptions.format {
             case .json: printLine(status.json.rendered)
@@ -47,6 +54,17 @@ struct StatusCommand: ParsableCommand {
             }
             if check, let code = status.checkExitCode, code != 0 { throw ExitCode(code) }
         }
+    }
+}
+
+/// The metadata or the catalog stayed locked longer than `--lock-wait`: exit 1.
+struct CouldNotCheck: Error, CustomStringConvertible {
+    var lockWait: LockWait?
+    var seconds: Double
+
+    var description: String {
+        let what = lockWait.map(\.description) ?? "a table it reads is locked by another session"
+        return "could not check: \(what), for longer than \(String(format: "%g", seconds)) s (--lock-wait)"
     }
 }
 

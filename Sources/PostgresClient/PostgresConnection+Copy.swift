@@ -13,7 +13,13 @@ extension PostgresConnection {
     /// and cannot take binds (COPY does not accept parameters).
     @discardableResult
     public func copyIn(_ sql: SQL, rows: some Sequence<[String?]>) throws -> Int {
-        try logging(sql.text, rowCount: { $0 }) { try copyInRows(sql, rows: rows) }
+        try logging(sql.text, rowCount: { $0 }) {
+            do {
+                return try copyInRows(sql, rows: rows)
+            } catch let error as PostgresError {
+                throw explainingLostConnection(error)
+            }
+        }
     }
 
     private func copyInRows(_ sql: SQL, rows: some Sequence<[String?]>) throws -> Int {

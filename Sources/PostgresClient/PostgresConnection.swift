@@ -13,8 +13,10 @@ public final class PostgresConnection: @unchecked Sendable, CustomStringConverti
     public let target: String
     private var connection: OpaquePointer?
     /// Kept only to open another session to the same server (`reconnect`); never printed.
-    private let connectionString: ConnectionString
-    private let defaults: ConnectionDefaults
+    let connectionString: ConnectionString
+    let defaults: ConnectionDefaults
+    /// Set by `bound(lockWaits:)`: looks at statements that wait for a lock.
+    var lockWatcher: LockWatcher?
     /// Savepoints open inside `rehearsing(_:)`; nil outside a rehearsal.
     var rehearsalSavepoints: Int?
     /// Where each statement is logged with its duration and row count (`debug` level); nil
@@ -85,11 +87,13 @@ public final class PostgresConnection: @unchecked Sendable, CustomStringConverti
     public func reconnect() throws -> PostgresConnection {
         let session = try PostgresConnection(connectionString, defaults: defaults)
         session.statementLogger = statementLogger
+        if let bound = lockWatcher?.bound { try session.bound(lockWaits: bound) }
         return session
     }
 
     /// Closes the connection. Using it afterwards is a programming error.
     public func close() {
+        lockWatcher?.close()
         if let connection { PQfinish(connection) }
         connection = nil
     }
@@ -107,6 +111,8 @@ public final class PostgresConnection: @unchecked Sendable, CustomStringConverti
     @discardableResult
     public func execute(_ sql: SQL) throws -> QueryResult {
         let connection = openConnection()
+        let watch = lockWatcher?.watch(pid: PQbackendPID(connection))
+        defer { watch?.finish() }
         return try logging(sql.text, rowCount: \.affectedRows) {
             let result: OpaquePointer?
             if sql.binds.isEmpty {
@@ -116,7 +122,12 @@ public final class PostgresConnection: @unchecked Sendable, CustomStringConverti
                     PQexecParams(connection, sql.text, Int32(values.count), nil, values, nil, nil, 0)
                 }
             }
-            return try consumeResult(result, statement: sql.text, kind: .query)
+            do {
+                return try consumeResult(result, statement: sql.text, kind: .query)
+            } catch var error as PostgresError where error.sqlState == .lockNotAvailable {
+                error.lockWait = watch?.lastWait
+                throw error
+            }
         }
     }
 
@@ -178,8 +189,21 @@ public final class PostgresConnection: @unchecked Sendable, CustomStringConverti
                 statement: statement
             )
         default:
-            throw PostgresError(result: result, connection: connection, kind: kind, statement: statement)
+            throw explainingLostConnection(PostgresError(result: result, connection: connection, kind: kind, statement: statement))
         }
+    }
+
+    /// A lost connection reports libpq's own message ("server closed the connection
+    /// unexpectedly"), unless the server said why it ended the session (a FATAL message sent
+    /// while no statement ran, which libpq keeps in the connection's message): then that.
+    func explainingLostConnection(_ error: PostgresError) -> PostgresError {
+        let connection = openConnection()
+        guard error.sqlState == nil, PQstatus(connection) == CONNECTION_BAD,
+              let ending = SessionEnding(connectionMessage: PQerrorMessage(connection).map { String(cString: $0) } ?? "")
+        else { return error }
+        var explained = error
+        explained.adopt(ending)
+        return explained
     }
 
     /// Ends a COPY the server started but we cannot serve, then discards the remaining results.

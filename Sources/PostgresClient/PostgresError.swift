@@ -34,6 +34,9 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
     public var constraint: String?
     /// The SQL text that failed, with `$n` placeholders; bind values are never kept.
     public var statement: String?
+    /// For a lock timeout (55P03) of a session with a `LockWaitBound`: the lock the statement
+    /// waited for and who held it, when it was seen.
+    public var lockWait: LockWait?
 
     public init(
         kind: Kind,
@@ -68,6 +71,7 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
         var text = severity ?? defaultLabel
         if let sqlState { text += " \(sqlState)" }
         text += ": " + singleLine(message)
+        if let lockWait { text += ": " + singleLine(lockWait.description) }
         if let statement {
             text += " (statement: \(truncated(collapsingWhitespace(statement), to: Self.statementDescriptionLimit)))"
         }

@@ -15,7 +15,9 @@ struct ConcurrentApplyTests {
             for result in results {
                 #expect(result.exitCode == 0, "\(result)")
                 // A waiter may say who it waits for; nothing else goes to stderr.
-                #expect(result.stderrLines.allSatisfy { $0.hasPrefix("note: waiting up to 60 s (--lock-wait) for store library") }, "\(result)")
+                #expect(result.stderrLines.allSatisfy {
+                    $0.hasPrefix("note: waiting up to 60 s (--lock-wait) for store library") || $0.hasPrefix("note: waiting for a lock: an advisory lock is locked by pid ")
+                }, "\(result)")
             }
             let creators = results.filter { $0.stdoutLines.last?.hasPrefix("store library: now at 'Library 1'") == true }
             let waiters = results.filter { $0.stdoutLines == ["store library: already up to date at 'Library 1'; nothing to do"] }

@@ -107,6 +107,8 @@ final class RunningOrchestrator {
 
     var isRunning: Bool { process.isRunning }
 
+    var processIdentifier: Int32 { process.processIdentifier }
+
     /// Kills the process at once (SIGKILL): no cleanup runs, as in a crash or an OOM kill.
     func kill() {
         _ = Foundation.kill(process.processIdentifier, SIGKILL)

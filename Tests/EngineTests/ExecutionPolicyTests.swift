@@ -92,4 +92,27 @@ struct ExecutionPolicyTests {
 private final class Waits: @unchecked Sendable {
     private(set) var values: [TimeInterval] = []
     func append(_ value: TimeInterval) { values.append(value) }
+
+    @Test("the last attempt's lock timeout names the holder an earlier attempt saw, in a pass too")
+    func lastTimeoutNamesTheHolder() throws {
+        var policy = ExecutionPolicy(lockTimeoutMilliseconds: 100, idleInTransactionTimeoutMilliseconds: 1000, retries: RetrySchedule(attempts: 3))
+        policy.sleep = { _ in }
+        let wait = LockWait(lock: "shop.item", holders: [LockHolder(pid: 42, applicationName: "psql", state: "idle in transaction", query: "LOCK shop.item")])
+        for inPass in [false, true] {
+            var attempts = 0
+            let error = try #require(throws: (any Error).self) {
+                try policy.retrying { () throws -> Void in
+                    attempts += 1
+                    var timeout = PostgresError(kind: .query, message: "canceling statement due to lock timeout", sqlState: .lockNotAvailable)
+                    if attempts == 1 { timeout.lockWait = wait }
+                    guard inPass else { throw timeout }
+                    throw PassFailure(statement: PlannedStatement("SELECT 1", lock: .none, summary: "a statement"), underlying: timeout)
+                }
+            }
+            #expect(attempts == 3)
+            #expect(ExecutionPolicy.lockTimeout(in: error)?.lockWait == wait, "\(error)")
+            #expect(String(describing: error).contains("canceling statement due to lock timeout: shop.item is locked by pid 42 (application_name 'psql', idle in transaction, query: LOCK shop.item)"), "\(error)")
+            #expect((error as? PassFailure != nil) == inPass)
+        }
+    }
 }

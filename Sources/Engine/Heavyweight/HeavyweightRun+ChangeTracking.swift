@@ -26,8 +26,13 @@ extension HeavyweightRun {
     /// The checkpoint row of a pass, in its transaction: the last write logged (none can come
     /// while the guard is held) and the rows of every staging table — those the pass wrote
     /// counted again, the others as the previous checkpoint counted them.
+    /// The change log's last entry.
+    func changesSeen(_ tracking: ChangeTracking) throws -> Int {
+        Int(try connection.execute(tracking.lastChange).int(0, "seen") ?? 0)
+    }
+
     func recordCheckpoint(_ pass: PlannedPass, number: Int, rows: Int, after previous: Checkpoint?, _ tracking: ChangeTracking) throws -> Checkpoint {
-        let seen = Int(try connection.execute(tracking.lastChange).int(0, "seen") ?? 0)
+        let seen = try changesSeen(tracking)
         let recount = previous == nil ? nil : pass.tablesWritten
         let tableRows = (previous?.tableRows ?? [:]).merging(try stagingRows(tracking, of: recount)) { $1 }
         let counts = JSONValue.object(tableRows.keys.sorted().map { ($0, .number(tableRows[$0]!)) }).rendered

@@ -52,12 +52,13 @@ struct HeavyweightRun {
     /// 5. The swap, with the metadata, once the staging rows are counted again and the schema
     ///    the old store goes to has proven to be this store's own.
     /// 6. Release the guard; drop the triggers from the old store, and the old store when it
-    ///    is not kept.
+    ///    is not kept (`StoreCleanup`: deferred to the next run when a reader of the old store
+    ///    keeps its lock).
     /// Online (`HeavyweightRun+Online`), the row triggers come with the change triggers, and
     /// the guard is taken only after the passes (stage 3 left out), the catch-up rounds, stage
     /// 3's build of indexes and foreign keys and more rounds: the last round and the rest of
     /// stage 3 run in the swap's transaction.
-    func run(plan: MigrationPlan, started: Date) throws -> Int {
+    func run(plan: MigrationPlan, started: Date) throws -> (rows: Int, deferred: DeferredCleanup?) {
         let tracking = step.changeTracking!
         let catchUp = isOnline ? onlinePlan() : nil
         let stagingExists = try schemaExists(staging)
@@ -72,8 +73,8 @@ struct HeavyweightRun {
         }
         if !decision.startsAfresh { try requireNoMappingLeftToRunWhole() }
         let done = decision.done
-        var guardSession = catchUp == nil ? try takeWriteGuard() : nil
-        defer { guardSession?.close() }
+        var writeGuard = catchUp == nil ? try takeWriteGuard(tracking) : nil
+        defer { writeGuard?.close() }
         var last = decision.last
         if let last { try verify(since: last, tracking) }
 
@@ -99,7 +100,9 @@ struct HeavyweightRun {
             let pass = try validatePass(pass)
             let checkpoint = try options.executionPolicy.transaction(on: connection) {
                 let passRows = try runPass(pass, number: index + 1, source: source, destination: destination, passStarted: passStarted)
-                return try recordCheckpoint(pass, number: index + 1, rows: passRows, after: last, tracking)
+                let checkpoint = try recordCheckpoint(pass, number: index + 1, rows: passRows, after: last, tracking)
+                try writeGuard?.requireNoWrites(seen: checkpoint.changesSeen)
+                return checkpoint
             }
             last = checkpoint
             rows += checkpoint.rows
@@ -113,7 +116,7 @@ struct HeavyweightRun {
             last = try catchUpAndBuild(catchUp, after: last, tracking)
             // Counting every staging row takes a scan: before the guard, not under it.
             if let last { try verifyStagingRows(against: last, tracking) }
-            guardSession = try reportingOnline(.writeGuard) { try takeWriteGuard() }
+            writeGuard = try reportingOnline(.writeGuard) { try takeWriteGuard(tracking) }
         }
         if let validate { onProgress(progress(.passStarted, pass: validate.0, of: validate.1)) }
         var swapEvent = ProgressEvent(
@@ -124,7 +127,9 @@ struct HeavyweightRun {
         let swapStarted = Date()
         let (old, role) = step.backupSchema.map { ($0, StoreSchemas.Role.backup) } ?? (HeavyweightMigration.retiredSchema(for: migrator.store), .retired)
         try options.executionPolicy.transaction(on: connection) {
+            try connection.execute(ExecutionPolicy.setIdleTimeout(milliseconds: WriteGuard.swapIdleTimeout(options.executionPolicy)))
             if let last, catchUp == nil { try verifyStagingRows(against: last, tracking) }
+            if catchUp == nil { try writeGuard?.requireNoWrites(seen: try changesSeen(tracking)) }
             if let catchUp { try finishOnline(catchUp, validate: validate) }
             let rowLog = try hasRowLog(step.onlineCatchUp)
             try StoreSchemas.requireOwnable(old, role: role, store: migrator.store, on: connection)
@@ -135,18 +140,13 @@ struct HeavyweightRun {
             try StoreSchemas.unregister(staging, on: connection)
             try StoreSchemas.register(old, role: role, store: migrator.store, version: step.from, chainFinished: false, on: connection)
             try migrator.record(step, plan: plan, rows: rows, started: started)
+            // Last: a guard ended before this point may have let writes into the old store.
+            try writeGuard?.requireHeld(on: connection)
         }
-        guardSession?.close()
-        // The step is done: what this leaves after a failure is removed by the next `apply`
-        // (`StoreSchemas.removeLeftovers`), so a failure here must not report the step failed.
-        try? connection.transaction {
-            _ = try connection.execute(ChangeTracking.remove(from: old).sql)
-            _ = try connection.execute(OnlineCatchUp.remove(from: old))
-            if role == .retired {
-                _ = try connection.execute("DROP SCHEMA IF EXISTS \(ident: old) CASCADE")
-                try StoreSchemas.unregister(old, on: connection)
-            }
-        }
+        writeGuard?.close()
+        // The step is done: what this leaves is removed by the next `apply`, so a failure here
+        // must not report the step failed.
+        let deferred = StoreCleanup.clean(old, role: role, policy: options.executionPolicy, on: connection)
         if let validate {
             var event = progress(.passFinished, pass: validate.0, of: validate.1)
             event.elapsedSeconds = Date().timeIntervalSince(swapStarted)
@@ -155,7 +155,7 @@ struct HeavyweightRun {
         swapEvent.kind = .passFinished
         swapEvent.elapsedSeconds = Date().timeIntervalSince(swapStarted)
         onProgress(swapEvent)
-        return rows
+        return (rows, deferred)
     }
 
     /// The checkpoints an earlier run left in the staging schema, for `ResumeDecision`.
@@ -179,23 +179,23 @@ struct HeavyweightRun {
         return EarlierRun(hasCheckpointTable: true, fingerprints: fingerprints, checkpoints: checkpoints)
     }
 
-    /// A second session holding SHARE locks on the old store's tables: reads go on, writes
-    /// wait until the swap has committed. Dies with the process, so a crash never leaves it.
-    func takeWriteGuard() throws -> PostgresConnection? {
+    /// A second session holding SHARE locks on the old store's tables (`WriteGuard`): reads go
+    /// on, writes wait until the swap has committed. Dies with the process, so a crash never
+    /// leaves it. Returns nil in a rehearsal, whose one transaction takes the locks itself.
+    func takeWriteGuard(_ tracking: ChangeTracking) throws -> WriteGuard? {
         guard let statement = step.writeGuard else { return nil }
-        // A rehearsal (`apply --dry-run`) is one transaction of this session: its locks go there.
         if connection.isRehearsing {
             _ = try execute(statement)
             return nil
         }
-        let session = try connection.reconnect()
+        let writeGuard = try WriteGuard(statement: statement, from: connection, policy: options.executionPolicy)
         do {
-            try options.executionPolicy.openTransaction(on: session) { _ = try session.execute(statement.sql) }
+            writeGuard.changesSeen = try changesSeen(tracking)
         } catch {
-            session.close()
+            writeGuard.close()
             throw error
         }
-        return session
+        return writeGuard
     }
 
     func runPass(_ pass: PlannedPass, number: Int, source: ModelVersion, destination: ModelVersion, passStarted: Date) throws -> Int {

@@ -147,8 +147,10 @@ struct OnlineRun {
         }
         let schema = migrator.store
         failure.statement = statement
+        // The session's own bound (`LockWaitBound`) comes back afterwards, not the server's default.
+        let sessionBound = try connection.execute("SELECT current_setting('lock_timeout') AS value").value(0, "value") ?? "0"
         try connection.execute("SET lock_timeout = \(literal: options.lockTimeoutMilliseconds)")
-        defer { _ = try? connection.execute("RESET lock_timeout") }
+        defer { _ = try? connection.execute("SELECT set_config('lock_timeout', \(sessionBound), false)") }
         try policy.retrying {
             let state = try connection.execute("""
                 SELECT i.indisvalid FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
