@@ -29,10 +29,22 @@ public enum VersionHash {
         version.cached(EntityHashes.self, computeHashes)
     }
 
+    /// Each property is hashed once, for its own entity, and each entity's hash reads its
+    /// ancestors' from there: in a deep hierarchy an inherited property is not hashed again
+    /// for every entity below it. The same digests as `hash(of:in:)`.
     private static func computeHashes(of version: ModelVersion) -> EntityHashes {
+        // By name, as `ancestry` finds parents: the first entity of a name.
+        var own: [String: (attributes: [(String, Digest)], relationships: [(String, Digest)])] = [:]
+        func properties(of entity: Entity) -> (attributes: [(String, Digest)], relationships: [(String, Digest)]) {
+            (entity.attributes.map { ($0.name, hash(of: $0)) }, entity.relationships.map { ($0.name, hash(of: $0)) })
+        }
+        for entity in version.entities where own[entity.name] == nil {
+            own[entity.name] = properties(of: entity)
+        }
         var entities: [String: Digest] = [:]
         for entity in version.entities {
-            entities[entity.name] = hash(of: entity, in: version)
+            let ancestors = version.ancestry(of: entity).dropLast().map { own[$0.name]! } + [properties(of: entity)]
+            entities[entity.name] = hash(of: entity, properties: ancestors.flatMap(\.attributes) + ancestors.flatMap(\.relationships))
         }
         return EntityHashes(entities: entities, model: modelHash(entityHashes: entities))
     }
@@ -50,19 +62,19 @@ public enum VersionHash {
     /// Name, parent, abstract, versionHashModifier, and the hash of every property the entity
     /// has, inherited ones included (they are stored in its rows too), by property name.
     public static func hash(of entity: Entity, in version: ModelVersion) -> Digest {
+        let attributes = version.allAttributes(of: entity).map { ($0.name, hash(of: $0)) }
+        return hash(of: entity, properties: attributes + version.allRelationships(of: entity).map { ($0.name, hash(of: $0)) })
+    }
+
+    /// The entity's hash over `properties`: every property it has, inherited ones included, as
+    /// (name, hash), attributes before relationships, the root's first.
+    private static func hash(of entity: Entity, properties: [(String, Digest)]) -> Digest {
         var encoder = CanonicalEncoder()
         encoder.field("kind", "entity")
         encoder.field("name", entity.name)
         encoder.field("parent", entity.parent ?? "")
         encoder.field("abstract", entity.isAbstract)
         encoder.field("versionHashModifier", entity.versionHashModifier ?? "")
-        var properties: [(String, Digest)] = []
-        for attribute in version.allAttributes(of: entity) {
-            properties.append((attribute.name, hash(of: attribute)))
-        }
-        for relationship in version.allRelationships(of: entity) {
-            properties.append((relationship.name, hash(of: relationship)))
-        }
         for (name, digest) in properties.sorted(by: { $0.0 < $1.0 }) {
             encoder.field("property:" + name, digest)
         }
