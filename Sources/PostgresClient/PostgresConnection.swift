@@ -20,6 +20,8 @@ public final class PostgresConnection: @unchecked Sendable, CustomStringConverti
     /// Where each statement is logged with its duration and row count (`debug` level); nil
     /// logs nothing. Sessions opened by `reconnect()` log to it too.
     public var statementLogger: Logger?
+    /// The FATAL the server sent when it ended the session on its own, if it did.
+    private let endedSession = EndedSession()
 
     /// Opens a connection.
     ///
@@ -64,7 +66,7 @@ public final class PostgresConnection: @unchecked Sendable, CustomStringConverti
             throw PostgresError(kind: .connection, message: message)
         }
         // Notices (e.g. "relation already exists, skipping") would otherwise go to stderr.
-        PQsetNoticeProcessor(connection, { _, _ in }, nil)
+        endedSession.install(on: connection)
         // Every String we send and read is UTF-8, whatever the database's default.
         guard PQsetClientEncoding(connection, "UTF8") == 0 else {
             let message = libpqErrorMessage(connection, redacting: connectionString)
@@ -107,6 +109,7 @@ public final class PostgresConnection: @unchecked Sendable, CustomStringConverti
     @discardableResult
     public func execute(_ sql: SQL) throws -> QueryResult {
         let connection = openConnection()
+        endedSession.readPending(on: connection)
         return try logging(sql.text, rowCount: \.affectedRows) {
             let result: OpaquePointer?
             if sql.binds.isEmpty {
@@ -163,7 +166,8 @@ public final class PostgresConnection: @unchecked Sendable, CustomStringConverti
     func consumeResult(_ result: OpaquePointer?, statement: String, kind: PostgresError.Kind) throws -> QueryResult {
         let connection = openConnection()
         guard let result else {
-            throw PostgresError(kind: kind, message: libpqErrorMessage(connection), statement: statement)
+            throw endedSession.error(on: connection, kind: kind, statement: statement)
+                ?? PostgresError(kind: kind, message: libpqErrorMessage(connection), statement: statement)
         }
         defer { PQclear(result) }
         let status = PQresultStatus(result)
@@ -178,7 +182,9 @@ public final class PostgresConnection: @unchecked Sendable, CustomStringConverti
                 statement: statement
             )
         default:
-            throw PostgresError(result: result, connection: connection, kind: kind, statement: statement)
+            let error = PostgresError(result: result, connection: connection, kind: kind, statement: statement)
+            // libpq's own "server closed the connection" carries no SQLSTATE; the server's FATAL does.
+            throw error.sqlState == nil ? endedSession.error(on: connection, kind: kind, statement: statement) ?? error : error
         }
     }
 
