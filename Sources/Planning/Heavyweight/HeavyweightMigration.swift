@@ -48,7 +48,8 @@ public enum HeavyweightMigration {
         let mapping = mapping.completed(source: source, destination: destination)
         var resolved: [ResolvedEntityMapping] = []
         var reasons = mapping.duplicateEntityMappingReasons
-        for definition in mapping.entityMappings {
+        // Each of thousands of copies would be resolved for nothing.
+        for definition in mapping.entityMappings where reasons.isEmpty {
             do {
                 if let entityMapping = try ResolvedEntityMapping.resolve(
                     definition, in: mapping, source: source, destination: destination, registeredPolicies: options.registeredPolicies

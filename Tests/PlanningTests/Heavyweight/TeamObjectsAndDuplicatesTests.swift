@@ -57,7 +57,7 @@ import ObjectModel
         let copies = (1...5000).map { EntityMappingDefinition(name: "ChefToChef\($0)", type: .copy, sourceEntity: "Chef", destinationEntity: "Chef") }
         let refusal = #expect(throws: HeavyweightRefusal.self) { try Self.step(copies + [V.recipes(), Self.spices], keepsBackup: true) }
         #expect(refusal?.reasons == [
-            "5000 entity mappings (ChefToChef1, ChefToChef2, ChefToChef3 and 4997 more) read Chef into Chef with no filter: each source row would become 5000 rows; keep one, or give each a filter of its own",
+            "'Kitchen 1' -> 'Kitchen 2': 5000 entity mappings (ChefToChef1, ChefToChef2, ChefToChef3 and 4997 more) read Chef into Chef with no filter: each source row would become 5000 rows; keep one, or give each a filter of its own",
         ])
         let filtered = [V.recipes(filter: "amount > 3"), EntityMappingDefinition(name: "Again", type: .transform, sourceEntity: "Recipe", destinationEntity: "Recipe", filter: "amount > 3")]
         #expect(MappingModel(source: "Kitchen 1", destination: "Kitchen 2", entityMappings: filtered, file: "k.yaml").duplicateEntityMappingReasons == [
