@@ -30,9 +30,10 @@ public enum StoreRestore {
     ///    model's files or the database's record), that lacks or changed nothing of that
     ///    version's contract (the drift rules of `adopt`: extra objects allowed);
     ///    `<store>~undone` must not exist.
-    /// 2. Under the store's lock, the backup checked again (what a crash after a swap left removed first), in one
-    ///    transaction: the store renamed to `<store>~undone`, the backup to the store, the
-    ///    metadata set to the backup's version, and a `restore` row in the history.
+    /// 2. Under the store's lock (what a crash after a swap left removed first), the backup
+    ///    checked again, then in one transaction: the store renamed to `<store>~undone`, the
+    ///    backup to the store, the metadata set to the backup's version, and a `restore` row in
+    ///    the history.
     public static func restore(
         store: String, model: VersionedModel, lockWaitSeconds: Double, onLockWait: ([AdvisoryLockHolder]) -> Void = { _ in },
         on connection: PostgresConnection
