@@ -99,6 +99,7 @@ public struct StoreMigrator {
         try DataLossNotAllowed.check(plan, options: options)
         try OnlineNotSupported.check(plan, options: options)
         try StoreDependents.check(plan, online: options.online, on: connection)
+        try RebuiltExtraColumns.check(plan, options: options, model: model, contracts: contracts, on: connection)
         var applied: [AppliedStep] = []
         for (index, step) in plan.steps.enumerated() {
             onStep(index + 1, plan.steps.count, step)
