@@ -27,10 +27,13 @@ public enum StoreRestore {
 
     /// 1. The store must be one (metadata), with a backup that orchestrator recorded as its own,
     ///    of a version whose hashes are known (the history of the step that made it, then the
-    ///    model's files or the database's record); `<store>~undone` must not exist.
-    /// 2. Under the store's lock (what a crash after a swap left removed first), in one
-    ///    transaction: the store renamed to `<store>~undone`, the backup to the store, the
-    ///    metadata set to the backup's version, and a `restore` row in the history.
+    ///    model's files or the database's record), that lacks or changed nothing of that
+    ///    version's contract (the drift rules of `adopt`: extra objects allowed);
+    ///    `<store>~undone` must not exist.
+    /// 2. Under the store's lock (what a crash after a swap left removed first), the backup
+    ///    checked again, then in one transaction: the store renamed to `<store>~undone`, the
+    ///    backup to the store, the metadata set to the backup's version, and a `restore` row in
+    ///    the history.
     public static func restore(
         store: String, model: VersionedModel, lockWaitSeconds: Double, onLockWait: ([AdvisoryLockHolder]) -> Void = { _ in },
         on connection: PostgresConnection
@@ -42,7 +45,9 @@ public enum StoreRestore {
             }
             return metadata
         }
-        _ = try storeMetadata()
+        let before = try storeMetadata()
+        let contracts = ContractCatalogs()
+        try requireIntact(try backupVersion(store: store, modelName: before.modelName, model: model, on: connection), of: store, contracts: contracts, on: connection)
         _ = try StoreCleanup.removeLeftovers(
             store: store, on: connection, lockWaitSeconds: lockWaitSeconds, policy: ApplyOptions().executionPolicy, onLockWait: onLockWait
         )
@@ -51,6 +56,7 @@ public enum StoreRestore {
         defer { lock.release() }
         let metadata = try storeMetadata()
         let backup = try backupVersion(store: store, modelName: metadata.modelName, model: model, on: connection)
+        try requireIntact(backup, of: store, contracts: contracts, on: connection)
         let undone = undoneSchema(for: store)
         if !(try connection.execute("SELECT 1 FROM pg_namespace WHERE nspname = \(undone)")).isEmpty {
             throw RestoreRefused(reason: "schema \(quoteIdentifier(undone)) exists (an earlier restore kept the store it replaced there); drop or rename it first")
@@ -69,6 +75,19 @@ public enum StoreRestore {
             )
         }
         return RestoreReport(store: store, fromVersion: metadata.versionName, toVersion: backup.version.name, undoneSchema: undone)
+    }
+
+    /// Refuses a backup that lacks or changed objects of its version's contract (a table dropped,
+    /// a column lost, a schema of that name that is not the backup at all), one line each.
+    static func requireIntact(
+        _ backup: (schema: String, version: ModelVersion), of store: String, contracts: ContractCatalogs, on connection: PostgresConnection
+    ) throws {
+        let blocking = try DriftCheck.drift(of: backup.schema, from: backup.version, on: connection, contracts: contracts).blocking
+        guard !blocking.isEmpty else { return }
+        let name = quoteIdentifier(backup.schema)
+        var lines = blocking.map { "the backup \(name) of store \(store) differs from the contract of '\(backup.version.name)': \($0)" }
+        lines[lines.count - 1] += "; restoring it would break the store"
+        throw RestoreRefused(reason: lines.joined(separator: "\n"))
     }
 
     /// The backup schema of `store` and its version, or why it cannot be restored.

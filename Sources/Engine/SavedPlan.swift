@@ -131,29 +131,7 @@ extension SavedPlan {
         }
     }
 
-    /// Reads a plan `plan --out` wrote; a file that cannot be read, is not such a plan or has
-    /// another format is refused, naming the file.
-    public static func read(from path: String) throws -> SavedPlan {
-        let data: Data
-        do {
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
-        } catch {
-            throw SavedPlanUnreadable(file: path, reason: "it cannot be read (\(error.localizedDescription))")
-        }
-        if let format = (try? JSONSerialization.jsonObject(with: data)).flatMap({ ($0 as? [String: Any])?["format"] as? Int }),
-           format != currentFormat {
-            throw SavedPlanUnreadable(file: path, reason: "it has format \(format), and this orchestrator reads format \(currentFormat) (run plan --out again)")
-        }
-        do {
-            return try JSONDecoder().decode(SavedPlan.self, from: data)
-        } catch let error as DecodingError {
-            throw SavedPlanUnreadable(file: path, reason: "it is not a plan written by `orchestrator plan --out` (\(Self.explain(error)))")
-        } catch {
-            throw SavedPlanUnreadable(file: path, reason: "it is not a plan written by `orchestrator plan --out` (\(error.localizedDescription))")
-        }
-    }
-
-    private static func explain(_ error: DecodingError) -> String {
+    static func explain(_ error: DecodingError) -> String {
         func path(_ context: DecodingError.Context) -> String {
             context.codingPath.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".")
         }

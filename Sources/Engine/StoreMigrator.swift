@@ -38,11 +38,14 @@ public struct StoreMigrator {
 
     /// The plan for the store as it is now, read without taking any lock or writing anything.
     public func plan() throws -> MigrationPlan {
-        let snapshot = try StoreCatalog.snapshot(store: store, on: connection)
+        var snapshot = try StoreCatalog.snapshot(store: store, on: connection)
         // An interrupted `apply --online` left its step half in the store, by design: its
         // checkpoint, which names the plan, decides whether the run may continue.
-        if try OnlineCheckpoint.unfinished(store: store, on: connection) == nil {
-            try DriftCheck.requireNoBlockingDrift(snapshot, model: model, on: connection, contracts: contracts)
+        if try OnlineCheckpoint.unfinished(store: store, on: connection) == nil,
+           let drift = try DriftCheck.requireNoBlockingDrift(snapshot, model: model, on: connection, contracts: contracts),
+           !keepBackup || snapshot.unfinishedChainBackup != nil {
+            // Only then can a heavyweight step drop the team's own objects with the old store.
+            snapshot.extraObjects = try ExtraObjectReader.read(drift, store: store, on: connection)
         }
         let recorded = try StoreCatalog.recordedVersions(model: model.name, on: connection)
         var plan = try Planner.plan(
@@ -96,6 +99,7 @@ public struct StoreMigrator {
         try DataLossNotAllowed.check(plan, options: options)
         try OnlineNotSupported.check(plan, options: options)
         try StoreDependents.check(plan, online: options.online, on: connection)
+        try RebuiltExtraColumns.check(plan, options: options, model: model, contracts: contracts, on: connection)
         var applied: [AppliedStep] = []
         for (index, step) in plan.steps.enumerated() {
             onStep(index + 1, plan.steps.count, step)

@@ -17,7 +17,7 @@ public enum MappingModelValidator {
         }
         // The entity mappings a native file gets by default are checked like written ones.
         let mapping = mapping.completed(source: source, destination: destination)
-        var issues: [MappingIssue] = []
+        var issues = mapping.duplicateEntityMappingReasons.map { issue(nil, nil, $0) }
         for entityMapping in mapping.entityMappings {
             if let name = entityMapping.sourceEntity, source.entity(named: name) == nil {
                 issues.append(issue(entityMapping.name, nil, "source entity '\(name)' does not exist in '\(source.name)'"))

@@ -29,12 +29,60 @@ public enum VersionHash {
         version.cached(EntityHashes.self, computeHashes)
     }
 
+    /// 1. Each property is hashed once, for the entity declaring it.
+    /// 2. An entity's properties, sorted by name, are its parent's (sorted already) merged with
+    ///    its own: nothing is sorted or walked up again per entity, so a deep chain costs what
+    ///    its hashes' input does. Where two properties share a name in one hierarchy, an entity
+    ///    name is repeated or inheritance loops (all refused by validation), an entity is hashed
+    ///    as `hash(of:in:)` does, whose stable sort decides how such names are ordered.
     private static func computeHashes(of version: ModelVersion) -> EntityHashes {
+        let namesAreUnique = Set(version.entities.map(\.name)).count == version.entities.count
+        var sorted: [String: [(String, Digest)]] = [:]
         var entities: [String: Digest] = [:]
         for entity in version.entities {
-            entities[entity.name] = hash(of: entity, in: version)
+            let properties = namesAreUnique ? mergedProperties(of: entity, in: version, sorted: &sorted) : nil
+            entities[entity.name] = properties.map { hash(of: entity, sortedProperties: $0) } ?? hash(of: entity, in: version)
         }
         return EntityHashes(entities: entities, model: modelHash(entityHashes: entities))
+    }
+
+    /// The entity's properties sorted by name, from its ancestors' in `sorted`, which gets
+    /// theirs and its own; nil where a name repeats or its inheritance loops.
+    private static func mergedProperties(of entity: Entity, in version: ModelVersion, sorted: inout [String: [(String, Digest)]]) -> [(String, Digest)]? {
+        // The entities above it not merged yet, nearest first, up to one that is or a root.
+        var chain = [entity]
+        var seen: Set<String> = [entity.name]
+        while sorted[chain[chain.count - 1].name] == nil, let name = chain[chain.count - 1].parent, let parent = version.entity(named: name), sorted[name] == nil {
+            guard seen.insert(name).inserted else { return nil }
+            chain.append(parent)
+        }
+        for member in chain.reversed() where sorted[member.name] == nil {
+            let own = (member.attributes.map { ($0.name, hash(of: $0)) } + member.relationships.map { ($0.name, hash(of: $0)) }).sorted { $0.0 < $1.0 }
+            let inherited = member.parent.flatMap { version.entity(named: $0) != nil ? sorted[$0] : [] } ?? []
+            guard let merged = merge(inherited, own) else { return nil }
+            sorted[member.name] = merged
+        }
+        return sorted[entity.name]
+    }
+
+    /// Two lists sorted by name as one; nil when a name is in both or twice in one.
+    private static func merge(_ first: [(String, Digest)], _ second: [(String, Digest)]) -> [(String, Digest)]? {
+        var merged: [(String, Digest)] = []
+        merged.reserveCapacity(first.count + second.count)
+        var (i, j) = (0, 0)
+        while i < first.count || j < second.count {
+            let next: (String, Digest)
+            if j == second.count || (i < first.count && first[i].0 < second[j].0) {
+                next = first[i]
+                i += 1
+            } else {
+                next = second[j]
+                j += 1
+            }
+            if let last = merged.last, last.0 == next.0 { return nil }
+            merged.append(next)
+        }
+        return merged
     }
 
     /// Over the entity hashes, by entity name.
@@ -50,20 +98,21 @@ public enum VersionHash {
     /// Name, parent, abstract, versionHashModifier, and the hash of every property the entity
     /// has, inherited ones included (they are stored in its rows too), by property name.
     public static func hash(of entity: Entity, in version: ModelVersion) -> Digest {
+        let attributes = version.allAttributes(of: entity).map { ($0.name, hash(of: $0)) }
+        let properties = attributes + version.allRelationships(of: entity).map { ($0.name, hash(of: $0)) }
+        return hash(of: entity, sortedProperties: properties.sorted(by: { $0.0 < $1.0 }))
+    }
+
+    /// The entity's hash over every property it has, inherited ones included, as (name, hash)
+    /// sorted by name.
+    private static func hash(of entity: Entity, sortedProperties: [(String, Digest)]) -> Digest {
         var encoder = CanonicalEncoder()
         encoder.field("kind", "entity")
         encoder.field("name", entity.name)
         encoder.field("parent", entity.parent ?? "")
         encoder.field("abstract", entity.isAbstract)
         encoder.field("versionHashModifier", entity.versionHashModifier ?? "")
-        var properties: [(String, Digest)] = []
-        for attribute in version.allAttributes(of: entity) {
-            properties.append((attribute.name, hash(of: attribute)))
-        }
-        for relationship in version.allRelationships(of: entity) {
-            properties.append((relationship.name, hash(of: relationship)))
-        }
-        for (name, digest) in properties.sorted(by: { $0.0 < $1.0 }) {
+        for (name, digest) in sortedProperties {
             encoder.field("property:" + name, digest)
         }
         return encoder.digest()
@@ -105,9 +154,11 @@ private struct CanonicalEncoder {
     private var bytes: [UInt8] = []
 
     mutating func field(_ key: String, _ value: String) {
-        bytes += Array(key.utf8)
-        bytes += Array("=\(value.utf8.count):".utf8)
-        bytes += Array(value.utf8)
+        bytes.append(contentsOf: key.utf8)
+        bytes.append(UInt8(ascii: "="))
+        bytes.append(contentsOf: String(value.utf8.count).utf8)
+        bytes.append(UInt8(ascii: ":"))
+        bytes.append(contentsOf: value.utf8)
         bytes.append(UInt8(ascii: ";"))
     }
 

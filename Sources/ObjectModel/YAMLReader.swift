@@ -43,12 +43,19 @@ public struct YAMLReader<Location: YAMLLocation> {
         return text
     }
 
-    /// The document's root node. An empty file, malformed YAML and a key written twice in one
-    /// mapping (`YAMLSyntaxProblem`) are issues of the file as a whole.
+    /// The document's root node. An empty file, malformed YAML, a key written twice in one
+    /// mapping (`YAMLSyntaxProblem`) and a tag YAML's core schema does not have
+    /// (`YAMLTags.firstUnknown`) are issues of the file as a whole.
     public static func compose(_ text: String, file: String) throws -> Node {
         do {
             guard let node = try Yams.compose(yaml: text) else {
                 throw Location().issue(file: file, line: nil, column: nil, message: "the file is empty")
+            }
+            if let unknown = YAMLTags.firstUnknown(in: node) {
+                throw Location().issue(
+                    file: file, line: unknown.mark?.line, column: unknown.mark?.column,
+                    message: "unknown YAML tag '\(YAMLTags.shorthand(unknown.tag))': only the core schema's (str, int, float, bool, null, seq, map) are read"
+                )
             }
             return node
         } catch let error as YamlError {

@@ -53,6 +53,10 @@ struct StoreOptions: ParsableArguments {
         if let store, store.isEmpty || store.utf8.count > StoreNaming.maximumIdentifierBytes {
             throw ValidationError("--store must be a schema name of 1 to 63 bytes")
         }
+        // Printed in every output line, a newline would forge lines of its own.
+        if let store, let control = store.unicodeScalars.first(where: { [.control, .lineSeparator, .paragraphSeparator].contains($0.properties.generalCategory) }) {
+            throw ValidationError("--store must not contain control characters (it holds U+\(String(format: "%04X", control.value))); a schema name is printed in every line of output")
+        }
         if store == "orchestrator" || store?.hasPrefix("pg_") == true || store == "information_schema" {
             throw ValidationError("--store '\(store!)' is reserved")
         }

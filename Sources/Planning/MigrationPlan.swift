@@ -12,6 +12,10 @@ public struct StoreSnapshot: Sendable, Hashable {
     public var unfinishedChainBackup: String?
     /// The server's lock table, when known: a step that would lock more than it holds says so.
     public var lockTable: LockTableSettings?
+    /// The store's tables and columns its version's contract does not have, read when a
+    /// heavyweight step may drop the old store (`--no-backup`, an unfinished chain's backup
+    /// kept); empty otherwise.
+    public var extraObjects: [ExtraObject] = []
 
     public init(
         store: String, schemaExists: Bool, metadata: StoreMetadata?, rowEstimates: RowEstimates = RowEstimates(),

@@ -76,7 +76,7 @@ public enum Planner {
         plan.keptBackup = snapshot.unfinishedChainBackup
         switch steps(
             model: model, from: source, to: target, schema: snapshot.store, explicitMappings: explicitMappings, options: options,
-            rowEstimates: snapshot.rowEstimates, backupKept: snapshot.unfinishedChainBackup != nil
+            rowEstimates: snapshot.rowEstimates, backupKept: snapshot.unfinishedChainBackup != nil, extras: snapshot.extraObjects
         ) {
         case .success(let steps): plan.steps = steps.map { $0.estimated(by: snapshot.rowEstimates) }
         case .failure(let blockers): plan.blockerDetails = blockers.reasons
@@ -140,7 +140,7 @@ extension Planner {
     /// not at hand or needs Swift, are blockers.
     static func steps(
         model: VersionedModel, from source: ModelVersion, to target: ModelVersion, schema: String, explicitMappings: [ExplicitMapping],
-        options: PlanningOptions, rowEstimates: RowEstimates = RowEstimates(), backupKept: Bool = false
+        options: PlanningOptions, rowEstimates: RowEstimates = RowEstimates(), backupKept: Bool = false, extras: [ExtraObject] = []
     ) -> Result<[PlannedStep], LightweightPath.Blockers> {
         func index(_ name: String) -> Int? { model.versions.firstIndex { $0.name == name } }
         guard let start = index(source.name), let end = index(target.name) else { preconditionFailure("versions of a plan come from its model") }
@@ -181,10 +181,13 @@ extension Planner {
                 // The backup is the store as it was before this run: a later heavyweight step's
                 // old store is an intermediate version, dropped rather than kept. So is every
                 // step's when an earlier run of the chain made the backup and did not finish.
-                let keepsBackup = options.keepBackup && !backupKept && !steps.contains { $0.kind == .heavyweight }
+                // The team's own objects stay in the store until the first heavyweight step
+                // builds a new one without them (lightweight steps keep them).
+                let isFirst = !steps.contains { $0.kind == .heavyweight }
+                let keepsBackup = options.keepBackup && !backupKept && isFirst
                 steps.append(try HeavyweightMigration.step(
                     mapping: mappingModel, from: from, to: to, schema: schema, options: options, keepsBackup: keepsBackup,
-                    rowEstimates: rowEstimates
+                    rowEstimates: rowEstimates, extras: isFirst ? extras : []
                 ))
             } catch {
                 reasons += error.reasons.map { Blocker(.mappingModelRefused, $0) }

@@ -22,6 +22,8 @@ public final class PostgresConnection: @unchecked Sendable, CustomStringConverti
     /// Where each statement is logged with its duration and row count (`debug` level); nil
     /// logs nothing. Sessions opened by `reconnect()` log to it too.
     public var statementLogger: Logger?
+    /// The FATAL the server sent when it ended the session on its own, if it did.
+    private let endedSession = EndedSession()
 
     /// Opens a connection.
     ///
@@ -66,7 +68,7 @@ public final class PostgresConnection: @unchecked Sendable, CustomStringConverti
             throw PostgresError(kind: .connection, message: message)
         }
         // Notices (e.g. "relation already exists, skipping") would otherwise go to stderr.
-        PQsetNoticeProcessor(connection, { _, _ in }, nil)
+        endedSession.install(on: connection)
         // Every String we send and read is UTF-8, whatever the database's default.
         guard PQsetClientEncoding(connection, "UTF8") == 0 else {
             let message = libpqErrorMessage(connection, redacting: connectionString)
@@ -113,6 +115,7 @@ public final class PostgresConnection: @unchecked Sendable, CustomStringConverti
         let connection = openConnection()
         let watch = lockWatcher?.watch(pid: PQbackendPID(connection))
         defer { watch?.finish() }
+        endedSession.readPending(on: connection)
         return try logging(sql.text, rowCount: \.affectedRows) {
             let result: OpaquePointer?
             if sql.binds.isEmpty {
@@ -174,7 +177,8 @@ public final class PostgresConnection: @unchecked Sendable, CustomStringConverti
     func consumeResult(_ result: OpaquePointer?, statement: String, kind: PostgresError.Kind) throws -> QueryResult {
         let connection = openConnection()
         guard let result else {
-            throw PostgresError(kind: kind, message: libpqErrorMessage(connection), statement: statement)
+            throw endedSession.error(on: connection, kind: kind, statement: statement)
+                ?? PostgresError(kind: kind, message: libpqErrorMessage(connection), statement: statement)
         }
         defer { PQclear(result) }
         let status = PQresultStatus(result)
@@ -198,6 +202,9 @@ public final class PostgresConnection: @unchecked Sendable, CustomStringConverti
     /// while no statement ran, which libpq keeps in the connection's message): then that.
     func explainingLostConnection(_ error: PostgresError) -> PostgresError {
         let connection = openConnection()
+        // libpq's own "server closed the connection" carries no SQLSTATE; the server's FATAL,
+        // kept by the notice receiver, does; else the message libpq kept in the connection.
+        if error.sqlState == nil, let ended = endedSession.error(on: connection, kind: error.kind, statement: error.statement ?? "") { return ended }
         guard error.sqlState == nil, PQstatus(connection) == CONNECTION_BAD,
               let ending = SessionEnding(connectionMessage: PQerrorMessage(connection).map { String(cString: $0) } ?? "")
         else { return error }

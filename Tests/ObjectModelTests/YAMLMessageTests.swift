@@ -23,4 +23,13 @@ import Testing
         let text = message("entities:\n  A: {}\n  B\u{7}: {}\n")
         #expect(text.hasPrefix("v.yaml:3: malformed YAML: control characters are not allowed"), "\(text)")
     }
+
+    @Test("a tag outside YAML's core schema is refused naming the file, line and tag; core tags and aliases are read")
+    func unknownTags() {
+        #expect(message("entities:\n  A:\n    attributes:\n      name: !!python/object:os.system string\n") == "v.yaml:4:13: unknown YAML tag '!!python/object:os.system': only the core schema's (str, int, float, bool, null, seq, map) are read")
+        #expect(message("entities:\n  A: !custom {attributes: {name: string}}\n") == "v.yaml:2:6: unknown YAML tag '!custom': only the core schema's (str, int, float, bool, null, seq, map) are read")
+        #expect(message("entities: !!map\n  A: {attributes: {name: !!str string, size: &t int32}}\n  B: {attributes: {size: *t}}\n") == "loaded")
+        // A tag hidden behind an anchor redefined later is still met where it is written.
+        #expect(message("entities:\n  A: {attributes: {a: &t string, b: &t !!binary c3RyaW5n}}\n").contains("unknown YAML tag '!!binary'"))
+    }
 }

@@ -55,16 +55,18 @@ public enum DriftCheck {
     /// Throws `StoreDrifted` when the store lacks or changed objects of its version's contract.
     /// A store whose tables another session holds locked is not checked: `apply` waits for
     /// them with its own lock timeout and retries, as it did before the check.
+    /// Returns the drift (extra objects only), nil when it was not read.
+    @discardableResult
     public static func requireNoBlockingDrift(
         _ snapshot: StoreSnapshot, model: VersionedModel, on connection: PostgresConnection, contracts: ContractCatalogs = ContractCatalogs()
-    ) throws {
+    ) throws -> DriftReport? {
         let report: DriftReport?
         do {
             report = try drift(of: snapshot, model: model, on: connection, contracts: contracts)
         } catch is DriftNotReadable {
-            return
+            return nil
         }
-        guard let report, !report.blocking.isEmpty else { return }
+        guard let report, !report.blocking.isEmpty else { return report }
         throw StoreDrifted(store: snapshot.store, version: report.version, items: report.blocking)
     }
 

@@ -37,15 +37,19 @@ public enum HeavyweightMigration {
     /// 7. Swap: the old schema becomes `<store>~` (replacing an earlier backup), staging
     ///    becomes the store, the association and checkpoint tables and the change log go; the
     ///    triggers go with their function once the write guard is released.
-    /// Source rows no entity mapping carries over are `dataLoss` hazards (`RowsLeftBehind`).
+    /// Source rows no entity mapping carries over are `dataLoss` hazards (`RowsLeftBehind`), and
+    /// so are the team's own tables and columns in the old store (`extras`) holding rows when
+    /// that store is not kept (`ExtraObject.hazards`).
     static func step(
         mapping: MappingModel, from source: ModelVersion, to destination: ModelVersion, schema: String,
-        options: PlanningOptions = PlanningOptions(), keepsBackup: Bool = true, rowEstimates: RowEstimates = RowEstimates()
+        options: PlanningOptions = PlanningOptions(), keepsBackup: Bool = true, rowEstimates: RowEstimates = RowEstimates(),
+        extras: [ExtraObject] = []
     ) throws(HeavyweightRefusal) -> PlannedStep {
         let mapping = mapping.completed(source: source, destination: destination)
         var resolved: [ResolvedEntityMapping] = []
-        var reasons: [String] = []
-        for definition in mapping.entityMappings {
+        var reasons = mapping.duplicateEntityMappingReasons
+        // Each of thousands of copies would be resolved for nothing.
+        for definition in mapping.entityMappings where reasons.isEmpty {
             do {
                 if let entityMapping = try ResolvedEntityMapping.resolve(
                     definition, in: mapping, source: source, destination: destination, registeredPolicies: options.registeredPolicies
@@ -110,7 +114,7 @@ public enum HeavyweightMigration {
         let sourceTables = Set(resolved.map(\.sourceTable)).sorted().joined(separator: ", ")
         let kept = keepsBackup
             ? "the old store is kept as schema \(backupSchema(for: schema))"
-            : "the old store is dropped once the new one is in place"
+            : (["the old store is dropped once the new one is in place"] + [ExtraObject.emptyNote(of: extras)].compactMap { $0 }).joined(separator: "; ")
         var step = PlannedStep(
             kind: .heavyweight, from: source.name, to: destination.name,
             statements: tracking.install + passes.flatMap(\.statements) + swap,
@@ -123,7 +127,7 @@ public enum HeavyweightMigration {
         step.hazards.insert(
             contentsOf: RowsLeftBehind.hazards(
                 of: mapping, resolved: resolved, source: source, estimates: rowEstimates, backup: keepsBackup ? backupSchema(for: schema) : nil
-            ),
+            ) + (keepsBackup ? [] : ExtraObject.hazards(of: extras, store: schema)),
             at: 0
         )
         step.passes = passes
