@@ -25,6 +25,10 @@ public struct ApplyOptions: Sendable {
     /// (docs/online-migrations.md): a step kind that cannot run so is refused before anything
     /// changes, never run offline instead.
     public var online: Bool
+    /// Sessions a heavyweight step's set-based stage 1 passes may use at once (`--jobs`); nil:
+    /// this machine's processors, at most `defaultJobsLimit` (PostgreSQL does not tell a
+    /// client the server's).
+    public var jobs: Int?
     /// Online heavyweight steps: catch-up rounds stop once at most this many logged writes are
     /// left for the last round, which runs under the write guard.
     var catchUpRemainder = 1000
@@ -39,13 +43,14 @@ public struct ApplyOptions: Sendable {
     public static let defaultLockWaitSeconds = 60.0
     public static let defaultBatchSize = 5000
     public static let defaultIdleInTransactionTimeoutMilliseconds = 30_000
+    public static let defaultJobsLimit = 4
 
     public init(
         lockTimeoutMilliseconds: Int = Self.defaultLockTimeoutMilliseconds, lockRetries: Int = Self.defaultLockRetries,
         allowDataLoss: Bool = false, restart: Bool = false, batchSize: Int = Self.defaultBatchSize,
         lockWaitSeconds: Double = Self.defaultLockWaitSeconds,
         idleInTransactionTimeoutMilliseconds: Int = Self.defaultIdleInTransactionTimeoutMilliseconds,
-        online: Bool = false
+        online: Bool = false, jobs: Int? = nil
     ) {
         self.lockTimeoutMilliseconds = lockTimeoutMilliseconds
         self.lockRetries = lockRetries
@@ -55,6 +60,7 @@ public struct ApplyOptions: Sendable {
         self.lockWaitSeconds = lockWaitSeconds
         self.idleInTransactionTimeoutMilliseconds = idleInTransactionTimeoutMilliseconds
         self.online = online
+        self.jobs = jobs
     }
 
     /// How every transaction of the run is executed.

@@ -18,9 +18,13 @@ extension SQLScript {
         if let guardStatement = step.writeGuard { lines += statementLines([guardStatement], counted: false) }
         for (number, pass) in step.passes.enumerated() {
             lines.append("-- pass \(number + 1) of \(step.passes.count + 1): \(pass.name)")
-            lines += statementLines(pass.statements, counted: false)
-            // Stage 1 counts the rows its INSERT (the pass's last statement) wrote, as apply does.
-            if pass.stage == .createInstances, !pass.statements.isEmpty { lines.append(countRows()) }
+            // Stage 1 counts the rows its INSERT of the destination rows wrote, as apply does
+            // (`HeavyweightRun.countsRows`).
+            let counted = pass.statements.lastIndex { HeavyweightRun.countsRows($0, of: pass) }
+            for (index, statement) in pass.statements.enumerated() {
+                lines += statementLines([statement], counted: false)
+                if index == counted { lines.append(countRows()) }
+            }
         }
         lines.append("-- pass \(step.passes.count + 1) of \(step.passes.count + 1): swap")
         lines += statementLines(step.swap, counted: false)

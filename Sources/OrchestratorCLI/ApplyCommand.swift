@@ -46,10 +46,14 @@ struct ApplyCommand: ParsableCommand {
     @Option(name: .long, help: "Rows per batch: of a backfill under --online, of the streaming path of a heavyweight step.")
     var batchSize: Int = ApplyOptions.defaultBatchSize
 
+    @Option(name: .long, help: ArgumentHelp("Sessions a heavyweight step's set-based copies of different entity mappings may use at once (default: this machine's processors, at most 4).", valueName: "n"))
+    var jobs: Int?
+
     func validate() throws {
         guard lockTimeout > 0 else { throw ValidationError("--lock-timeout must be a positive number of milliseconds") }
         guard idleTimeout >= 3 else { throw ValidationError("--idle-timeout must be a number of milliseconds, 3 or more") }
         guard batchSize > 0 else { throw ValidationError("--batch-size must be a positive number of rows") }
+        if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
         guard lockWait >= 0, lockWait.isFinite else { throw ValidationError("--lock-wait must be a number of seconds, 0 or more") }
         if dryRun && online {
             throw ValidationError("--dry-run rehearses every step in one transaction, and --online commits in phases (CREATE INDEX CONCURRENTLY cannot run in a transaction): rehearse without --online")
@@ -68,6 +72,7 @@ struct ApplyCommand: ParsableCommand {
                 defer { progress.finish() }
                 var options = ApplyOptions(lockTimeoutMilliseconds: lockTimeout, allowDataLoss: allowDataLoss, restart: restart, lockWaitSeconds: lockWait, idleInTransactionTimeoutMilliseconds: idleTimeout, online: online)
                 options.batchSize = batchSize
+                options.jobs = jobs
                 options.expectedPlan = expectedPlan
                 let onStep = { (number: Int, count: Int, step: PlannedStep) in
                     if isText {

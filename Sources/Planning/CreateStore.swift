@@ -46,7 +46,8 @@ public enum CreateStore {
         }
     }
 
-    /// CREATE TABLE with columns, primary key and checks; no foreign keys or indexes yet.
+    /// CREATE TABLE with columns, primary key (when the layout gives one) and checks; no foreign
+    /// keys or indexes yet.
     static func createTable(_ table: TableLayout, schema: String) -> SQL {
         var parts: [SQL] = table.columns.map { column in
             var sql: SQL = "\(ident: column.name) \(unsafeRaw: column.type)"
@@ -55,7 +56,8 @@ public enum CreateStore {
             if let expression = column.defaultExpression { sql.append(" DEFAULT \(expression)") }
             return sql
         }
-        parts.append("PRIMARY KEY (\(idents: table.primaryKey))")
+        // Without one, the table is loaded bare and gets it after its rows (`StageOneLoads`).
+        if !table.primaryKey.isEmpty { parts.append("PRIMARY KEY (\(idents: table.primaryKey))") }
         for check in table.checks {
             parts.append("CONSTRAINT \(ident: check.name) CHECK (\(check.expression))")
         }

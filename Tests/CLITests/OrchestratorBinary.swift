@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 
 /// What one run of the `orchestrator` executable printed and how it ended.
 struct CLIResult: CustomStringConvertible {
@@ -152,4 +153,19 @@ func jsonObject(_ text: String) throws -> [String: Any] {
 struct NotAJSONObject: Error, CustomStringConvertible {
     var text: String
     var description: String { "expected one JSON object, got: \(text)" }
+}
+
+extension RunningOrchestrator {
+    /// Kills the process (SIGKILL) and returns what it printed, having checked it failed; or
+    /// records an issue and returns nil when it finished before it could be killed.
+    func killedWhileRunning() throws -> CLIResult? {
+        guard isRunning else {
+            Issue.record("apply finished before it could be killed: \(try finish())")
+            return nil
+        }
+        kill()
+        let killed = try finish()
+        #expect(killed.exitCode != 0, "\(killed)")
+        return killed
+    }
 }

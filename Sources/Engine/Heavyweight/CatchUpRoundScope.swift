@@ -3,7 +3,7 @@ import SQLBuilding
 /// What a policy's hooks are told when they run in a catch-up round of `apply --online`
 /// (`EntityMappingContext.catchUpRound`): the round maps again only the source rows written
 /// meanwhile, and the hooks over the whole entity mapping of a policy that runs them per round
-/// (`EntityMigrationPolicy.runsWholeMappingHooksPerCatchUpRound`) see only those.
+/// (`OnlineEntityMigrationPolicy.runsWholeMappingHooksPerCatchUpRound`) see only those.
 public struct CatchUpRoundScope: Sendable {
     /// The table of the old store (`EntityMappingContext.storeSchema`) the source rows are in.
     public let sourceTable: String

@@ -4,7 +4,7 @@ import Planning
 import PostgresClient
 import SQLBuilding
 
-/// The hooks of a policy, by name (`EntityMigrationPolicy.declaredHooks`).
+/// The hooks of a policy, by name (`OnlineEntityMigrationPolicy.declaredHooks`).
 public typealias PolicyHook = Planning.PolicyHook
 
 /// A custom entity migration policy (Core Data's `NSEntityMigrationPolicy`): code that runs for
@@ -14,7 +14,8 @@ public typealias PolicyHook = Planning.PolicyHook
 /// passes in the store, not in the instance.
 ///
 /// Every hook has a default: `createDestinationInstances` makes the destination instance the
-/// entity mapping's expressions describe, the others do nothing.
+/// entity mapping's expressions describe, the others do nothing. What `apply --online` needs to
+/// know of a policy is declared apart, by conforming to `OnlineEntityMigrationPolicy`.
 public protocol EntityMigrationPolicy: AnyObject {
     /// Stage 1, before the first source instance.
     func begin(_ mapping: EntityMappingContext) throws
@@ -37,22 +38,6 @@ public protocol EntityMigrationPolicy: AnyObject {
     /// `FUNCTION($entityPolicy, "selector:", arguments…)` in one of the mapping's expressions,
     /// for the source instance being migrated.
     func function(_ selector: String, arguments: [FunctionCall.Argument], source: SourceInstance) throws -> Value
-    /// The hooks this policy implements, for `apply --online`, which maps the rows written
-    /// meanwhile again by running `createDestinationInstances`, `createRelationships` and
-    /// `function` for those rows only. Declaring them promises that each call depends on its
-    /// own instance only (no state kept across instances) and that the instances it inserts
-    /// belong to that instance alone. When the policy declares a hook that runs once over the
-    /// whole entity mapping (`begin`, `endInstanceCreation`, `endRelationshipCreation`), or
-    /// declares nothing (nil, the default), its entity mapping runs again whole under the write
-    /// guard instead, so that those hooks see the whole mapping once, on the final data
-    /// (unless `runsWholeMappingHooksPerCatchUpRound`).
-    var declaredHooks: Set<PolicyHook>? { get }
-    /// For `apply --online`: true promises that every hook can run again in each catch-up
-    /// round over that round's instances only (`EntityMappingContext.catchUpRound` names
-    /// them), the hooks over the whole entity mapping included (e.g. `endInstanceCreation`
-    /// bringing a summary up to date from what the store holds), so that the entity mapping
-    /// is not run again whole under the write guard. Default false.
-    var runsWholeMappingHooksPerCatchUpRound: Bool { get }
 }
 
 extension EntityMigrationPolicy {
@@ -68,8 +53,6 @@ extension EntityMigrationPolicy {
     public func function(_ selector: String, arguments: [FunctionCall.Argument], source: SourceInstance) throws -> Value {
         throw PolicyError(message: "\(type(of: self)) has no policy function \(selector)")
     }
-    public var declaredHooks: Set<PolicyHook>? { nil }
-    public var runsWholeMappingHooksPerCatchUpRound: Bool { false }
 }
 
 /// An error a policy throws, or the engine throws about a policy: the migration stops, the

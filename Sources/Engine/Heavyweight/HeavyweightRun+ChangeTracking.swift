@@ -27,14 +27,18 @@ extension HeavyweightRun {
     /// while the guard is held) and the rows of every staging table — those the pass wrote
     /// counted again, the others as the previous checkpoint counted them.
     /// The change log's last entry.
-    func changesSeen(_ tracking: ChangeTracking) throws -> Int {
-        Int(try connection.execute(tracking.lastChange).int(0, "seen") ?? 0)
+    func changesSeen(_ tracking: ChangeTracking, on session: PostgresConnection? = nil) throws -> Int {
+        Int(try (session ?? connection).execute(tracking.lastChange).int(0, "seen") ?? 0)
     }
 
-    func recordCheckpoint(_ pass: PlannedPass, number: Int, rows: Int, after previous: Checkpoint?, _ tracking: ChangeTracking) throws -> Checkpoint {
-        let seen = try changesSeen(tracking)
+    /// On `session` when given (`ConcurrentPasses`).
+    func recordCheckpoint(
+        _ pass: PlannedPass, number: Int, rows: Int, after previous: Checkpoint?, _ tracking: ChangeTracking, on session: PostgresConnection? = nil
+    ) throws -> Checkpoint {
+        let connection = session ?? connection
+        let seen = try changesSeen(tracking, on: connection)
         let recount = previous == nil ? nil : pass.tablesWritten
-        let tableRows = (previous?.tableRows ?? [:]).merging(try stagingRows(tracking, of: recount)) { $1 }
+        let tableRows = (previous?.tableRows ?? [:]).merging(try stagingRows(tracking, of: recount, on: connection)) { $1 }
         let counts = JSONValue.object(tableRows.keys.sorted().map { ($0, .number(tableRows[$0]!)) }).rendered
         _ = try connection.execute("""
             INSERT INTO \(ident: staging, HeavyweightMigration.checkpointTable) (pass, name, fingerprint, rows, changes_seen, table_rows)
@@ -43,9 +47,9 @@ extension HeavyweightRun {
         return Checkpoint(pass: number, rows: rows, changesSeen: seen, tableRows: tableRows)
     }
 
-    func stagingRows(_ tracking: ChangeTracking, of tables: [String]? = nil) throws -> [String: Int] {
+    func stagingRows(_ tracking: ChangeTracking, of tables: [String]? = nil, on session: PostgresConnection? = nil) throws -> [String: Int] {
         if tables?.isEmpty == true { return [:] }
-        let result = try connection.execute(tracking.countRows(of: tables))
+        let result = try (session ?? connection).execute(tracking.countRows(of: tables))
         var rows: [String: Int] = [:]
         for row in result.rows.indices { rows[result.value(row, "name") ?? ""] = Int(result.int(row, "n") ?? 0) }
         return rows
@@ -70,5 +74,26 @@ extension HeavyweightRun {
     /// Every staging table holds the rows `checkpoint` counted (none were changed by hand).
     func verifyStagingRows(against checkpoint: Checkpoint, _ tracking: ChangeTracking) throws {
         try ResumeDecision.verifyRows(against: checkpoint, staging: staging, stagingTables: tracking.stagingTables, stagingRows: try stagingRows(tracking))
+    }
+
+    /// The checkpoints an earlier run left in the staging schema, for `ResumeDecision`.
+    func earlierRun() throws -> EarlierRun {
+        let tableExists = try connection.execute("SELECT to_regclass(\(quoteIdentifier(staging) + "." + quoteIdentifier(HeavyweightMigration.checkpointTable))) IS NOT NULL AS present")
+        guard tableExists.bool(0, "present") == true else { return EarlierRun(hasCheckpointTable: false, fingerprints: [], checkpoints: []) }
+        // Fingerprints first: another plan's checkpoint table may have other columns.
+        let fingerprints = try connection.execute("SELECT fingerprint FROM \(ident: staging, HeavyweightMigration.checkpointTable)").rows.map { $0[0] ?? "" }
+        guard fingerprints.allSatisfy({ $0 == fingerprint }), !fingerprints.isEmpty else {
+            return EarlierRun(hasCheckpointTable: true, fingerprints: fingerprints, checkpoints: [])
+        }
+        let result = try connection.execute("""
+            SELECT pass, rows, changes_seen, table_rows::text AS table_rows FROM \(ident: staging, HeavyweightMigration.checkpointTable) ORDER BY pass
+            """)
+        let checkpoints = result.rows.indices.map { row in
+            Checkpoint(
+                pass: Int(result.int(row, "pass") ?? 0), rows: Int(result.int(row, "rows") ?? 0), changesSeen: Int(result.int(row, "changes_seen") ?? 0),
+                tableRows: StoreCatalog.decodeJSON(result.value(row, "table_rows")) ?? [:]
+            )
+        }
+        return EarlierRun(hasCheckpointTable: true, fingerprints: fingerprints, checkpoints: checkpoints)
     }
 }

@@ -75,32 +75,42 @@ struct HeavyweightRun {
         let done = decision.done
         var writeGuard = catchUp == nil ? try takeWriteGuard(tracking) : nil
         defer { writeGuard?.close() }
-        var last = decision.last
+        var last = decision.last { step.passes[$0 - 1].tablesWritten }
         if let last { try verify(since: last, tracking) }
 
         let source = migrator.model.version(named: step.from ?? "")!
         let destination = migrator.model.version(named: step.to)!
         var rows = done.values.reduce(0) { $0 + $1.rows }
         var validate: (Int, PlannedPass)?
-        for (index, pass) in step.passes.enumerated() {
+        var index = 0
+        while index < step.passes.count {
+            let pass = step.passes[index]
             if catchUp != nil && pass.stage == .validate {
                 validate = (index + 1, pass)
+                index += 1
+                continue
+            }
+            // Set-based stage 1 passes, several at once: `ConcurrentPasses`.
+            if jobs > 1, let range = ConcurrentPasses.range(in: step.passes, from: index) {
+                for number in range.map({ $0 + 1 }) { if let earlier = done[number] { reportResumed(number, earlier) } }
+                let (after, made) = try ConcurrentPasses(run: self, range: range, done: done, jobs: jobs, after: last, writeGuard: writeGuard).execute()
+                last = after
+                rows += made
+                index = range.upperBound
+                continue
+            }
+            defer { index += 1 }
+            if let earlier = done[index + 1] {
+                reportResumed(index + 1, earlier)
                 continue
             }
             var event = progress(.passStarted, pass: index + 1, of: pass)
-            if let earlier = done[index + 1] {
-                event.kind = .passFinished
-                event.rowsDone = earlier.rows
-                event.resumed = true
-                onProgress(event)
-                continue
-            }
             onProgress(event)
             let passStarted = Date()
-            let pass = try validatePass(pass)
+            let validated = try validatePass(pass)
             let checkpoint = try options.executionPolicy.transaction(on: connection) {
-                let passRows = try runPass(pass, number: index + 1, source: source, destination: destination, passStarted: passStarted)
-                let checkpoint = try recordCheckpoint(pass, number: index + 1, rows: passRows, after: last, tracking)
+                let passRows = try runPass(validated, number: index + 1, source: source, destination: destination, passStarted: passStarted)
+                let checkpoint = try recordCheckpoint(validated, number: index + 1, rows: passRows, after: last, tracking)
                 try writeGuard?.requireNoWrites(seen: checkpoint.changesSeen)
                 return checkpoint
             }
@@ -158,27 +168,6 @@ struct HeavyweightRun {
         return (rows, deferred)
     }
 
-    /// The checkpoints an earlier run left in the staging schema, for `ResumeDecision`.
-    func earlierRun() throws -> EarlierRun {
-        let tableExists = try connection.execute("SELECT to_regclass(\(quoteIdentifier(staging) + "." + quoteIdentifier(HeavyweightMigration.checkpointTable))) IS NOT NULL AS present")
-        guard tableExists.bool(0, "present") == true else { return EarlierRun(hasCheckpointTable: false, fingerprints: [], checkpoints: []) }
-        // Fingerprints first: another plan's checkpoint table may have other columns.
-        let fingerprints = try connection.execute("SELECT fingerprint FROM \(ident: staging, HeavyweightMigration.checkpointTable)").rows.map { $0[0] ?? "" }
-        guard fingerprints.allSatisfy({ $0 == fingerprint }), !fingerprints.isEmpty else {
-            return EarlierRun(hasCheckpointTable: true, fingerprints: fingerprints, checkpoints: [])
-        }
-        let result = try connection.execute("""
-            SELECT pass, rows, changes_seen, table_rows::text AS table_rows FROM \(ident: staging, HeavyweightMigration.checkpointTable) ORDER BY pass
-            """)
-        let checkpoints = result.rows.indices.map { row in
-            Checkpoint(
-                pass: Int(result.int(row, "pass") ?? 0), rows: Int(result.int(row, "rows") ?? 0), changesSeen: Int(result.int(row, "changes_seen") ?? 0),
-                tableRows: StoreCatalog.decodeJSON(result.value(row, "table_rows")) ?? [:]
-            )
-        }
-        return EarlierRun(hasCheckpointTable: true, fingerprints: fingerprints, checkpoints: checkpoints)
-    }
-
     /// A second session holding SHARE locks on the old store's tables (`WriteGuard`): reads go
     /// on, writes wait until the swap has committed. Dies with the process, so a crash never
     /// leaves it. Returns nil in a rehearsal, whose one transaction takes the locks itself.
@@ -202,8 +191,7 @@ struct HeavyweightRun {
         var rows = 0
         for statement in pass.statements {
             let affected = try execute(statement)
-            // Set-based stage 1: the INSERT of the destination rows (the last statement).
-            if pass.stage == .createInstances && pass.stream == nil { rows = affected }
+            if Self.countsRows(statement, of: pass) { rows = affected }
         }
         let policy = try pass.entityMapping.flatMap { name in try policyInstance(for: name) }
         switch pass.stage {
@@ -237,9 +225,9 @@ struct HeavyweightRun {
         }
     }
 
-    func execute(_ statement: PlannedStatement) throws -> Int {
+    func execute(_ statement: PlannedStatement, on session: PostgresConnection? = nil) throws -> Int {
         do {
-            return try connection.execute(statement.sql).affectedRows
+            return try (session ?? connection).execute(statement.sql).affectedRows
         } catch {
             throw PassFailure(statement: statement, underlying: error)
         }
@@ -264,6 +252,14 @@ struct HeavyweightRun {
         )
         context.writer.online = onlineInstances
         return context
+    }
+
+    /// A pass an earlier run committed: reported finished, not run again.
+    func reportResumed(_ number: Int, _ earlier: Checkpoint) {
+        var event = progress(.passFinished, pass: number, of: step.passes[number - 1])
+        event.rowsDone = earlier.rows
+        event.resumed = true
+        onProgress(event)
     }
 
     /// An event of `pass`, or of the catch-up rounds when nil.

@@ -15,6 +15,15 @@ struct Checkpoint: Equatable {
     var changesSeen: Int
     /// Rows of every staging table after the pass.
     var tableRows: [String: Int]
+
+    /// This checkpoint, then `next`'s of a pass that recounted the staging tables `recounted`
+    /// (nil: every one): passes that ran at once (`ConcurrentPasses`) each copied the others'
+    /// tables as they were before, so only what a pass recounted is taken from it.
+    func followed(by next: Checkpoint, recounted: [String]?) -> Checkpoint {
+        var rows = recounted == nil ? next.tableRows : tableRows
+        for table in recounted ?? [] { rows[table] = next.tableRows[table] }
+        return Checkpoint(pass: max(pass, next.pass), rows: next.rows, changesSeen: max(changesSeen, next.changesSeen), tableRows: rows)
+    }
 }
 
 /// What `apply` found of an earlier run of a heavyweight step, as read from the database.
@@ -44,8 +53,17 @@ struct ResumeDecision: Equatable {
     /// Passes an earlier run committed, by 1-based number: skipped.
     var done: [Int: Checkpoint]
 
-    /// The last checkpoint, which the passes after it continue from.
-    var last: Checkpoint? { done.values.max { $0.pass < $1.pass } }
+    /// What the passes done leave, which the passes after them continue from: the checkpoints
+    /// in pass order, each followed by the next for the tables its pass recounted
+    /// (`recounted`, by pass number). After passes run one by one, the last checkpoint.
+    /// The last checkpoint whole (every pass taken as recounting every table).
+    var last: Checkpoint? { last { _ in nil } }
+
+    func last(recounted: (Int) -> [String]?) -> Checkpoint? {
+        done.keys.sorted().reduce(nil) { folded, pass in
+            folded.map { $0.followed(by: done[pass]!, recounted: recounted(pass)) } ?? done[pass]
+        }
+    }
 
     /// 1. Without a staging schema, or with `--restart`: start afresh.
     /// 2. A staging schema without the checkpoint table, or with another plan's checkpoints,

@@ -26,10 +26,12 @@ public enum HeavyweightMigration {
     /// 2. A second session locks the old store's tables against writes until the swap has
     ///    committed (rows written meanwhile would be lost).
     /// 3. Prepare: the destination tables bare (to-one columns nullable until stage 2 has set
-    ///    them), the association table.
+    ///    them; without their primary key when set-based passes alone fill them,
+    ///    `StageOneLoads`), the association table.
     /// 4. Stage 1, a pass per entity mapping: associate each source row passing the filter with
     ///    a new destination key, then insert the destination rows with their attributes, set-
-    ///    based or streamed through Swift (a policy, a policy function, or `forceStreaming`).
+    ///    based or streamed through Swift (a policy, a policy function, or `forceStreaming`);
+    ///    the last set-based pass filling a bare table builds its primary key.
     /// 5. Stage 2, passes per entity mapping: every to-one column through the association table,
     ///    then join tables and columns kept by the other side, then policies' hooks.
     /// 6. Stage 3: the destination's NOT NULLs, checks, foreign keys, uniques and indexes,
@@ -70,8 +72,9 @@ public enum HeavyweightMigration {
         let schemas = HeavyweightSchemas(store: schema, staging: staging, source: source, destination: layout, destinationVersion: destination)
         let stageOne = StageOneStatements(schemas: schemas)
         let stageTwo = StageTwoStatements(schemas: schemas)
-        var passes = [PlannedPass(stage: .prepare, statements: StagingStatements(schemas: schemas).statements(resolved))]
-        for entityMapping in resolved {
+        let loads = StageOneLoads(resolved) { options.forceStreaming || $0.needsSwift }
+        var passes = [PlannedPass(stage: .prepare, statements: StagingStatements(schemas: schemas).statements(resolved, bare: loads.bareTables))]
+        for (index, entityMapping) in resolved.enumerated() {
             let streams = options.forceStreaming || entityMapping.needsSwift
             var statements = entityMapping.keepsSourceKeys ? [] : stageOne.associate(entityMapping)
             var stream: StreamedMapping?
@@ -79,11 +82,14 @@ public enum HeavyweightMigration {
                 stream = stageOne.stream(entityMapping)
             } else {
                 statements.append(stageOne.insertInstances(entityMapping))
+                statements += loads.primaryKey(after: entityMapping, in: schemas)
             }
-            passes.append(PlannedPass(
+            var pass = PlannedPass(
                 stage: .createInstances, entityMapping: entityMapping.name, execution: streams ? .streaming : .setBased,
                 statements: statements, stream: stream, sourceTable: entityMapping.sourceTable
-            ))
+            )
+            pass.waitsFor = StageOneLoads.waits(of: index, in: resolved)
+            passes.append(pass)
         }
         // Stage 2: every to-one column first (the links kept elsewhere fill in where those
         // left a column empty), then per entity mapping the rest and its policy's hook.

@@ -44,6 +44,9 @@ public struct PlannedPass: Sendable, Hashable {
     /// The staging tables whose rows the pass can add or delete, recounted for its checkpoint;
     /// nil: any of them.
     public var tablesWritten: [String]?
+    /// Stage 1: the entity mappings whose stage 1 pass must have committed before this one
+    /// starts; the others may run at the same time (`apply --jobs`, `StageOneLoads.waits`).
+    public var waitsFor: [String] = []
 
     public init(
         stage: Stage, part: Part? = nil, entityMapping: String? = nil, execution: Execution = .setBased, statements: [PlannedStatement],

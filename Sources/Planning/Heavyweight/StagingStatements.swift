@@ -9,14 +9,17 @@ struct StagingStatements {
 
     /// The staging schema and its tables: CREATE TABLE as `CreateStore` writes it, with to-one
     /// columns nullable and their required-checks left for stage 3 (rows get their links only
-    /// in stage 2).
-    func statements(_ mappings: [ResolvedEntityMapping]) -> [PlannedStatement] {
+    /// in stage 2); the tables in `bare` without their primary key, which stage 1 builds after
+    /// their rows (`StageOneLoads`).
+    func statements(_ mappings: [ResolvedEntityMapping], bare: Set<String> = []) -> [PlannedStatement] {
         let staging = schemas.staging, store = schemas.store
         // The schema itself, with the checkpoint table, comes from `ChangeTracking.install`.
         var statements: [PlannedStatement] = []
         for table in schemas.destination.tables {
+            var created = DeferredConstraints.bare(table)
+            if bare.contains(table.name) { created.primaryKey = [] }
             statements.append(PlannedStatement(
-                CreateStore.createTable(DeferredConstraints.bare(table), schema: staging), lock: .accessExclusive,
+                CreateStore.createTable(created, schema: staging), lock: .accessExclusive,
                 summary: "create table \(staging).\(table.name)\(CreateStore.describe(table.kind))"
             ))
         }

@@ -21,7 +21,7 @@ import TestSupport
     /// Per instance: drops recipes whose amount is a multiple of 7, renames the others, gives
     /// those with an even amount a sous chef of their own (a Chef, whose table keeps its source
     /// keys), and in stage 2 marks each recipe signed or anonymous by its author link.
-    final class Brigade: EntityMigrationPolicy {
+    final class Brigade: OnlineEntityMigrationPolicy {
         var declaredHooks: Set<PolicyHook>? { [.createDestinationInstances, .createRelationships] }
 
         func createDestinationInstances(for source: SourceInstance, _ mapping: EntityMappingContext) throws {
@@ -46,7 +46,7 @@ import TestSupport
     }
 
     /// Counts the recipes at the end of stage 1: a hook over the whole entity mapping.
-    final class Tally: EntityMigrationPolicy {
+    final class Tally: OnlineEntityMigrationPolicy {
         var declaredHooks: Set<PolicyHook>? { [.createDestinationInstances, .endInstanceCreation] }
         func endInstanceCreation(_ mapping: EntityMappingContext) throws {}
     }

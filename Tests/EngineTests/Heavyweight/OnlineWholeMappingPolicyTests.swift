@@ -25,7 +25,7 @@ import ExamplePolicies
     /// `endRelationshipCreation` adds to it how many recipes have an author. Per instance,
     /// it drops recipes whose amount is a multiple of 7 and gives those with an even amount a
     /// sous chef.
-    final class Tally: EntityMigrationPolicy {
+    final class Tally: OnlineEntityMigrationPolicy {
         var declaredHooks: Set<PolicyHook>? {
             [.begin, .createDestinationInstances, .endInstanceCreation, .createRelationships, .endRelationshipCreation]
         }
@@ -100,7 +100,7 @@ import ExamplePolicies
 
     /// Runs its whole-mapping hook per round: the summary chef is inserted by the bulk pass and
     /// brought up to date in each round from what the new store holds.
-    final class RoundTally: EntityMigrationPolicy {
+    final class RoundTally: OnlineEntityMigrationPolicy {
         let rounds: Rounds
         init(rounds: Rounds) { self.rounds = rounds }
         var declaredHooks: Set<PolicyHook>? { [.createDestinationInstances, .endInstanceCreation] }

@@ -1,0 +1,134 @@
+import Foundation
+import Planning
+import PostgresClient
+
+/// Consecutive set-based stage 1 passes of a heavyweight step run at once, on up to `jobs`
+/// sessions of their own (`apply --jobs`). Each pass still commits alone with its checkpoint,
+/// so a crash leaves some passes done and others not, and the next `apply` runs those not
+/// done. A pass starts once the passes it waits for (`PlannedPass.waitsFor`) have committed.
+/// The first failure stops the others from starting; passes already running finish or fail.
+final class ConcurrentPasses: @unchecked Sendable {
+    private let run: HeavyweightRun
+    private let passes: [(number: Int, pass: PlannedPass)]
+    /// Entity mappings of the passes run here: their waits on other entity mappings were met
+    /// before the first of them.
+    private let mappings: Set<String>
+    private let jobs: Int
+    /// Offline, the session keeping writes out of the old store: each pass checks before it
+    /// commits that no write was logged since it was taken.
+    private let writeGuard: WriteGuard?
+    private var sessions: [PostgresConnection] = []
+    private let condition = NSCondition()
+    // Guarded by `condition`.
+    private var waiting: [(number: Int, pass: PlannedPass)]
+    private var running = 0
+    private var committed: Set<String>
+    private var failure: Error?
+    private var last: Checkpoint?
+    private var rows = 0
+
+    /// The passes of `range` (0-based indices of the step's passes) not in `done`.
+    init(run: HeavyweightRun, range: Range<Int>, done: [Int: Checkpoint], jobs: Int, after last: Checkpoint?, writeGuard: WriteGuard? = nil) {
+        self.run = run
+        self.writeGuard = writeGuard
+        self.jobs = jobs
+        self.last = last
+        let all = range.map { (number: $0 + 1, pass: run.step.passes[$0]) }
+        mappings = Set(all.compactMap(\.pass.entityMapping))
+        passes = all.filter { done[$0.number] == nil }
+        waiting = passes
+        committed = Set(all.filter { done[$0.number] != nil }.compactMap(\.pass.entityMapping))
+    }
+
+    /// Consecutive set-based stage 1 passes from index `start` on, when at least two; nil
+    /// otherwise (the pass at `start` runs alone).
+    static func range(in passes: [PlannedPass], from start: Int) -> Range<Int>? {
+        var end = start
+        while end < passes.count, passes[end].stage == .createInstances, passes[end].stream == nil { end += 1 }
+        return end - start > 1 ? start..<end : nil
+    }
+
+    /// Runs the passes; returns the checkpoint they leave (the one before, followed by each) and
+    /// the rows they made. Rethrows the first failure once every session has stopped.
+    func execute() throws -> (last: Checkpoint?, rows: Int) {
+        defer { sessions.forEach { $0.close() } }
+        for _ in 0..<min(jobs, passes.count) { sessions.append(try run.connection.reconnect()) }
+        let group = DispatchGroup()
+        for index in sessions.indices {
+            group.enter()
+            Thread {
+                self.work(on: self.sessions[index])
+                group.leave()
+            }.start()
+        }
+        group.wait()
+        if let failure { throw failure }
+        return (last, rows)
+    }
+
+    /// Takes the next pass whose waits have committed, until none is left or one failed.
+    private func work(on session: PostgresConnection) {
+        condition.lock()
+        defer { condition.unlock() }
+        while failure == nil, !waiting.isEmpty {
+            guard let next = waiting.firstIndex(where: { mappings.intersection($0.pass.waitsFor).isSubset(of: committed) }) else {
+                // Every pass left waits for one that is running (a pass waits only for earlier ones).
+                precondition(running > 0, "heavyweight passes waiting for none running: \(waiting.map(\.pass.name))")
+                condition.wait()
+                continue
+            }
+            let (number, pass) = waiting.remove(at: next)
+            running += 1
+            let previous = last
+            var event = run.progress(.passStarted, pass: number, of: pass)
+            run.onProgress(event)
+            condition.unlock()
+            let started = Date()
+            let outcome = Result { try run.runSetBased(pass, number: number, after: previous, on: session, writeGuard: writeGuard) }
+            condition.lock()
+            running -= 1
+            switch outcome {
+            case .success(let checkpoint):
+                last = last.map { $0.followed(by: checkpoint, recounted: pass.tablesWritten) } ?? checkpoint
+                rows += checkpoint.rows
+                if let name = pass.entityMapping { committed.insert(name) }
+                event.kind = .passFinished
+                event.rowsDone = checkpoint.rows
+                event.elapsedSeconds = Date().timeIntervalSince(started)
+                run.onProgress(event)
+            case .failure(let error):
+                if failure == nil { failure = error }
+            }
+            condition.broadcast()
+        }
+        condition.broadcast()
+    }
+}
+
+extension HeavyweightRun {
+    /// A set-based stage 1 pass on `session`, in its transaction with its checkpoint.
+    func runSetBased(_ pass: PlannedPass, number: Int, after previous: Checkpoint?, on session: PostgresConnection, writeGuard: WriteGuard? = nil) throws -> Checkpoint {
+        try options.executionPolicy.transaction(on: session) {
+            var rows = 0
+            for statement in pass.statements {
+                let affected = try execute(statement, on: session)
+                if Self.countsRows(statement, of: pass) { rows = affected }
+            }
+            let checkpoint = try recordCheckpoint(pass, number: number, rows: rows, after: previous, step.changeTracking!, on: session)
+            try writeGuard?.requireNoWrites(seen: checkpoint.changesSeen)
+            return checkpoint
+        }
+    }
+
+    /// Set-based stage 1 counts the rows of its INSERT of the destination rows: the last
+    /// statement taking ROW EXCLUSIVE (after the association's, before the primary key's).
+    static func countsRows(_ statement: PlannedStatement, of pass: PlannedPass) -> Bool {
+        pass.stage == .createInstances && pass.stream == nil && statement.lock == .rowExclusive
+    }
+
+    /// How many sessions a heavyweight step's passes may use at once: `--jobs`, else this
+    /// machine's processors, at most 4; one in a rehearsal (a single transaction).
+    var jobs: Int {
+        connection.isRehearsing ? 1 : max(1, options.jobs ?? min(ProcessInfo.processInfo.activeProcessorCount, ApplyOptions.defaultJobsLimit))
+    }
+}
