@@ -22,8 +22,9 @@ public struct StoreMigrator {
     /// Keep the old store as `<store>~` after a heavyweight step.
     public var keepBackup = true
     /// The drift checks' contracts, built once for all the plans of this migrator on its
-    /// connection (another connection may be another server, which normalises them its way).
-    private(set) var contracts = ContractCatalogs()
+    /// connection (another connection may be another server, which normalises them its way;
+    /// `fleet apply` shares one per server).
+    var contracts = ContractCatalogs()
 
     public init(
         connection: PostgresConnection, model: VersionedModel, store: String, targetVersion: String? = nil,
