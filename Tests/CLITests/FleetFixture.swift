@@ -30,17 +30,19 @@ enum FleetFixture {
         defer { connection.close() }
         for store in stores {
             _ = try StoreMigrator(connection: connection, model: model, store: store, targetVersion: version).apply()
-            try fill(store, on: connection)
+            try fill(store, instructions: version == "Recipes 3" ? "directions" : "instructions", on: connection)
         }
     }
 
-    static func fill(_ store: String, on connection: PostgresConnection) throws {
+    /// `instructions`: the column's name at the store's version (Recipes 3 renames it, and makes
+    /// rating non-optional).
+    static func fill(_ store: String, instructions: String, on connection: PostgresConnection) throws {
         try connection.execute("""
             INSERT INTO \(ident: store, "chef") (_entity, name) VALUES ('Chef', 'Ada'), ('Chef', 'Bo')
             """)
         try connection.execute("""
-            INSERT INTO \(ident: store, "recipe") (_entity, name, instructions, rating, chef_pk)
-            SELECT 'Recipe', 'Recipe ' || n, 'Stir ' || n, CASE WHEN n = 2 THEN NULL ELSE n END, (SELECT min(_pk) FROM \(ident: store, "chef"))
+            INSERT INTO \(ident: store, "recipe") (_entity, name, \(ident: instructions), rating, chef_pk)
+            SELECT 'Recipe', 'Recipe ' || n, 'Stir ' || n, CASE WHEN n = 2 AND \(instructions == "instructions") THEN NULL ELSE n END, (SELECT min(_pk) FROM \(ident: store, "chef"))
             FROM generate_series(1, 3) AS n
             """)
         try connection.execute("""

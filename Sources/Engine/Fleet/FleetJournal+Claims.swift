@@ -47,7 +47,7 @@ extension FleetJournal {
                   AND server <> ALL(\(CatalogReader.arrayLiteral(servers.sorted()))::text[])
                 ORDER BY position LIMIT 1 FOR UPDATE SKIP LOCKED
                 """)
-            guard let server = row.value(0, "server"), let store = row.value(0, "store") else {
+            guard !row.isEmpty, let server = row.value(0, "server"), let store = row.value(0, "store") else {
                 try connection.execute("COMMIT")
                 return nil
             }
