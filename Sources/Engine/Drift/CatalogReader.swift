@@ -12,14 +12,16 @@ enum CatalogReader {
     }
 
     /// The catalogs of many schemas, with the same four queries as one (`fleet status` reads a
-    /// server's stores so); a schema without tables has an empty catalog.
+    /// server's stores so); a schema without tables has an empty catalog. The definition of a
+    /// constraint is deparsed for CHECKs only, the one kind that reads it (it costs a server
+    /// about 80 µs a constraint).
     static func read(schemas: [String], on connection: PostgresConnection) throws -> [String: SchemaCatalog] {
         let wanted = arrayLiteral(schemas)
         var tables: [TableKey: SchemaCatalog.Table] = [:]
         var names: [String: [String]] = [:]
         let listed = try connection.execute("""
             SELECT n.nspname AS schema_name, c.relname AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-            WHERE n.nspname = ANY(\(wanted)::name[]) AND c.relkind IN ('r', 'p') ORDER BY n.nspname, c.relname
+            WHERE n.nspname IN (SELECT unnest(\(wanted)::name[])) AND c.relkind IN ('r', 'p') ORDER BY n.nspname, c.relname
             """)
         for row in listed.rows.indices {
             guard let schema = listed.value(row, "schema_name"), let name = listed.value(row, "name") else { continue }
@@ -34,7 +36,7 @@ enum CatalogReader {
             FROM pg_attribute a
             JOIN pg_class c ON c.oid = a.attrelid JOIN pg_namespace n ON n.oid = c.relnamespace
             LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
-            WHERE n.nspname = ANY(\(wanted)::name[]) AND c.relkind IN ('r', 'p') AND a.attnum > 0 AND NOT a.attisdropped
+            WHERE n.nspname IN (SELECT unnest(\(wanted)::name[])) AND c.relkind IN ('r', 'p') AND a.attnum > 0 AND NOT a.attisdropped
             ORDER BY c.relname, a.attnum
             """)
         for row in columns.rows.indices {
@@ -47,7 +49,8 @@ enum CatalogReader {
         }
 
         let constraints = try connection.execute("""
-            SELECT n.nspname AS schema_name, c.relname AS table_name, k.conname AS name, k.contype::text AS type, pg_get_constraintdef(k.oid) AS definition,
+            SELECT n.nspname AS schema_name, c.relname AS table_name, k.conname AS name, k.contype::text AS type,
+                   CASE k.contype WHEN 'c' THEN pg_get_constraintdef(k.oid) END AS definition,
                    to_jsonb(ARRAY(SELECT a.attname::text FROM unnest(k.conkey) WITH ORDINALITY AS u(n, i)
                                   JOIN pg_attribute a ON a.attrelid = k.conrelid AND a.attnum = u.n ORDER BY u.i))::text AS columns,
                    CASE WHEN fn.nspname = n.nspname THEN f.relname::text ELSE fn.nspname || '.' || f.relname END AS referenced_table,
@@ -57,7 +60,7 @@ enum CatalogReader {
             FROM pg_constraint k
             JOIN pg_class c ON c.oid = k.conrelid JOIN pg_namespace n ON n.oid = c.relnamespace
             LEFT JOIN pg_class f ON f.oid = k.confrelid LEFT JOIN pg_namespace fn ON fn.oid = f.relnamespace
-            WHERE n.nspname = ANY(\(wanted)::name[]) AND k.contype IN ('p', 'f', 'c')
+            WHERE n.nspname IN (SELECT unnest(\(wanted)::name[])) AND k.contype IN ('p', 'f', 'c')
             ORDER BY c.relname, k.conname
             """)
         for row in constraints.rows.indices {
@@ -85,7 +88,7 @@ enum CatalogReader {
                    substring(pg_get_indexdef(x.indexrelid) FROM ' USING (.*)$') AS definition
             FROM pg_index x
             JOIN pg_class i ON i.oid = x.indexrelid JOIN pg_class c ON c.oid = x.indrelid JOIN pg_namespace n ON n.oid = c.relnamespace
-            WHERE n.nspname = ANY(\(wanted)::name[]) AND NOT x.indisprimary
+            WHERE n.nspname IN (SELECT unnest(\(wanted)::name[])) AND NOT x.indisprimary
             ORDER BY c.relname, i.relname
             """)
         for row in indexes.rows.indices {

@@ -5,8 +5,9 @@ import PostgresClient
 import SQLBuilding
 
 /// Every store of one server, read in bulk: the metadata of all of them in one query, what is
-/// in progress in three more, and their catalogs in chunks of `chunkSize` schemas, compared in
-/// memory with each version's contract, built once on this connection (`ContractCatalogs`).
+/// in progress in three more, and their catalogs with the four queries of one store's (no
+/// table lock is kept by them), compared in memory with each version's contract, built once on
+/// this connection (`ContractCatalogs`).
 public struct ServerSurvey {
     public var server: FleetServer
     public var connection: PostgresConnection
@@ -14,10 +15,6 @@ public struct ServerSurvey {
     /// The version the fleet goes to.
     public var target: ModelVersion
     public var contracts: ContractCatalogs
-
-    /// Schemas whose catalogs one query set reads: each statement locks every table it
-    /// describes until its transaction ends, and the server's lock table is shared.
-    static let chunkSize = 200
 
     public init(server: FleetServer, connection: PostgresConnection, model: VersionedModel, target: ModelVersion, contracts: ContractCatalogs = ContractCatalogs()) {
         self.server = server
@@ -40,13 +37,16 @@ public struct ServerSurvey {
         var states: [FleetStoreState] = []
         var toCompare: [(index: Int, version: ModelVersion)] = []
         var versions: [String: ModelVersion?] = [:]
+        // Hashing the model's versions is the costly part of a match: once per model hash.
+        var matches: [String: StoreVersionMatch] = [:]
         for row in rows {
             let fleetStore = FleetStore(server: server.name, store: row.store)
             guard let hash = row.modelHash, row.schemaExists else {
                 states.append(FleetStoreState(store: fleetStore, status: .missing))
                 continue
             }
-            let match = StoreVersionMatch(storeModelHash: hash, targetModelHash: targetHash, model: model, recordedVersions: recorded)
+            let match = matches[hash] ?? StoreVersionMatch(storeModelHash: hash, targetModelHash: targetHash, model: model, recordedVersions: recorded)
+            matches[hash] = match
             var state = FleetStoreState(store: fleetStore, status: match.isCompatible ? .upToDate : .migrationRequired, version: match.versionName, modelHash: hash)
             if let reason = busy[row.store] {
                 state.status = .inProgress
@@ -63,9 +63,9 @@ public struct ServerSurvey {
             }
             states.append(state)
         }
-        for chunk in stride(from: 0, to: toCompare.count, by: Self.chunkSize).map({ Array(toCompare[$0..<min($0 + Self.chunkSize, toCompare.count)]) }) {
-            let catalogs = try readCatalogs(chunk.map { states[$0.index].store.store })
-            for (index, version) in chunk {
+        if !toCompare.isEmpty {
+            let catalogs = try readCatalogs(toCompare.map { states[$0.index].store.store })
+            for (index, version) in toCompare {
                 guard let live = catalogs[states[index].store.store] else {
                     states[index].status = .inProgress
                     states[index].detail = DriftNotReadable(store: states[index].store.store).description
