@@ -5,8 +5,9 @@ import PostgresClient
 
 /// `fleet apply`: the stores of a journaled run, wave by wave, by `jobs` threads of this
 /// process (and any other process working the same run), at most `perServerJobs` of them on
-/// one server. Each store goes through `StoreMigrator.apply`, the single-store path: its own
-/// advisory lock, its plan made again under the lock, each step in its transaction.
+/// one server. Each store goes through the single-store path under its own advisory lock
+/// (`StoreMigrator.applyUnderLock`): planned under the lock, every check of `apply`, each step
+/// in its transaction with its metadata and history.
 public final class FleetRun: @unchecked Sendable {
     public let fleet: FleetFile
     public let model: VersionedModel
@@ -125,7 +126,7 @@ public final class FleetRun: @unchecked Sendable {
         var migrator = StoreMigrator(connection: connection, model: model, store: store.store, targetVersion: target.name, explicitMappings: explicitMappings)
         migrator.contracts = connections.contracts(of: server.name)
         do {
-            let report = try migrator.apply(options: options)
+            let report = try migrator.applyUnderLock(options: options)
             connections.give(connection, of: server)
             let kind: FleetOutcome.Kind = report.appliedSteps.isEmpty ? .upToDate : .migrated
             return FleetOutcome(
