@@ -9,7 +9,8 @@
 #           apply` over identical copies in another database: both times, the ratio (target:
 #           at least 10x), peak RSS of fleet apply, and every store of both checked identical.
 # The stores are copies of one filled store made by orchestrator (pg_dump of its schema with
-# the name replaced, and its metadata row), loaded by psql.
+# the name replaced, and its metadata row), loaded by psql; the xargs database is a copy of the
+# fleet apply one (CREATE DATABASE … TEMPLATE).
 # Needs DATABASE_URL (make bench-fleet provides a throwaway server). BENCH_BIN: an orchestrator
 # binary to use instead of this tree's release build.
 set -euo pipefail
@@ -27,7 +28,8 @@ cleanup() {
     for db in $dbs; do admin -c "DROP DATABASE IF EXISTS $db WITH (FORCE)" >/dev/null 2>&1 || true; done
 }
 trap cleanup EXIT
-for db in $dbs; do admin -c "DROP DATABASE IF EXISTS $db WITH (FORCE)" -c "CREATE DATABASE $db" >/dev/null; done
+for db in $dbs; do admin -c "DROP DATABASE IF EXISTS $db WITH (FORCE)" >/dev/null; done
+for db in fleet_status fleet_a fleet_template; do admin -c "CREATE DATABASE $db" >/dev/null; done
 
 # The template store at $1, filled, dumped as $dir/template-$2.sql with its metadata row.
 make_template() {
@@ -51,7 +53,7 @@ load_copies() {
     url=$(url_for "$db")
     # The metadata schema, as apply makes it: apply a throwaway store and drop it.
     DATABASE_URL="$url" "$bin" apply --quiet --model migrations --store throwaway
-    psql "$url" -X -q -c "DROP SCHEMA throwaway CASCADE; DELETE FROM orchestrator.stores; DELETE FROM orchestrator.migrations;"
+    psql "$url" -X -q -c "SET client_min_messages = warning; DROP SCHEMA throwaway CASCADE; DELETE FROM orchestrator.stores; DELETE FROM orchestrator.migrations;"
     grep -v -e '^SET ' -e '^SELECT pg_catalog.set_config' -e '^--' "$dir/template-$name.sql" > "$dir/body-$name.sql"
     local meta
     meta=$(cat "$dir/meta-$name.json")
@@ -72,7 +74,8 @@ make_template "Recipes 3" current
 make_template "Recipes 2" old
 load_copies fleet_status current "$status_stores"
 load_copies fleet_a old "$apply_stores"
-load_copies fleet_b old "$apply_stores"
+# Identical copies, file for file.
+admin -c "CREATE DATABASE fleet_b TEMPLATE fleet_a" >/dev/null
 
 # --- status ---
 printf 'model: %s\nservers:\n  - {name: one, url: "%s"}\n' "$PWD/migrations" "$(url_for fleet_status)" > "$dir/status.yaml"
