@@ -83,6 +83,36 @@ struct FleetApplyTests {
         }
     }
 
+    @Test("a claim held by a worker whose session dies is taken over by another worker", integration)
+    func deadWorkersClaimIsTakenOver() throws {
+        try withFleet { urls, fleet, _ in
+            let store = try PostgresConnection(url: urls[1])
+            defer { store.close() }
+            try store.execute("ALTER TABLE tenant_1_a.recipe ADD CONSTRAINT no_zero_rating CHECK (rating IS NULL OR rating <> 0)")
+            #expect(try FleetFixture.run(["fleet", "apply", "--fleet", fleet, "--run", "takeover"]).exitCode == 1)
+            try store.execute("ALTER TABLE tenant_1_a.recipe DROP CONSTRAINT no_zero_rating")
+            // A worker's claim, as `fleet apply` makes it: the store's row locked in an open
+            // transaction of the worker's journal session.
+            let worker = try PostgresConnection(url: urls[0])
+            try worker.execute("UPDATE orchestrator_fleet.stores SET outcome = NULL WHERE run = 'takeover' AND store = 'tenant_1_a'")
+            try worker.execute("BEGIN")
+            try worker.execute("SELECT 1 FROM orchestrator_fleet.stores WHERE run = 'takeover' AND store = 'tenant_1_a' FOR UPDATE")
+            let workerPID = try worker.execute("SELECT pg_backend_pid() AS pid").value(0, "pid")!
+
+            let other = try RunningOrchestrator(["fleet", "apply", "--fleet", fleet, "--run", "takeover"], databaseURL: nil)
+            Thread.sleep(forTimeInterval: 2)
+            #expect(other.isRunning, "the other worker waits while the claim is held")
+            let admin = try PostgresConnection(url: urls[0])
+            defer { admin.close() }
+            try admin.execute("SELECT pg_terminate_backend(\(workerPID)::int)")
+            let result = try other.finish()
+            #expect(result.exitCode == 0, "\(result)")
+            let rows = try journal(urls[0], run: "takeover")
+            #expect(rows.map { $0[1] } == Array(repeating: "migrated", count: 6), "\(rows)")
+            #expect(try store.execute("SELECT version_name FROM orchestrator.stores WHERE store = 'tenant_1_a'").value(0, "version_name") == "Recipes 3")
+        }
+    }
+
     @Test("a canary wave's failure stops the later waves, whose stores are skipped", integration)
     func canaryStopsWaves() throws {
         try withFleet { urls, fleet, _ in
