@@ -29,6 +29,12 @@ struct FleetApplyTests {
             """).rows
     }
 
+    /// A CHECK made by hand, beside the contract (an extra object is not drift), that the
+    /// step's backfill of rating (NULL -> 0) breaks: the step fails, the store stays as it was.
+    func breakBackfill(of store: String, on connection: PostgresConnection) throws {
+        try connection.execute("ALTER TABLE \(ident: store, "recipe") ADD CONSTRAINT no_zero_rating CHECK (rating IS NULL OR rating <> 0)")
+    }
+
     @Test("apply migrates every store of three servers, each exactly as a single-store apply does", integration)
     func applyAcrossServers() throws {
         let reference = [
@@ -56,11 +62,9 @@ struct FleetApplyTests {
     @Test("a store whose step fails is reported with the step's error, the others go on, and the run resumed finishes it", integration)
     func failureAndResume() throws {
         try withFleet { urls, fleet, _ in
-            // Made by hand, beside the contract (an extra object is not drift): the backfill of
-            // rating (NULL -> 0) breaks it.
             let connection = try PostgresConnection(url: urls[1])
             defer { connection.close() }
-            try connection.execute("ALTER TABLE tenant_1_a.recipe ADD CONSTRAINT no_zero_rating CHECK (rating IS NULL OR rating <> 0)")
+            try breakBackfill(of: "tenant_1_a", on: connection)
 
             let first = try FleetFixture.run(["fleet", "apply", "--fleet", fleet, "--run", "again", "--format", "json"])
             #expect(first.exitCode == 1, "\(first)")
@@ -88,7 +92,7 @@ struct FleetApplyTests {
         try withFleet { urls, fleet, _ in
             let store = try PostgresConnection(url: urls[1])
             defer { store.close() }
-            try store.execute("ALTER TABLE tenant_1_a.recipe ADD CONSTRAINT no_zero_rating CHECK (rating IS NULL OR rating <> 0)")
+            try breakBackfill(of: "tenant_1_a", on: store)
             #expect(try FleetFixture.run(["fleet", "apply", "--fleet", fleet, "--run", "takeover"]).exitCode == 1)
             try store.execute("ALTER TABLE tenant_1_a.recipe DROP CONSTRAINT no_zero_rating")
             // A worker's claim, as `fleet apply` makes it: the store's row locked in an open
@@ -118,7 +122,7 @@ struct FleetApplyTests {
         try withFleet { urls, fleet, _ in
             let connection = try PostgresConnection(url: urls[0])
             defer { connection.close() }
-            try connection.execute("ALTER TABLE tenant_0_a.recipe ADD CONSTRAINT no_zero_rating CHECK (rating IS NULL OR rating <> 0)")
+            try breakBackfill(of: "tenant_0_a", on: connection)
             try Data("waves:\n  - {name: canary, stores: 1}\n  - {name: rest}\n".utf8).append(toFile: fleet)
             let apply = try FleetFixture.run(["fleet", "apply", "--fleet", fleet, "--run", "canary"])
             #expect(apply.exitCode == 1, "\(apply)")
