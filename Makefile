@@ -18,7 +18,7 @@ SWIFTPM_FLAGS ?=
 export SWIFTPM_FLAGS
 
 .DEFAULT_GOAL := build
-.PHONY: build test fuzz demo bench bench-positions bench-online clean deps
+.PHONY: build test fuzz demo bench bench-positions bench-online bench-fleet clean deps
 
 build:
 	$(SWIFT) build $(SWIFTPM_FLAGS)
@@ -68,6 +68,12 @@ bench-positions: deps
 # as the application (scripts/bench-online.sh, docs/online-migrations.md).
 bench-online: deps
 	bash scripts/with-postgres.sh bash scripts/bench-online.sh
+
+# fleet status of 10,000 stores, and fleet apply against xargs -P 4 apply over identical
+# copies (scripts/bench-fleet.sh, docs/fleets.md).
+bench-fleet: deps
+	command -v /usr/bin/time >/dev/null || (apt-get update -qq && apt-get install -y -qq time)
+	bash scripts/with-postgres.sh bash scripts/bench-fleet.sh
 
 clean:
 	$(SWIFT) package $(SWIFTPM_FLAGS) clean

@@ -44,7 +44,8 @@ let package = Package(
         // The only module that talks to libpq.
         .target(name: "PostgresClient", dependencies: ["CLibPQ", "SQLBuilding", .product(name: "Logging", package: "swift-log")]),
         // Executes plans against PostgreSQL: metadata, locks, transactions.
-        .target(name: "Engine", dependencies: ["Planning", "Mapping", "ObjectModel", "SQLBuilding", "JSONRendering", "PostgresClient"]),
+        // Fleets (Engine/Fleet) read their YAML file through ObjectModel's YAMLReader, on Yams nodes.
+        .target(name: "Engine", dependencies: ["Planning", "Mapping", "ObjectModel", "SQLBuilding", "JSONRendering", "PostgresClient", .product(name: "Yams", package: "Yams")]),
         .target(
             name: "OrchestratorCLI",
             // Every module the CLI imports. PostgresClient: connecting (Connect.swift) and the

@@ -22,8 +22,9 @@ public struct StoreMigrator {
     /// Keep the old store as `<store>~` after a heavyweight step.
     public var keepBackup = true
     /// The drift checks' contracts, built once for all the plans of this migrator on its
-    /// connection (another connection may be another server, which normalises them its way).
-    private(set) var contracts = ContractCatalogs()
+    /// connection (another connection may be another server, which normalises them its way;
+    /// `fleet apply` shares one per server).
+    var contracts = ContractCatalogs()
 
     public init(
         connection: PostgresConnection, model: VersionedModel, store: String, targetVersion: String? = nil,
@@ -92,7 +93,13 @@ public struct StoreMigrator {
         let lock = StoreLock(store: store, connection: connection)
         try lock.acquire(waitingAtMost: options.lockWaitSeconds, onWait: onLockWait)
         defer { lock.release() }
+        return try applyHoldingLock(options: options, onStep: onStep, onProgress: onProgress)
+    }
 
+    /// Steps 3 and 4 of `apply`, the store's lock held: plan again, check, run each step.
+    func applyHoldingLock(
+        options: ApplyOptions, onStep: (Int, Int, PlannedStep) -> Void = { _, _, _ in }, onProgress: (ProgressEvent) -> Void = { _ in }
+    ) throws -> ApplyReport {
         let plan = try self.plan()
         try options.expectedPlan?.requireSame(as: plan, migrator: self, online: options.online)
         guard plan.isExecutable else { throw NotExecutable(blockerDetails: plan.blockerDetails) }

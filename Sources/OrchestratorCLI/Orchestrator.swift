@@ -28,6 +28,7 @@ public struct Orchestrator: ParsableCommand {
             RestoreCommand.self,
             AdoptCommand.self,
             DiagramCommand.self,
+            FleetCommand.self,
         ]
     )
 

@@ -1,0 +1,128 @@
+import Foundation
+import PostgresClient
+import SQLBuilding
+
+/// How one store of a fleet run ended; the raw values are a public contract.
+public struct FleetOutcome: Sendable, Hashable {
+    public enum Kind: String, Sendable, Hashable, CaseIterable {
+        case migrated, upToDate, failed, unreached, skipped
+    }
+
+    public var store: FleetStore
+    public var kind: Kind
+    public var from: String?
+    public var to: String?
+    public var durationMilliseconds: Int?
+    public var error: String?
+
+    public init(store: FleetStore, kind: Kind, from: String? = nil, to: String? = nil, durationMilliseconds: Int? = nil, error: String? = nil) {
+        self.store = store
+        self.kind = kind
+        self.from = from
+        self.to = to
+        self.durationMilliseconds = durationMilliseconds
+        self.error = error
+    }
+
+    /// The store is at the target.
+    public var isDone: Bool { kind == .migrated || kind == .upToDate }
+}
+
+/// A store a worker holds: its row stays locked until the outcome is committed.
+struct FleetClaim {
+    var store: FleetStore
+    var from: String?
+}
+
+extension FleetJournal {
+    /// Claims the next store of `wave` no worker holds, on a server not in `excluding`, in a
+    /// transaction left open: the claim lasts until `finish` commits the outcome, or the
+    /// session ends. Nil (and no transaction) when none is left to claim.
+    func claim(wave: Int, excluding servers: Set<String>) throws -> FleetClaim? {
+        try connection.execute("BEGIN")
+        do {
+            let row = try connection.execute("""
+                SELECT server, store, from_version FROM \(ident: Self.schema, "stores")
+                WHERE run = \(run) AND wave = \(wave) AND outcome IS NULL
+                  AND server <> ALL(\(CatalogReader.arrayLiteral(servers.sorted()))::text[])
+                ORDER BY position LIMIT 1 FOR UPDATE SKIP LOCKED
+                """)
+            guard !row.isEmpty, let server = row.value(0, "server"), let store = row.value(0, "store") else {
+                try connection.execute("COMMIT")
+                return nil
+            }
+            return FleetClaim(store: FleetStore(server: server, store: store), from: row.value(0, "from_version"))
+        } catch {
+            _ = try? connection.execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    /// Records the claimed store's outcome and ends the claim.
+    func finish(_ outcome: FleetOutcome, worker: String) throws {
+        do {
+            try record(outcome, worker: worker)
+            try connection.execute("COMMIT")
+        } catch {
+            _ = try? connection.execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    func record(_ outcome: FleetOutcome, worker: String) throws {
+        try connection.execute("""
+            UPDATE \(ident: Self.schema, "stores")
+            SET outcome = \(outcome.kind.rawValue), from_version = coalesce(\(outcome.from), from_version), to_version = \(outcome.to),
+                worker = \(worker), attempts = attempts + 1, finished_at = now(), duration_ms = \(outcome.durationMilliseconds.map(Int64.init).map(SQLValue.int) ?? .null),
+                error = \(outcome.error)
+            WHERE run = \(run) AND server = \(outcome.store.server) AND store = \(outcome.store.store)
+            """)
+    }
+
+    /// Stores of `wave` (of every wave: nil) not finished: unclaimed, or held by a worker now.
+    func unfinishedCount(wave: Int? = nil) throws -> Int {
+        Int(try connection.execute("""
+            SELECT count(*) AS n FROM \(ident: Self.schema, "stores")
+            WHERE run = \(run) AND (wave = \(wave.map(Int64.init).map(SQLValue.int) ?? .null) OR \(wave == nil)) AND outcome IS NULL
+            """).int(0, "n") ?? 0)
+    }
+
+    func failureCount(wave: Int) throws -> Int {
+        Int(try connection.execute("""
+            SELECT count(*) AS n FROM \(ident: Self.schema, "stores") WHERE run = \(run) AND wave = \(wave) AND outcome = 'failed'
+            """).int(0, "n") ?? 0)
+    }
+
+    /// Marks the unclaimed stores of the waves after `wave` `skipped`.
+    func skipWaves(after wave: Int, reason: String) throws {
+        try connection.execute("""
+            UPDATE \(ident: Self.schema, "stores") SET outcome = 'skipped', error = \(reason)
+            WHERE (run, server, store) IN (
+                SELECT run, server, store FROM \(ident: Self.schema, "stores")
+                WHERE run = \(run) AND wave > \(wave) AND outcome IS NULL FOR UPDATE SKIP LOCKED)
+            """)
+    }
+
+    /// The run's waves by position.
+    func waveNames() throws -> [String] {
+        let result = try connection.execute("SELECT name FROM \(ident: Self.schema, "waves") WHERE run = \(run) ORDER BY position")
+        return result.rows.indices.compactMap { result.value($0, "name") }
+    }
+
+    /// Every store of the run in its order; one not finished is `unreached`.
+    func outcomes() throws -> [FleetOutcome] {
+        let result = try connection.execute("""
+            SELECT server, store, outcome, from_version, to_version, duration_ms, error FROM \(ident: Self.schema, "stores")
+            WHERE run = \(run) ORDER BY position
+            """)
+        return result.rows.indices.map { row in
+            FleetOutcome(
+                store: FleetStore(server: result.value(row, "server") ?? "", store: result.value(row, "store") ?? ""),
+                kind: result.value(row, "outcome").flatMap(FleetOutcome.Kind.init(rawValue:)) ?? .unreached,
+                from: result.value(row, "from_version"), to: result.value(row, "to_version"),
+                durationMilliseconds: result.int(row, "duration_ms").map(Int.init),
+                error: result.value(row, "error") ?? (result.value(row, "outcome") == nil ? "not reached (the run was stopped)" : nil)
+            )
+        }
+    }
+}

@@ -1,0 +1,142 @@
+import Foundation
+import ObjectModel
+import Planning
+import PostgresClient
+
+/// `fleet apply`: the stores of a journaled run, wave by wave, by `jobs` threads of this
+/// process (and any other process working the same run), at most `perServerJobs` of them on
+/// one server. Each store goes through the single-store path under its own advisory lock
+/// (`StoreMigrator.applyUnderLock`): planned under the lock, every check of `apply`, each step
+/// in its transaction with its metadata and history.
+public final class FleetRun: @unchecked Sendable {
+    public let fleet: FleetFile
+    public let model: VersionedModel
+    public let target: ModelVersion
+    public let explicitMappings: [ExplicitMapping]
+    public let options: ApplyOptions
+    public let run: String
+    public let jobs: Int
+    /// Names this process in the journal (`host:pid`).
+    public let worker: String
+    /// Asked before each claim: true stops claiming (SIGINT); running stores finish.
+    public var shouldStop: @Sendable () -> Bool = { false }
+    /// Told how many stores the run has left to do, once they are recorded.
+    public var onStart: @Sendable (Int) -> Void = { _ in }
+    /// Told each store's outcome as it is recorded.
+    public var onOutcome: @Sendable (FleetOutcome) -> Void = { _ in }
+
+    let connections: ServerConnections
+    private let lock = NSLock()
+    private var busy: [String: Int] = [:]
+
+    public init(
+        fleet: FleetFile, model: VersionedModel, target: ModelVersion, explicitMappings: [ExplicitMapping], options: ApplyOptions,
+        run: String, jobs: Int, connect: @escaping @Sendable (String) throws -> PostgresConnection
+    ) {
+        self.fleet = fleet
+        self.model = model
+        self.target = target
+        self.explicitMappings = explicitMappings
+        self.options = options
+        self.run = run
+        self.jobs = jobs
+        self.worker = "\(ProcessInfo.processInfo.hostName):\(ProcessInfo.processInfo.processIdentifier)"
+        self.connections = ServerConnections(connect: connect)
+    }
+
+    /// 1. Survey the fleet and record the run (or the stores it lacks) in the journal.
+    /// 2. `jobs` threads work the waves in order; a wave ends when no store of it is left
+    ///    unfinished by any worker; `stopAfterFailures` failed stores in it skip the later ones.
+    /// 3. The outcome of every store of the run, from the journal.
+    public func execute() throws -> [FleetOutcome] {
+        let journal = FleetJournal(connection: try connections.connect(fleet.journalURL), run: run)
+        defer { journal.connection.close() }
+        try journal.bootstrap()
+        let states = FleetSurvey.states(of: fleet, model: model, target: target) { [connections] server in
+            try connections.connect(server.connectionString)
+        }
+        let assignment = try FleetWaves.assign(states, waves: fleet.waves, file: fleet.path)
+        try journal.prepare(
+            model: model.name, target: target.name, fleetFile: fleet.path, waves: assignment.names,
+            stores: assignment.stores.map { (state: $0.state, wave: $0.wave) }
+        )
+        let waves = try journal.waveNames()
+        onStart(try journal.unfinishedCount())
+        let failure = ResultSlots<Error>(count: 1)
+        DispatchQueue.concurrentPerform(iterations: max(1, jobs)) { _ in
+            do {
+                try work(waves: waves.count)
+            } catch {
+                failure.set(0, error)
+            }
+        }
+        connections.closeAll()
+        if let error = failure.values[0] ?? nil { throw error }
+        return try journal.outcomes()
+    }
+
+    /// One thread: its own journal session, claiming stores until every wave is done.
+    private func work(waves: Int) throws {
+        let journal = FleetJournal(connection: try connections.connect(fleet.journalURL), run: run)
+        defer { journal.connection.close() }
+        for wave in 0..<waves {
+            while !shouldStop() {
+                let claim = try lock.withLock {
+                    let full = Set(busy.filter { $0.value >= fleet.perServerJobs }.keys)
+                    let claim = try journal.claim(wave: wave, excluding: full)
+                    if let claim { busy[claim.store.server, default: 0] += 1 }
+                    return claim
+                }
+                guard let claim else {
+                    if try journal.unfinishedCount(wave: wave) == 0 { break }
+                    Thread.sleep(forTimeInterval: 0.05)
+                    continue
+                }
+                let outcome = migrate(claim)
+                lock.withLock { busy[claim.store.server, default: 1] -= 1 }
+                try journal.finish(outcome, worker: worker)
+                onOutcome(outcome)
+            }
+            if shouldStop() { return }
+            let failures = try journal.failureCount(wave: wave)
+            if failures >= fleet.stopAfterFailures, wave + 1 < waves {
+                try journal.skipWaves(after: wave, reason: "\(failures) store\(failures == 1 ? "" : "s") failed in an earlier wave (stopAfterFailures: \(fleet.stopAfterFailures))")
+                return
+            }
+        }
+    }
+
+    /// One store through the single-store path, on a connection of its server kept for the
+    /// next store; a server that cannot be reached leaves its store `unreached`.
+    func migrate(_ claim: FleetClaim) -> FleetOutcome {
+        let started = Date()
+        let store = claim.store
+        guard let server = fleet.server(named: store.server) else {
+            return FleetOutcome(store: store, kind: .skipped, from: claim.from, error: "server \(store.server) is no longer in \(fleet.path)")
+        }
+        if StorePattern.isGlob(store.store) || store.store == "*" {
+            return FleetOutcome(store: store, kind: .unreached, error: "server \(server.name) was not reached: its stores are not known")
+        }
+        let connection: PostgresConnection
+        do {
+            connection = try connections.take(server)
+        } catch {
+            return FleetOutcome(store: store, kind: .unreached, from: claim.from, error: FleetSurvey.describe(error, server: server))
+        }
+        var migrator = StoreMigrator(connection: connection, model: model, store: store.store, targetVersion: target.name, explicitMappings: explicitMappings)
+        migrator.contracts = connections.contracts(of: server.name)
+        do {
+            let report = try migrator.applyUnderLock(options: options)
+            connections.give(connection, of: server)
+            let kind: FleetOutcome.Kind = report.appliedSteps.isEmpty ? .upToDate : .migrated
+            return FleetOutcome(
+                store: store, kind: kind, from: report.plan.storeVersion ?? claim.from, to: target.name,
+                durationMilliseconds: milliseconds(since: started)
+            )
+        } catch {
+            connections.giveIfHealthy(connection, of: server)
+            let text = String(describing: error).split(whereSeparator: \.isNewline).joined(separator: "; ")
+            return FleetOutcome(store: store, kind: .failed, from: claim.from, durationMilliseconds: milliseconds(since: started), error: text)
+        }
+    }
+}

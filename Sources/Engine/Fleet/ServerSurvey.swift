@@ -1,0 +1,174 @@
+import Foundation
+import ObjectModel
+import Planning
+import PostgresClient
+import SQLBuilding
+
+/// Every store of one server, read in bulk: the metadata of all of them in one query, what is
+/// in progress in three more, and their catalogs with the four queries of one store's (no
+/// table lock is kept by them), compared in memory with each version's contract, built once on
+/// this connection (`ContractCatalogs`).
+public struct ServerSurvey {
+    public var server: FleetServer
+    public var connection: PostgresConnection
+    public var model: VersionedModel
+    /// The version the fleet goes to.
+    public var target: ModelVersion
+    public var contracts: ContractCatalogs
+
+    public init(server: FleetServer, connection: PostgresConnection, model: VersionedModel, target: ModelVersion, contracts: ContractCatalogs = ContractCatalogs()) {
+        self.server = server
+        self.connection = connection
+        self.model = model
+        self.target = target
+        self.contracts = contracts
+    }
+
+    /// 1. The stores: the metadata's rows of this model, and every one named by a pattern.
+    /// 2. Stores in progress: held by an `apply` (its advisory lock), an unfinished online step
+    ///    or heavyweight chain.
+    /// 3. The version of each, by its model hash; the catalogs of those at a known version,
+    ///    compared with their version's contract.
+    public func states() throws -> [FleetStoreState] {
+        let rows = try storeRows()
+        let targetHash = VersionHash.hashes(of: target).model
+        let recorded = try StoreCatalog.recordedVersions(model: model.name, on: connection)
+        let busy = try storesInProgress(rows.map(\.store))
+        var states: [FleetStoreState] = []
+        var toCompare: [(index: Int, version: ModelVersion)] = []
+        var versions: [String: ModelVersion?] = [:]
+        // Hashing the model's versions is the costly part of a match: once per model hash.
+        var matches: [String: StoreVersionMatch] = [:]
+        for row in rows {
+            let fleetStore = FleetStore(server: server.name, store: row.store)
+            guard let hash = row.modelHash, row.schemaExists else {
+                states.append(FleetStoreState(store: fleetStore, status: .missing))
+                continue
+            }
+            let match = matches[hash] ?? StoreVersionMatch(storeModelHash: hash, targetModelHash: targetHash, model: model, recordedVersions: recorded)
+            matches[hash] = match
+            var state = FleetStoreState(store: fleetStore, status: match.isCompatible ? .upToDate : .migrationRequired, version: match.versionName, modelHash: hash)
+            if let reason = busy[row.store] {
+                state.status = .inProgress
+                state.detail = reason
+            } else if match.versionName == nil || (match.isRecordedOnly && !match.isCompatible) {
+                state.status = .unknownVersion
+                state.detail = "model hash \(hash) is no version of \(model.name)" + (match.isRecordedOnly ? " in the files (known only from the database's record)" : "")
+            } else {
+                let key = "\(row.versionName)\u{0}\(hash)"
+                if versions[key] == nil {
+                    versions[key] = try DriftCheck.version(named: row.versionName, withModelHash: hash, modelName: model.name, model: model, on: connection)
+                }
+                if let version = versions[key] ?? nil { toCompare.append((states.count, version)) }
+            }
+            states.append(state)
+        }
+        if !toCompare.isEmpty {
+            let catalogs = try readCatalogs(toCompare.map { states[$0.index].store.store })
+            for (index, version) in toCompare {
+                guard let live = catalogs[states[index].store.store] else {
+                    states[index].status = .inProgress
+                    states[index].detail = DriftNotReadable(store: states[index].store.store).description
+                    continue
+                }
+                let blocking = StoreDrift.compare(expected: try contracts.contract(of: version, on: connection), found: live).filter(\.isBlocking)
+                if !blocking.isEmpty {
+                    states[index].status = .drifted
+                    states[index].detail = blocking.map(\.description).joined(separator: "; ")
+                }
+            }
+        }
+        return states
+    }
+
+    struct StoreRow {
+        var store: String
+        var versionName: String
+        var modelHash: String?
+        var schemaExists: Bool
+    }
+
+    /// The metadata's stores of the model that the patterns match (all of them without
+    /// patterns), and each pattern without glob characters as a store even when unknown.
+    func storeRows() throws -> [StoreRow] {
+        var rows: [String: StoreRow] = [:]
+        if try MetadataSchema.exists(on: connection) {
+            let result = try connection.execute("""
+                SELECT s.store, s.model_name, s.version_name, s.model_hash, n.oid IS NOT NULL AS schema_exists
+                FROM \(ident: MetadataSchema.schema, "stores") AS s LEFT JOIN pg_namespace AS n ON n.nspname = s.store
+                """)
+            for row in result.rows.indices {
+                guard let store = result.value(row, "store") else { continue }
+                let named = server.stores.map { patterns in patterns.contains { StorePattern.matches($0, store) } } ?? true
+                let isLiteral = server.stores?.contains(store) ?? false
+                guard named, isLiteral || result.value(row, "model_name") == model.name else { continue }
+                rows[store] = StoreRow(
+                    store: store, versionName: result.value(row, "version_name") ?? "", modelHash: result.value(row, "model_hash"),
+                    schemaExists: result.bool(row, "schema_exists") == true
+                )
+            }
+        }
+        for pattern in server.stores ?? [] where !StorePattern.isGlob(pattern) && rows[pattern] == nil {
+            rows[pattern] = StoreRow(store: pattern, versionName: "", modelHash: nil, schemaExists: false)
+        }
+        return rows.values.sorted { $0.store < $1.store }
+    }
+
+    /// Why each store in `stores` is busy: another session holds its `apply` lock, or an online
+    /// step or a heavyweight chain of it is unfinished.
+    func storesInProgress(_ stores: [String]) throws -> [String: String] {
+        let wanted = Set(stores)
+        var keys: [String: String] = [:]
+        for store in stores {
+            let bits = UInt64(bitPattern: StoreLock(store: store, connection: connection).key)
+            keys["\(bits >> 32)/\(bits & 0xFFFF_FFFF)"] = store
+        }
+        var busy: [String: String] = [:]
+        let locks = try connection.execute("""
+            SELECT l.classid::text || '/' || l.objid::text AS key FROM pg_locks l
+            WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1 AND l.pid <> pg_backend_pid()
+              AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+            """)
+        for row in locks.rows.indices {
+            if let store = locks.value(row, "key").flatMap({ keys[$0] }) { busy[store] = "being migrated (another session holds its lock)" }
+        }
+        let online = try connection.execute("SELECT to_regclass(\(MetadataSchema.schema + "." + OnlineCheckpoint.table)) IS NOT NULL AS present")
+        if online.bool(0, "present") == true {
+            let rows = try connection.execute("SELECT store, from_version, to_version FROM \(ident: MetadataSchema.schema, OnlineCheckpoint.table)")
+            for row in rows.rows.indices {
+                guard let store = rows.value(row, "store"), wanted.contains(store) else { continue }
+                busy[store] = busy[store] ?? "an online step '\(rows.value(row, "from_version") ?? "")' -> '\(rows.value(row, "to_version") ?? "")' is unfinished"
+            }
+        }
+        if try MetadataSchema.hasStoreSchemas(on: connection) {
+            let rows = try connection.execute("""
+                SELECT s.store FROM \(ident: MetadataSchema.schema, StoreSchemas.table) AS s JOIN pg_namespace AS n ON n.nspname = s.schema
+                WHERE s.role = 'backup' AND NOT s.chain_finished
+                """)
+            for row in rows.rows.indices {
+                guard let store = rows.value(row, "store"), wanted.contains(store) else { continue }
+                busy[store] = busy[store] ?? "a chain of heavyweight steps is unfinished (`orchestrator apply` finishes it)"
+            }
+        }
+        return busy
+    }
+
+    /// The catalogs of `stores`, in one transaction with the drift check's lock timeout; when a
+    /// table stays locked, each store alone, and one still locked is left out.
+    func readCatalogs(_ stores: [String]) throws -> [String: SchemaCatalog] {
+        do {
+            return try connection.transaction {
+                try connection.execute(ExecutionPolicy.setLockTimeout(milliseconds: DriftCheck.lockTimeoutMilliseconds))
+                return try CatalogReader.read(schemas: stores, on: connection)
+            }
+        } catch let error as PostgresError where error.sqlState == .lockNotAvailable && stores.count > 1 {
+            var catalogs: [String: SchemaCatalog] = [:]
+            for store in stores {
+                catalogs.merge(try readCatalogs([store])) { first, _ in first }
+            }
+            return catalogs
+        } catch let error as PostgresError where error.sqlState == .lockNotAvailable {
+            return [:]
+        }
+    }
+}

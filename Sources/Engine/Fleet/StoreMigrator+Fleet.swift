@@ -1,0 +1,18 @@
+import Foundation
+import Planning
+
+extension StoreMigrator {
+    /// `apply` for a store of a fleet: the same steps and checks, but the plan is made once,
+    /// under the store's lock. `apply` plans first without the lock so that a refused store
+    /// leaves the database untouched; in a fleet the metadata schema is there already (the
+    /// store is in it, and making it again is one query), and `fleet status` and `fleet plan`
+    /// are the look before the leap.
+    func applyUnderLock(options: ApplyOptions) throws -> ApplyReport {
+        try StoreSchemas.removeLeftovers(store: store, on: connection, lockWaitSeconds: options.lockWaitSeconds, policy: options.executionPolicy, onLockWait: { _ in })
+        try MetadataSchema.bootstrap(on: connection)
+        let lock = StoreLock(store: store, connection: connection)
+        try lock.acquire(waitingAtMost: options.lockWaitSeconds, onWait: { _ in })
+        defer { lock.release() }
+        return try applyHoldingLock(options: options)
+    }
+}

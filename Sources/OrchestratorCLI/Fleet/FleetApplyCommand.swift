@@ -1,0 +1,106 @@
+import ArgumentParser
+import Engine
+import Foundation
+
+struct FleetApplyCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "apply",
+        abstract: "Migrate every store of the fleet, wave by wave, in parallel, journaled and resumable by any number of workers.",
+        discussion: """
+            Each store runs as `orchestrator apply` runs it: under its own advisory lock, planned
+            again under it, each step in one transaction. The run is recorded in the journal
+            (schema orchestrator_fleet); `--run NAME` again resumes it (stores done are skipped,
+            the others tried again), and several processes given the same --run share it.
+            SIGINT stops claiming stores; the running ones finish and the table is printed.
+            Exit 0 when every store reached the target, else 1.
+            """
+    )
+
+    @OptionGroup var options: FleetOptions
+    @OptionGroup var mappingOptions: MappingOptions
+
+    @Option(name: .long, help: "Stores migrated at once by this process (at most perServerJobs of the fleet file on one server).")
+    var jobs: Int = 4
+
+    @Option(name: .customLong("run"), help: "The run's name in the journal: a new name starts a run, a known one resumes it (default: a new name, printed).")
+    var runName: String?
+
+    @Option(name: .long, help: "lock_timeout of each migration transaction, in milliseconds, as for apply.")
+    var lockTimeout: Int = ApplyOptions.defaultLockTimeoutMilliseconds
+
+    @Option(name: .long, help: "Seconds to wait for another apply of the same store, as for apply.")
+    var lockWait: Double = ApplyOptions.defaultLockWaitSeconds
+
+    @Flag(name: .long, help: "Run steps that drop entities, attributes or relationships (and their data), as for apply.")
+    var allowDataLoss = false
+
+    @Flag(name: .long, help: "Run each store's steps online (docs/online-migrations.md).")
+    var online = false
+
+    @Option(name: .long, help: "Rows per batch, as for apply.")
+    var batchSize: Int = ApplyOptions.defaultBatchSize
+
+    func validate() throws {
+        guard jobs > 0 else { throw ValidationError("--jobs must be at least 1") }
+        guard lockTimeout > 0 else { throw ValidationError("--lock-timeout must be a positive number of milliseconds") }
+        guard batchSize > 0 else { throw ValidationError("--batch-size must be a positive number of rows") }
+        guard lockWait >= 0, lockWait.isFinite else { throw ValidationError("--lock-wait must be a number of seconds, 0 or more") }
+        if let runName, runName.isEmpty { throw ValidationError("--run must be a name") }
+    }
+
+    func run() throws {
+        try reportingFailures {
+            let (fleet, model, target) = try options.load()
+            let explicitMappings = try mappingOptions.explicitMappings(for: model)
+            var applyOptions = ApplyOptions(lockTimeoutMilliseconds: lockTimeout, allowDataLoss: allowDataLoss, lockWaitSeconds: lockWait, online: online)
+            applyOptions.batchSize = batchSize
+            let name = runName ?? Self.newRunName()
+            if runName == nil { printNotice("run \(name) (resume it with --run \(name))") }
+            let fleetRun = FleetRun(
+                fleet: fleet, model: model, target: target, explicitMappings: explicitMappings, options: applyOptions,
+                run: name, jobs: jobs, connect: fleetConnect
+            )
+            let progress = FleetProgress(format: options.format)
+            let stop = StopOnInterrupt()
+            fleetRun.shouldStop = { stop.isStopped }
+            fleetRun.onStart = { progress.start(total: $0) }
+            fleetRun.onOutcome = { progress.record($0) }
+            let outcomes = try fleetRun.execute()
+            FleetApplyRendering.print(outcomes, run: name, format: options.format)
+            let missed = outcomes.filter { !$0.isDone }
+            guard missed.isEmpty else {
+                let named = missed.prefix(10).map(\.store.description).joined(separator: ", ")
+                let more = missed.count > 10 ? " and \(missed.count - 10) more" : ""
+                printError("\(missed.count) store\(missed.count == 1 ? "" : "s") did not reach '\(target.name)': \(named)\(more); rerun with --run \(name)")
+                throw ExitCode.failure
+            }
+        }
+    }
+
+    static func newRunName() -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyyMMdd'T'HHmmss'Z'"
+        return "run-" + formatter.string(from: Date())
+    }
+}
+
+/// SIGINT: no new claims; the process ends when the running stores finish.
+final class StopOnInterrupt: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stopped = false
+    private let source: DispatchSourceSignal
+
+    init() {
+        signal(SIGINT, SIG_IGN)
+        source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
+        source.setEventHandler { [weak self] in
+            self?.lock.withLock { self?.stopped = true }
+            printNotice("interrupted: no new stores are claimed; the running ones finish")
+        }
+        source.resume()
+    }
+
+    var isStopped: Bool { lock.withLock { stopped } }
+}

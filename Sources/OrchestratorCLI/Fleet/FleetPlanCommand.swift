@@ -1,0 +1,117 @@
+import ArgumentParser
+import Engine
+import Foundation
+import JSONRendering
+import Planning
+
+struct FleetPlanCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "plan",
+        abstract: "Group the stores to migrate into cohorts by (version hash -> target) and plan each cohort once.",
+        discussion: """
+            Each cohort is planned on its first store (its statements name that store's schema;
+            every store of the cohort runs the same steps on its own). `fleet apply` plans each
+            store again under its lock before it runs anything. Exit 1 when a cohort cannot be
+            planned or its plan cannot run.
+            """
+    )
+
+    @OptionGroup var options: FleetOptions
+    @OptionGroup var mappingOptions: MappingOptions
+
+    @Option(name: .long, help: ArgumentHelp("Also save the fleet plan (every cohort, its stores and its plan) as JSON.", valueName: "file"))
+    var out: String?
+
+    func run() throws {
+        try reportingFailures {
+            let (fleet, model, target) = try options.load()
+            let explicitMappings = try mappingOptions.explicitMappings(for: model)
+            let states = FleetSurvey.states(of: fleet, model: model, target: target) { try fleetConnect($0.connectionString) }
+            var cohorts: [FleetCohort] = []
+            for state in states where state.status == .migrationRequired || state.status == .missing {
+                let key = state.modelHash ?? ""
+                if let index = cohorts.firstIndex(where: { $0.modelHash == key }) {
+                    cohorts[index].stores.append(state.store)
+                } else {
+                    cohorts.append(FleetCohort(modelHash: key, from: state.version, stores: [state.store]))
+                }
+            }
+            var failed = false
+            for index in cohorts.indices {
+                let first = cohorts[index].stores[0]
+                guard let server = fleet.server(named: first.server) else { continue }
+                do {
+                    let connection = try fleetConnect(server.connectionString)
+                    defer { connection.close() }
+                    let migrator = StoreMigrator(connection: connection, model: model, store: first.store, targetVersion: target.name, explicitMappings: explicitMappings)
+                    let plan = try migrator.plan()
+                    cohorts[index].plan = plan
+                    failed = failed || !plan.isExecutable
+                } catch {
+                    cohorts[index].error = String(describing: error)
+                    failed = true
+                }
+            }
+            let others = states.filter { $0.status != .migrationRequired && $0.status != .missing }
+            let document = FleetPlanRendering.json(cohorts, others: others, target: target.name, fleet: fleet)
+            if let out { try Data((document.rendered + "\n").utf8).write(to: URL(fileURLWithPath: out)) }
+            switch options.format {
+            case .json: printLine(document.rendered)
+            case .text:
+                FleetPlanRendering.text(cohorts, others: others, target: target.name).forEach { printLine($0) }
+                if let out { printLine("fleet plan saved to \(out)") }
+            }
+            if failed { throw ExitCode.failure }
+        }
+    }
+}
+
+/// Stores at one version (by model hash; none for stores to create), planned once.
+struct FleetCohort {
+    var modelHash: String
+    var from: String?
+    var stores: [FleetStore]
+    var plan: MigrationPlan?
+    var error: String?
+}
+
+enum FleetPlanRendering {
+    static func text(_ cohorts: [FleetCohort], others: [FleetStoreState], target: String) -> [String] {
+        let total = cohorts.reduce(0) { $0 + $1.stores.count }
+        var lines = ["fleet plan: \(total) store\(total == 1 ? "" : "s") to bring to '\(target)' in \(cohorts.count) cohort\(cohorts.count == 1 ? "" : "s")"]
+        for (number, cohort) in cohorts.enumerated() {
+            lines.append("")
+            let from = cohort.from.map { "at '\($0)' (model hash \(cohort.modelHash))" } ?? "to create"
+            lines.append("cohort \(number + 1) of \(cohorts.count): \(cohort.stores.count) store\(cohort.stores.count == 1 ? "" : "s") \(from) -> '\(target)', planned on \(cohort.stores[0])")
+            if let error = cohort.error { lines.append("cannot plan: \(error)") }
+            if let plan = cohort.plan {
+                lines += PlanRendering.text(plan).map { $0.isEmpty ? $0 : "  " + $0 }
+                let hazards = Set(plan.steps.flatMap(\.hazards).map { "\($0.code)" }).sorted()
+                lines.append("  hazards: \(hazards.isEmpty ? "none" : hazards.joined(separator: ", "))")
+            }
+        }
+        let counts = Dictionary(grouping: others, by: \.status).map { "\($0.value.count) \($0.key.rawValue)" }.sorted()
+        if !counts.isEmpty { lines.append(""); lines.append("not in a cohort: \(counts.joined(separator: ", "))") }
+        return lines
+    }
+
+    static func json(_ cohorts: [FleetCohort], others: [FleetStoreState], target: String, fleet: FleetFile) -> JSONValue {
+        .object([
+            ("fleet", .string(fleet.path)),
+            ("target", .string(target)),
+            ("cohorts", .array(cohorts.map { cohort in
+                .object([
+                    ("from", cohort.from.map(JSONValue.string) ?? .null),
+                    ("modelHash", cohort.modelHash.isEmpty ? .null : .string(cohort.modelHash)),
+                    ("to", .string(target)),
+                    ("storeCount", .number(cohort.stores.count)),
+                    ("stores", .array(cohort.stores.map { .string($0.description) })),
+                    ("plannedOn", .string(cohort.stores[0].description)),
+                    ("plan", cohort.plan.map(PlanRendering.json) ?? .null),
+                    ("error", cohort.error.map(JSONValue.string) ?? .null),
+                ])
+            })),
+            ("notInACohort", .array(others.map { .object([("store", .string($0.store.description)), ("status", .string($0.status.rawValue))]) })),
+        ])
+    }
+}
