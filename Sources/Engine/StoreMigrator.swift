@@ -93,12 +93,12 @@ public struct StoreMigrator {
         let lock = StoreLock(store: store, connection: connection)
         try lock.acquire(waitingAtMost: options.lockWaitSeconds, onWait: onLockWait)
         defer { lock.release() }
-        return try applyHoldingLock(options: options, onStep: onStep, onProgress: onProgress)
+        return try applyHoldingLock(options: options, deferred: deferred, onStep: onStep, onProgress: onProgress)
     }
 
     /// Steps 3 and 4 of `apply`, the store's lock held: plan again, check, run each step.
     func applyHoldingLock(
-        options: ApplyOptions, onStep: (Int, Int, PlannedStep) -> Void = { _, _, _ in }, onProgress: (ProgressEvent) -> Void = { _ in }
+        options: ApplyOptions, deferred: [DeferredCleanup] = [], onStep: (Int, Int, PlannedStep) -> Void = { _, _, _ in }, onProgress: (ProgressEvent) -> Void = { _ in }
     ) throws -> ApplyReport {
         let plan = try self.plan()
         try options.expectedPlan?.requireSame(as: plan, migrator: self, online: options.online)

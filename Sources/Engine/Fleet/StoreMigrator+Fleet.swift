@@ -8,11 +8,13 @@ extension StoreMigrator {
     /// store is in it, and making it again is one query), and `fleet status` and `fleet plan`
     /// are the look before the leap.
     func applyUnderLock(options: ApplyOptions) throws -> ApplyReport {
-        try StoreSchemas.removeLeftovers(store: store, on: connection, lockWaitSeconds: options.lockWaitSeconds, policy: options.executionPolicy, onLockWait: { _ in })
+        let deferred = try StoreCleanup.removeLeftovers(
+            store: store, on: connection, lockWaitSeconds: options.lockWaitSeconds, policy: options.executionPolicy, deferring: true, onLockWait: { _ in }
+        )
         try MetadataSchema.bootstrap(on: connection)
         let lock = StoreLock(store: store, connection: connection)
         try lock.acquire(waitingAtMost: options.lockWaitSeconds, onWait: { _ in })
         defer { lock.release() }
-        return try applyHoldingLock(options: options)
+        return try applyHoldingLock(options: options, deferred: deferred)
     }
 }

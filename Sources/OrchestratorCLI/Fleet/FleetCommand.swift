@@ -47,8 +47,9 @@ struct FleetOptions: ParsableArguments {
     }
 }
 
-/// Opens a connection for the fleet commands: as `connect`, with `--verbose`'s log; the error
-/// names the server by its redacted address.
+/// Opens a connection for the fleet commands: as `connect`, with `--verbose`'s log and no lock
+/// waited for longer than `apply`'s default `--lock-wait`; the error names the server by its
+/// redacted address.
 @Sendable func fleetConnect(_ url: String) throws -> PostgresConnection {
-    try connect(url)
+    try connect(url, lockWait: ApplyOptions.defaultLockWaitSeconds)
 }
