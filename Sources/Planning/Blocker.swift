@@ -1,4 +1,4 @@
-/// Why a plan cannot run, with a stable code scripts can match on (docs/cli.md, "Blocker
+/// Why a plan cannot run, with a stable code scripts can match on (docs/cli-output.md, "Blocker
 /// codes"), as hazards and inference refusals have.
 public struct Blocker: Sendable, Hashable, CustomStringConvertible {
     public enum Code: String, Sendable, Hashable, CaseIterable {
