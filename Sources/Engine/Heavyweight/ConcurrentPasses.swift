@@ -53,15 +53,13 @@ final class ConcurrentPasses: @unchecked Sendable {
     func execute() throws -> (last: Checkpoint?, rows: Int) {
         defer { sessions.forEach { $0.close() } }
         for _ in 0..<min(jobs, passes.count) { sessions.append(try run.connection.reconnect()) }
-        let group = DispatchGroup()
-        for index in sessions.indices {
-            group.enter()
-            Thread {
-                self.work(on: self.sessions[index])
-                group.leave()
-            }.start()
+        // Not threads of our own: a thread's block outlives the work it does, and with it the
+        // run's progress closure, which `apply` lends only for the step (`withoutActuallyEscaping`
+        // traps when it escapes). `concurrentPerform` returns when every session has stopped.
+        let sessions = self.sessions
+        DispatchQueue.concurrentPerform(iterations: sessions.count) { index in
+            work(on: sessions[index])
         }
-        group.wait()
         if let failure { throw failure }
         return (last, rows)
     }
