@@ -49,9 +49,11 @@ public enum HeavyweightMigration {
     ) throws(HeavyweightRefusal) -> PlannedStep {
         let mapping = mapping.completed(source: source, destination: destination)
         var resolved: [ResolvedEntityMapping] = []
-        var reasons = mapping.duplicateEntityMappingReasons
-        // Each of thousands of copies would be resolved for nothing.
-        for definition in mapping.entityMappings where reasons.isEmpty {
+        let duplicates = mapping.duplicateEntityMappingReasons
+        var reasons = duplicates
+        // Each of thousands of copies would be resolved for nothing; without copies, every
+        // entity mapping is resolved, so that each refusal is named (each unregistered policy).
+        for definition in mapping.entityMappings where duplicates.isEmpty {
             do {
                 if let entityMapping = try ResolvedEntityMapping.resolve(
                     definition, in: mapping, source: source, destination: destination, registeredPolicies: options.registeredPolicies
