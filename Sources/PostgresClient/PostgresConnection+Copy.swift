@@ -13,7 +13,7 @@ extension PostgresConnection {
     /// and cannot take binds (COPY does not accept parameters).
     @discardableResult
     public func copyIn(_ sql: SQL, rows: some Sequence<[String?]>) throws -> Int {
-        try logging(sql.text, rowCount: { $0 }) { try copyInRows(sql, rows: rows) }
+        try logging(sql.text, rowCount: { $0 }) { try watchingLiveness(of: sql.text) { try copyInRows(sql, rows: rows) } }
     }
 
     private func copyInRows(_ sql: SQL, rows: some Sequence<[String?]>) throws -> Int {

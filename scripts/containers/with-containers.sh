@@ -8,7 +8,8 @@
 #    an image built once from Debian's packages and reused (localhost/orchestrator-postgres:15).
 # 2. Unless DATABASE_URL is set, one server for the suites' fresh databases: a container
 #    published on a loopback address only (127.0.0.2:5432, else the next free one), superuser
-#    postgres with a random password, durability off (throwaway data, as with-postgres.sh).
+#    postgres with a random password, encoding UTF8 and locale C, durability off (throwaway
+#    data): as scripts/with-postgres.sh's server.
 # 3. The command runs with DATABASE_URL, ORCHESTRATOR_CONTAINER_RUNTIME, POSTGRES_IMAGE and
 #    ORCHESTRATOR_TEST_RUN (the label of every container of this run: the topology suites start
 #    their own, Tests/TestSupport/Containers) in its environment.
@@ -109,7 +110,8 @@ start_main_server() {
         address_in_use "$address" && continue
         timeout 60 "$runtime" rm -f -v "$name" >/dev/null 2>&1 || true
         if output="$(timeout 180 "$runtime" run -d --name "$name" --label "$label=$run" --shm-size=1g \
-                -p "$address:5432:5432" -e POSTGRES_PASSWORD="$password" "$image" \
+                -p "$address:5432:5432" -e POSTGRES_PASSWORD="$password" \
+                -e POSTGRES_INITDB_ARGS="--encoding=UTF8 --locale=C" "$image" \
                 -c fsync=off -c synchronous_commit=off -c full_page_writes=off 2>&1)"; then
             return 0
         fi
