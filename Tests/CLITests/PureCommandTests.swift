@@ -25,7 +25,7 @@ struct PureCommandTests {
     @Test("--help lists each subcommand once")
     func helpListsEachSubcommandOnce() throws {
         let result = try OrchestratorBinary.run(["--help"])
-        let listed = result.stdoutLines.drop { $0 != "SUBCOMMANDS:" }.dropFirst().prefix { !$0.isEmpty }
+        let listed = result.stdoutLines.drop { $0 != "SUBCOMMANDS:" }.dropFirst().prefix { !$0.contains("See 'orchestrator help") }
             .filter { $0.hasPrefix("  ") && !$0.hasPrefix("   ") }.compactMap { $0.split(separator: " ").first.map(String.init) }
         #expect(listed == ["status", "plan", "apply", "infer", "hash", "validate", "diagram", "history", "restore", "adopt"], "\(result)")
     }

@@ -102,7 +102,9 @@ enum ProcessRun {
         posix_spawn_file_actions_addopen(&actions, 1, outPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         posix_spawn_file_actions_addopen(&actions, 2, errPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         // Every other descriptor the test process has open (no closefrom in Swift's Glibc).
-        let closingTheRest = "for f in /proc/self/fd/*; do n=${f##*/}; [ \"$n\" -gt 2 ] && eval \"exec $n>&-\"; done 2>/dev/null; exec \"$@\""
+        // No redirection on the loop: bash would keep stderr's saved copy in a descriptor the
+        // loop closes, and the command's stderr would be lost.
+        let closingTheRest = "for f in /proc/self/fd/*; do n=${f##*/}; if [ \"$n\" -gt 2 ] && [ -e \"/proc/self/fd/$n\" ]; then eval \"exec $n>&-\"; fi; done; exec \"$@\""
         let arguments = (["/bin/bash", "-c", closingTheRest, "bash"] + command).map { strdup($0) }
         defer { arguments.forEach { free($0) } }
         var pid: pid_t = 0

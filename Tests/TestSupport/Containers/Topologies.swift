@@ -27,7 +27,7 @@ public enum Topology {
                 set -e; rm -rf "$PGDATA"/*; \
                 pg_basebackup --host=\(primaryAddress) --port=5432 --username=postgres --pgdata="$PGDATA" --write-recovery-conf \
                     --wal-method=stream --checkpoint=fast --no-sync; \
-                chmod 700 "$PGDATA"; exec postgres
+                chmod 700 "$PGDATA"; exec postgres -c unix_socket_directories=/tmp
                 """,
             environment: ["PGPASSWORD": primary.password]
         )
