@@ -77,6 +77,10 @@ public final class PostgresContainer: @unchecked Sendable {
                 return
             } catch {
                 lastError = String(describing: error)
+                // The server answers, and will never let us in: no use waiting.
+                if lastError.contains("password authentication failed") {
+                    throw ContainerError(command: "start \(name)", message: "\(lastError); the end of its log:\n\(logTail())")
+                }
             }
             let state = try? runtime.run(["inspect", "--format", "{{.State.Status}}", name], timeout: 60)
             if let state, ["exited", "stopped", "dead"].contains(state) {
@@ -97,12 +101,13 @@ extension PostgresContainer {
     /// Starts a server in a new container (image and runtime from the environment) and waits
     /// until it answers. `settings` become `postgres -c name=value`; `command`, when given,
     /// replaces the image's (it runs as the user postgres with bash, e.g. a standby's
-    /// pg_basebackup). Tries other loopback addresses when one is taken.
+    /// pg_basebackup). `password` is the superuser's: a new random one unless given (a
+    /// standby copies its primary's). Tries other loopback addresses when one is taken.
     public static func launch(
-        role: String, settings: [String: String] = [:], command: String? = nil, environment: [String: String] = [:]
+        role: String, settings: [String: String] = [:], command: String? = nil, environment: [String: String] = [:], password: String? = nil
     ) throws -> PostgresContainer {
         let runtime = try ContainerRuntime.required()
-        let password = UUID().uuidString.replacingOccurrences(of: "-", with: "")
+        let password = password ?? UUID().uuidString.replacingOccurrences(of: "-", with: "")
         var failures: [String] = []
         for _ in 1...4 {
             let address = addresses.next()

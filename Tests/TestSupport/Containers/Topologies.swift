@@ -29,7 +29,7 @@ public enum Topology {
                     --wal-method=stream --checkpoint=fast --no-sync; \
                 chmod 700 "$PGDATA"; exec postgres -c unix_socket_directories=/tmp
                 """,
-            environment: ["PGPASSWORD": primary.password]
+            environment: ["PGPASSWORD": primary.password], password: primary.password
         )
         defer { standby.remove() }
         return try body(primary, standby)
