@@ -1,13 +1,16 @@
 # GNU make. Targets: build, test, fuzz, demo, clean, deps.
 #
 #   make test                       # install deps if missing, build, swift test
-#                                   # against a throwaway PostgreSQL server
+#                                   # against PostgreSQL in containers (podman or
+#                                   # docker; scripts/containers/with-containers.sh)
 #   make fuzz                       # every *Fuzz* suite with FUZZ_INPUTS=10000
 #   make demo                       # the CLI on migrations/ against PostgreSQL
 #   make test SWIFTPM_FLAGS='--scratch-path .build-ci'
 #
 # DATABASE_URL: when set, test/demo use that server instead of a throwaway one
-# (see scripts/with-postgres.sh).
+# (see scripts/with-postgres.sh). POSTGRES_IMAGE: the image make test runs
+# PostgreSQL from (default postgres:15 when a registry has it, else one built
+# from Debian's packages: docs/development.md).
 
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
@@ -27,19 +30,22 @@ deps:
 	bash scripts/install-deps.sh
 
 # Builds the test targets too before the server starts, so that the throwaway
-# PostgreSQL only lives while the tests run. The whole swift test output is
+# PostgreSQL container only lives while the tests run; the topology suites start
+# their own containers, and every one is removed afterwards. The whole swift test output is
 # written to a temp log (a file, not a pipe: scripts/run-logged.sh says why)
 # and shown as it grows; the last line printed is the summary
 # (scripts/test-summary.sh). Fails when swift test fails.
 test: deps
 	$(SWIFT) build $(SWIFTPM_FLAGS) --build-tests
 	@log="$$(mktemp "$${TMPDIR:-/tmp}/orchestrator-test.XXXXXX")"; \
+	export ORCHESTRATOR_SERVER_NOTE="$$log.servers"; \
 	echo "make test: log in $$log"; \
 	status=0; \
-	bash scripts/run-logged.sh "$$log" bash scripts/with-postgres.sh $(SWIFT) test $(SWIFTPM_FLAGS) || status=$$?; \
+	bash scripts/run-logged.sh "$$log" bash scripts/containers/with-containers.sh $(SWIFT) test $(SWIFTPM_FLAGS) || status=$$?; \
 	echo; \
 	echo "make test: log in $$log"; \
-	bash scripts/test-summary.sh "$$log" "$$status"; \
+	bash scripts/test-summary.sh "$$log" "$$status" "$$ORCHESTRATOR_SERVER_NOTE"; \
+	rm -f "$$ORCHESTRATOR_SERVER_NOTE"; \
 	exit $$status
 
 # The suites whose names contain Fuzz (also part of `make test`, with a few hundred inputs

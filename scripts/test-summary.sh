@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # Summarise a `swift test` log (Swift Testing and XCTest output).
 #
-#   scripts/test-summary.sh LOG [EXIT_CODE]
+#   scripts/test-summary.sh LOG [EXIT_CODE [SERVERS_FILE]]
 #
 # Prints one line, e.g.
 #   make test: 57 tests ran (Swift Testing: 57 ran, 56 passed, 0 failed, 1 skipped; XCTest: 0 ran, 0 failed, 0 skipped); swift test exit 0
+# ending with "; " and the first line of SERVERS_FILE when it has one (what served the tests,
+# written by scripts/containers/with-containers.sh: the container runtime and image, or why the
+# host's binaries did),
 # and warnings when a framework's closing line is missing, nothing ran, or the per-test lines
 # do not add up to the closing line's count (lines lost from the log).
 # Always exits 0: the caller decides pass/fail from swift test's exit code.
@@ -12,6 +15,10 @@ set -uo pipefail
 
 log="${1:?usage: test-summary.sh LOG [EXIT_CODE]}"
 code="${2:-?}"
+servers=""
+if [ -n "${3:-}" ] && [ -s "$3" ]; then
+    servers="$(head -n 1 "$3")"
+fi
 
 # Strip ANSI colours, then count. Swift Testing lines start with a symbol:
 #   ✔ Test foo() passed after 0.001 seconds.
@@ -26,7 +33,7 @@ code="${2:-?}"
 # XCTest's total is the "Executed" line after "Test Suite 'All tests'" (the
 # last "Executed" line when that header is missing):
 #   Executed 3 tests, with 1 test skipped and 1 failure (0 unexpected) in ...
-sed 's/\x1b\[[0-9;]*m//g' "$log" | awk -v code="$code" '
+sed 's/\x1b\[[0-9;]*m//g' "$log" | awk -v code="$code" -v servers="$servers" '
     /^[^ ]+ Test run with [0-9]+ tests?/ {
         st_seen = 1
         s = $0; sub(/.*Test run with /, "", s); split(s, w, " "); st_ran = w[1] + 0
@@ -63,8 +70,8 @@ sed 's/\x1b\[[0-9;]*m//g' "$log" | awk -v code="$code" '
                 mismatch = sprintf("Swift Testing'"'"'s closing line says %d tests ran, but the log holds %d result lines (%s)", st_ran, lines, seen)
             }
         }
-        printf "make test: %d tests ran (Swift Testing: %d ran, %d passed, %d failed, %d skipped; XCTest: %d ran, %d failed, %d skipped); swift test exit %s\n", \
-            st_ran + xc_ran, st_ran, st_pass, st_fail, st_skip, xc_ran, xc_fail, xc_skip, code
+        printf "make test: %d tests ran (Swift Testing: %d ran, %d passed, %d failed, %d skipped; XCTest: %d ran, %d failed, %d skipped); swift test exit %s%s\n", \
+            st_ran + xc_ran, st_ran, st_pass, st_fail, st_skip, xc_ran, xc_fail, xc_skip, code, (servers == "" ? "" : "; " servers)
         if (mismatch != "") print "make test: warning: " mismatch
         if (st_result == "failed" && st_fail == 0) print "make test: warning: Swift Testing'"'"'s closing line says the run failed, but no \"✘ Test … failed\" line is in the log"
         if (!st_seen) print "make test: warning: no Swift Testing \"Test run with N tests\" line in the log (build failure or crash?)"

@@ -22,12 +22,12 @@ public struct Orchestrator: ParsableCommand {
                   not exist (1 when it differs from its version's contract)
               64  bad usage: unknown option or version
             """,
+        version: ToolVersion.line,
         subcommands: [
             StatusCommand.self, PlanCommand.self, ApplyCommand.self, InferCommand.self, HashCommand.self, ValidateCommand.self, DiagramCommand.self,
             HistoryCommand.self,
             RestoreCommand.self,
             AdoptCommand.self,
-            DiagramCommand.self,
             FleetCommand.self,
         ]
     )

@@ -15,7 +15,7 @@ extension PostgresConnection {
     public func copyIn(_ sql: SQL, rows: some Sequence<[String?]>) throws -> Int {
         try logging(sql.text, rowCount: { $0 }) {
             do {
-                return try copyInRows(sql, rows: rows)
+                return try watchingLiveness(of: sql.text) { try copyInRows(sql, rows: rows) }
             } catch let error as PostgresError {
                 throw explainingLostConnection(error)
             }

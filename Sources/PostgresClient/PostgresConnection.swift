@@ -17,6 +17,10 @@ public final class PostgresConnection: @unchecked Sendable, CustomStringConverti
     let defaults: ConnectionDefaults
     /// Set by `bound(lockWaits:)`: looks at statements that wait for a lock.
     var lockWatcher: LockWatcher?
+    /// How a statement that waits long is watched (LivenessWatch); nil: never.
+    let livenessSettings: LivenessWatch.Settings?
+    /// The options of a liveness probe: this connection's, pinned to the server it reached.
+    private(set) var probeOptions: [(keyword: String, value: String)] = []
     /// Savepoints open inside `rehearsing(_:)`; nil outside a rehearsal.
     var rehearsalSavepoints: Int?
     /// Where each statement is logged with its duration and row count (`debug` level); nil
@@ -49,17 +53,10 @@ public final class PostgresConnection: @unchecked Sendable, CustomStringConverti
         target = connectionString.redacted.isEmpty ? "the server of libpq's defaults" : connectionString.redacted
         self.connectionString = connectionString
         self.defaults = defaults
+        livenessSettings = defaults.livenessSettings()
         // Exactly the options libpq read from the string, after our defaults: the string wins.
         let options = defaults.options(unlessSetIn: connectionString.options) + connectionString.options
-        let keywords = options.map { strdup($0.keyword) }
-        let values = options.map { strdup($0.value) }
-        defer { (keywords + values).forEach { free($0) } }
-        let connection = (keywords.map { UnsafePointer($0) } + [nil]).withUnsafeBufferPointer { keywordPointers in
-            (values.map { UnsafePointer($0) } + [nil]).withUnsafeBufferPointer { valuePointers in
-                PQconnectdbParams(keywordPointers.baseAddress, valuePointers.baseAddress, 0)
-            }
-        }
-        guard let connection else {
+        guard let connection = connectdb(options) else {
             throw PostgresError(kind: .connection, message: "libpq could not allocate a connection to \(target)")
         }
         guard PQstatus(connection) == CONNECTION_OK else {
@@ -76,6 +73,11 @@ public final class PostgresConnection: @unchecked Sendable, CustomStringConverti
             throw PostgresError(kind: .connection, message: message)
         }
         self.connection = connection
+        probeOptions = options + [
+            ("host", PQhost(connection).map { String(cString: $0) } ?? ""), ("port", PQport(connection).map { String(cString: $0) } ?? ""),
+            ("connect_timeout", String(livenessSettings?.probeTimeout ?? ConnectionDefaults.defaultConnectTimeoutSeconds)),
+            ("application_name", "orchestrator liveness probe"),
+        ].filter { !$0.1.isEmpty }
     }
 
     deinit {
@@ -117,11 +119,9 @@ public final class PostgresConnection: @unchecked Sendable, CustomStringConverti
         defer { watch?.finish() }
         endedSession.readPending(on: connection)
         return try logging(sql.text, rowCount: \.affectedRows) {
-            let result: OpaquePointer?
-            if sql.binds.isEmpty {
-                result = PQexec(connection, sql.text)
-            } else {
-                result = try withParameterValues(of: sql) { values in
+            let result: OpaquePointer? = try watchingLiveness(of: sql.text) {
+                if sql.binds.isEmpty { return PQexec(connection, sql.text) }
+                return try withParameterValues(of: sql) { values in
                     PQexecParams(connection, sql.text, Int32(values.count), nil, values, nil, nil, 0)
                 }
             }
@@ -248,6 +248,18 @@ public final class PostgresConnection: @unchecked Sendable, CustomStringConverti
             values.append(strdup(text))
         }
         return body(values.map { UnsafePointer($0) })
+    }
+}
+
+/// `PQconnectdbParams` with `options`, in order (a later keyword wins over an earlier one).
+func connectdb(_ options: [(keyword: String, value: String)]) -> OpaquePointer? {
+    let keywords = options.map { strdup($0.keyword) }
+    let values = options.map { strdup($0.value) }
+    defer { (keywords + values).forEach { free($0) } }
+    return (keywords.map { UnsafePointer($0) } + [nil]).withUnsafeBufferPointer { keywordPointers in
+        (values.map { UnsafePointer($0) } + [nil]).withUnsafeBufferPointer { valuePointers in
+            PQconnectdbParams(keywordPointers.baseAddress, valuePointers.baseAddress, 0)
+        }
     }
 }
 

@@ -89,8 +89,10 @@ struct LibpqEnvironmentTests {
     }
 }
 
-/// PGHOST, PGPORT, PGUSER and PGDATABASE that reach the database of `url`, as the server
-/// reports them (a socket directory when the test connects through one).
+/// PGHOST, PGPORT, PGUSER and PGDATABASE that reach the database of `url`: the URL's host and
+/// port when it has them (a server in a container knows only its own address, not the one
+/// published on the host), else as the server reports them (a socket directory when the test
+/// connects through one).
 private func libpqVariables(reaching url: String) throws -> [String: String] {
     let connection = try PostgresConnection(url: url)
     defer { connection.close() }
@@ -104,6 +106,10 @@ private func libpqVariables(reaching url: String) throws -> [String: String] {
         "PGUSER": try #require(row.value(0, "user_name")),
         "PGDATABASE": try #require(row.value(0, "database")),
     ]
+    if let components = URLComponents(string: url), let host = components.host, !host.isEmpty {
+        variables["PGHOST"] = host
+        variables["PGPORT"] = components.port.map(String.init) ?? "5432"
+    }
     // A server that checks passwords (make test's throwaway one) needs the URL's password too,
     // given the libpq way.
     if let password = URLComponents(string: url)?.password, !password.isEmpty {

@@ -87,6 +87,21 @@ import Testing
         ])
     }
 
+    /// Issue 22: the line names what served the tests (with-containers.sh writes it).
+    @Test func theLineEndsWithTheServersTheTestsRanAgainst() throws {
+        try withTemporaryFolder { folder in
+            let log = folder.appendingPathComponent("log")
+            let servers = folder.appendingPathComponent("servers")
+            try "\(Self.passed("a"))\n✔ Test run with 1 test in 1 suite passed after 0.1 seconds.\n\(Self.xctest)\n".write(to: log, atomically: true, encoding: .utf8)
+            try "PostgreSQL in containers: podman version 4.3.1, image localhost/orchestrator-postgres:15\n".write(to: servers, atomically: true, encoding: .utf8)
+            let result = try Pipeline.client("bash", [Self.script("test-summary.sh"), log.path, "0", servers.path])
+            #expect(result.stdoutLines == [
+                "make test: 1 tests ran (Swift Testing: 1 ran, 1 passed, 0 failed, 0 skipped; XCTest: 0 ran, 0 failed, 0 skipped); swift test exit 0; "
+                    + "PostgreSQL in containers: podman version 4.3.1, image localhost/orchestrator-postgres:15",
+            ], "\(result)")
+        }
+    }
+
     /// A writer that sets O_NONBLOCK on its standard output (shared by every process of a run)
     /// and writes far more than a pipe holds while the display is not read: through
     /// `| tee LOG`, writes fail with EAGAIN and the log loses lines (the control); through

@@ -9,7 +9,7 @@ import TestSupport
 struct ConnectionDefaultsTests {
     @Test("connect_timeout is added unless the string or PGCONNECT_TIMEOUT sets it; the application name is a fallback")
     func optionsAdded() {
-        let defaults = ConnectionDefaults()
+        let defaults = ConnectionDefaults(usesKeepalives: false)
         let none = defaults.options(unlessSetIn: [], environment: [:])
         #expect(none.map(\.keyword) == ["connect_timeout", "fallback_application_name"])
         #expect(none.map(\.value) == ["10", "orchestrator"])
@@ -17,7 +17,21 @@ struct ConnectionDefaultsTests {
         #expect(given.map(\.keyword) == ["fallback_application_name"])
         let fromEnvironment = defaults.options(unlessSetIn: [], environment: ["PGCONNECT_TIMEOUT": "4"])
         #expect(fromEnvironment.map(\.keyword) == ["fallback_application_name"])
-        #expect(ConnectionDefaults(connectTimeoutSeconds: nil, applicationName: nil).options(unlessSetIn: [], environment: [:]).isEmpty)
+        #expect(ConnectionDefaults(connectTimeoutSeconds: nil, applicationName: nil, usesKeepalives: false).options(unlessSetIn: [], environment: [:]).isEmpty)
+    }
+
+    /// Issue 22: a server gone without a word (its machine or network) ends a wait in about a
+    /// minute; the string's own settings win.
+    @Test("keepalives and tcp_user_timeout are added unless the string sets them")
+    func keepalivesAdded() {
+        let options = ConnectionDefaults().options(unlessSetIn: [("keepalives_idle", "5")], environment: [:])
+        #expect(options.map(\.keyword) == [
+            "connect_timeout", "fallback_application_name", "keepalives", "keepalives_interval", "keepalives_count", "tcp_user_timeout",
+        ])
+        #expect(options.last?.value == "60000")
+        #expect(ConnectionDefaults().livenessSettings(environment: [:])?.interval == 10)
+        #expect(ConnectionDefaults().livenessSettings(environment: ["ORCHESTRATOR_LIVENESS_SECONDS": "3"])?.interval == 3)
+        #expect(ConnectionDefaults().livenessSettings(environment: ["ORCHESTRATOR_LIVENESS_SECONDS": "0"]) == nil)
     }
 
     @Test("a server that accepts the connection and never answers fails in about connect_timeout")
