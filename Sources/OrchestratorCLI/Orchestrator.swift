@@ -8,7 +8,9 @@ public struct Orchestrator: ParsableCommand {
         discussion: """
             A store is a PostgreSQL schema holding the data of one version of a
             model. `plan` tells whether a store matches the current version and
-            what `apply` would run; `apply` runs exactly that.
+            what `apply` would run; `apply` runs exactly that. `orchestrator
+            --version` prints the tool's version and the metadata layout version
+            it writes.
 
             EXIT CODES
               0   success (`status`: the report was produced, compatible or not)
@@ -22,7 +24,6 @@ public struct Orchestrator: ParsableCommand {
                   not exist (1 when it differs from its version's contract)
               64  bad usage: unknown option or version
             """,
-        version: ToolVersion.line,
         subcommands: [
             StatusCommand.self, PlanCommand.self, ApplyCommand.self, InferCommand.self, HashCommand.self, ValidateCommand.self, DiagramCommand.self,
             HistoryCommand.self,
@@ -33,4 +34,15 @@ public struct Orchestrator: ParsableCommand {
     )
 
     public init() {}
+
+    /// `orchestrator --version` prints the tool's version and the metadata layout version it
+    /// writes. Not ArgumentParser's `version:` nor a flag of this command: either answers
+    /// `--version` after a subcommand too, and `adopt --version NAME` is adopt's own option.
+    public static func main() {
+        if CommandLine.arguments.dropFirst().first == "--version" {
+            print(ToolVersion.line)
+            return
+        }
+        main(nil)
+    }
 }
