@@ -46,7 +46,7 @@ public enum StoreRestore {
             return metadata
         }
         let before = try storeMetadata()
-        let contracts = ContractCatalogs()
+        let contracts = ContractCatalogs.shared
         try requireIntact(try backupVersion(store: store, modelName: before.modelName, model: model, on: connection), of: store, contracts: contracts, on: connection)
         _ = try StoreCleanup.removeLeftovers(
             store: store, on: connection, lockWaitSeconds: lockWaitSeconds, policy: ApplyOptions().executionPolicy, onLockWait: onLockWait

@@ -5,9 +5,7 @@ import PostgresClient
 
 /// Runs plans against PostgreSQL under the store's advisory lock.
 public struct StoreMigrator {
-    public var connection: PostgresConnection {
-        didSet { contracts = ContractCatalogs() }
-    }
+    public var connection: PostgresConnection
     public var model: VersionedModel
     public var store: String
     public var targetVersion: String?
@@ -21,10 +19,10 @@ public struct StoreMigrator {
     public var forceStreaming = false
     /// Keep the old store as `<store>~` after a heavyweight step.
     public var keepBackup = true
-    /// The drift checks' contracts, built once for all the plans of this migrator on its
-    /// connection (another connection may be another server, which normalises them its way;
-    /// `fleet apply` shares one per server).
-    var contracts = ContractCatalogs()
+    /// The drift checks' contracts: the process's (`ContractCatalogs.shared`) unless given, so
+    /// `apply`'s plan before the store's lock and its plan under it build the contract once, and
+    /// so do all the migrators of one process on servers that print it alike.
+    public var contracts: ContractCatalogs = .shared
 
     public init(
         connection: PostgresConnection, model: VersionedModel, store: String, targetVersion: String? = nil,

@@ -14,7 +14,8 @@ public struct DriftReport: Sendable, Hashable {
 
 /// Compares a store's live catalog with its version's contract: the store `CreateStore` makes
 /// for that version, built as temporary tables inside a transaction that is rolled back, so that
-/// PostgreSQL normalises its types, defaults and CHECKs exactly as it did the store's.
+/// PostgreSQL normalises its types, defaults and CHECKs exactly as it did the store's. The
+/// contracts built are kept (`ContractCatalogs`); the store's catalog is read at each check.
 public enum DriftCheck {
     /// How long reading the store's catalog waits for a table another session holds in ACCESS
     /// EXCLUSIVE mode (a migration, VACUUM FULL): `pg_get_expr`, `pg_get_constraintdef` and
@@ -22,29 +23,24 @@ public enum DriftCheck {
     static let lockTimeoutMilliseconds = 500
 
     /// The drift of `store` from `version`'s contract; `DriftNotReadable` when a table of the
-    /// store stays locked longer than `lockTimeoutMilliseconds`.
-    /// `contracts` keeps the contracts built: give the same one to checks on the same
-    /// connection that may meet the same version (`apply` checks before its lock and under it).
+    /// store stays locked longer than `lockTimeoutMilliseconds`. The store's catalog is read
+    /// anew; the contract is `contracts`' (built with that read when it has none yet).
     public static func drift(
-        of store: String, from version: ModelVersion, on connection: PostgresConnection, contracts: ContractCatalogs = ContractCatalogs()
+        of store: String, from version: ModelVersion, on connection: PostgresConnection, contracts: ContractCatalogs = .shared
     ) throws -> DriftReport {
-        let live: SchemaCatalog
+        let catalogs: (contract: SchemaCatalog, schemas: [String: SchemaCatalog])
         do {
-            live = try connection.transaction {
-                try connection.execute(ExecutionPolicy.setLockTimeout(milliseconds: lockTimeoutMilliseconds))
-                return try CatalogReader.read(schema: store, on: connection)
-            }
+            catalogs = try contracts.catalogs(of: version, with: [store], lockTimeoutMilliseconds: lockTimeoutMilliseconds, on: connection)
         } catch let error as PostgresError where error.sqlState == .lockNotAvailable {
             throw DriftNotReadable(store: store)
         }
-        let expected = try contracts.contract(of: version, on: connection)
-        return DriftReport(version: version.name, items: StoreDrift.compare(expected: expected, found: live))
+        return DriftReport(version: version.name, items: StoreDrift.compare(expected: catalogs.contract, found: catalogs.schemas[store] ?? SchemaCatalog()))
     }
 
     /// The drift of a store from the version its metadata records; nil when the store has no
     /// metadata or its version is known neither in the files nor in the database's record.
     public static func drift(
-        of snapshot: StoreSnapshot, model: VersionedModel, on connection: PostgresConnection, contracts: ContractCatalogs = ContractCatalogs()
+        of snapshot: StoreSnapshot, model: VersionedModel, on connection: PostgresConnection, contracts: ContractCatalogs = .shared
     ) throws -> DriftReport? {
         guard let metadata = snapshot.metadata,
               let version = try version(named: metadata.versionName, withModelHash: metadata.modelHash, modelName: metadata.modelName, model: model, on: connection)
@@ -58,7 +54,7 @@ public enum DriftCheck {
     /// Returns the drift (extra objects only), nil when it was not read.
     @discardableResult
     public static func requireNoBlockingDrift(
-        _ snapshot: StoreSnapshot, model: VersionedModel, on connection: PostgresConnection, contracts: ContractCatalogs = ContractCatalogs()
+        _ snapshot: StoreSnapshot, model: VersionedModel, on connection: PostgresConnection, contracts: ContractCatalogs = .shared
     ) throws -> DriftReport? {
         let report: DriftReport?
         do {
@@ -70,26 +66,10 @@ public enum DriftCheck {
         throw StoreDrifted(store: snapshot.store, version: report.version, items: report.blocking)
     }
 
-    /// The contract's catalog: `CreateStore` for `version` as temporary tables (so a role that
-    /// may only read the store, and create temporary tables as every role may by default, can
-    /// check it), read and rolled back. Temporary tables hold the same types, defaults,
-    /// constraints and indexes; only the schema differs, and no name in the catalog carries it.
+    /// The contract's catalog: the store `CreateStore` makes for `version`, built anew as
+    /// temporary tables, read and rolled back (`ContractCatalogs` keeps them instead).
     public static func contract(of version: ModelVersion, on connection: PostgresConnection) throws -> SchemaCatalog {
-        let layout = StoreLayout(version: version, schema: "pg_temp")
-        do {
-            return try connection.transaction {
-                // The first statement creates the schema: pg_temp is there already.
-                for statement in CreateStore.statements(for: layout).dropFirst() {
-                    try connection.execute(statement.sql)
-                }
-                // A version without tables made no temporary table, and so no temporary schema.
-                let schema = try connection.execute("SELECT nspname FROM pg_namespace WHERE oid = pg_my_temp_schema()")
-                guard let name = schema.rows.first?.first ?? nil else { throw RolledBack(catalog: SchemaCatalog()) }
-                throw RolledBack(catalog: try CatalogReader.read(schema: name, on: connection))
-            }
-        } catch let rolledBack as RolledBack {
-            return rolledBack.catalog
-        }
+        try ContractCatalogs().contract(of: version, on: connection)
     }
 
     /// The version with that model hash: the one of that name in the model's files, else another
@@ -108,11 +88,6 @@ public enum DriftCheck {
             """)
         guard !result.isEmpty, let name = result.value(0, "version_name"), let definition = result.value(0, "definition") else { return nil }
         return try? NativeModelLoader.parseVersion(definition, name: name, file: "the database's record of '\(name)'")
-    }
-
-    /// Carries the contract out of the transaction that made it, which rolls back.
-    struct RolledBack: Error {
-        var catalog: SchemaCatalog
     }
 }
 

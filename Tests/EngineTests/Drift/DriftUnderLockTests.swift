@@ -8,8 +8,9 @@ import TestSupport
 @testable import Engine
 
 /// `apply` checks the drift before it takes the store's lock and again under it; the contract
-/// of the store's version is built once per migrator (`ContractCatalogs`), and the store's own
-/// catalog is read at each check, so a change made by hand between the two is still refused.
+/// of the store's version is built once (`ContractCatalogs`, for every migrator of the process
+/// on servers that print it alike), and the store's own catalog is read at each check, so a
+/// change made by hand between the two is still refused.
 @Suite(integration) struct DriftUnderLockTests {
     typealias S = MigratedStore
 
@@ -30,7 +31,8 @@ import TestSupport
             let holder = try connection.reconnect()
             defer { holder.close() }
             try holder.execute("SELECT pg_advisory_lock(\(Self.lockKey))")
-            let migrator = StoreMigrator(connection: connection, model: model, store: S.store)
+            var migrator = StoreMigrator(connection: connection, model: model, store: S.store)
+            migrator.contracts = ContractCatalogs()
             var handChange: Error?
             var waits = 0
             let refused = try #require(#expect(throws: StoreDrifted.self) {
@@ -63,7 +65,8 @@ import TestSupport
     func theCachedContractCannotHideAChange() throws {
         let model = try Self.model()
         try S.withStore(model, rows: 10) { connection in
-            let migrator = StoreMigrator(connection: connection, model: model, store: S.store)
+            var migrator = StoreMigrator(connection: connection, model: model, store: S.store)
+            migrator.contracts = ContractCatalogs()
             #expect(try migrator.plan().steps.map(\.to) == ["v2"])
             try connection.execute("ALTER TABLE \(ident: S.store, "recipe") ALTER COLUMN \(ident: "name") DROP NOT NULL")
             let refused = try #require(#expect(throws: StoreDrifted.self) { try migrator.plan() })
@@ -84,13 +87,47 @@ import TestSupport
         ], file: "v1-to-v2.yaml")
         for explicitMappings in [[], [ExplicitMapping(mapping)]] {
             try S.withStore(model, rows: 20) { connection in
-                let migrator = StoreMigrator(connection: connection, model: model, store: S.store, explicitMappings: explicitMappings)
+                var migrator = StoreMigrator(connection: connection, model: model, store: S.store, explicitMappings: explicitMappings)
+                migrator.contracts = ContractCatalogs()
                 let report = try migrator.apply()
                 #expect(report.appliedSteps.map(\.step.kind) == [explicitMappings.isEmpty ? .lightweight : .heavyweight])
                 #expect(try S.version(on: connection) == "v2")
                 #expect(try S.rows("recipe", ["name", "notes"], on: connection).count == 20)
                 #expect(migrator.contracts.buildCount == 1)
             }
+        }
+    }
+
+    @Test("migrators on other sessions share a contract, and a session printing dates in another time zone builds its own")
+    func theContractIsSharedBySessionsThatPrintItAlike() throws {
+        let model = try S.model([
+            ("v1", S.version("Recipe: {attributes: {name: string, added: {type: date, optional: false, default: '2020-01-01T00:00:00Z'}}}")),
+            ("v2", S.version("Recipe: {attributes: {name: string, added: {type: date, optional: false, default: '2020-01-01T00:00:00Z'}, notes: string}}")),
+        ])
+        try S.withStore(model, rows: 10) { connection in
+            let contracts = ContractCatalogs()
+            func plannedSteps(on session: PostgresConnection) throws -> [String] {
+                var migrator = StoreMigrator(connection: session, model: model, store: S.store)
+                migrator.contracts = contracts
+                return try migrator.plan().steps.map(\.to)
+            }
+            try connection.execute("SET TimeZone = 'UTC'")
+            let other = try connection.reconnect()
+            defer { other.close() }
+            try other.execute("SET TimeZone = 'UTC'")
+            #expect(try plannedSteps(on: connection) == ["v2"])
+            #expect(try plannedSteps(on: other) == ["v2"])
+            #expect(contracts.buildCount == 1)
+
+            // The store's default now prints as 2020-01-01 09:00:00+09: a contract printed in
+            // UTC would differ from it.
+            try other.execute("SET TimeZone = 'Asia/Tokyo'")
+            let added = try other.execute("SELECT pg_get_expr(d.adbin, d.adrelid) AS text FROM pg_attrdef d JOIN pg_attribute a ON a.attrelid = d.adrelid AND a.attnum = d.adnum WHERE d.adrelid = \(S.store + ".recipe")::regclass AND a.attname = 'added'")
+            #expect(added.value(0, "text")?.contains("+09") == true, "\(added.rows)")
+            #expect(try plannedSteps(on: other) == ["v2"])
+            #expect(contracts.buildCount == 2)
+            #expect(try plannedSteps(on: connection) == ["v2"])
+            #expect(contracts.buildCount == 2)
         }
     }
 }
