@@ -16,7 +16,7 @@ public struct ServerSurvey {
     public var target: ModelVersion
     public var contracts: ContractCatalogs
 
-    public init(server: FleetServer, connection: PostgresConnection, model: VersionedModel, target: ModelVersion, contracts: ContractCatalogs = ContractCatalogs()) {
+    public init(server: FleetServer, connection: PostgresConnection, model: VersionedModel, target: ModelVersion, contracts: ContractCatalogs = .shared) {
         self.server = server
         self.connection = connection
         self.model = model
