@@ -93,7 +93,7 @@ import TestSupport
                 #expect(try TwinStores.version(of: live, on: connection) == mapping.source, "\(context): the store left its version online")
                 #expect(try TwinStores.version(of: offline, on: connection) == mapping.source, "\(context)")
                 #expect(sameFailure(offlineError, onlineError), "\(context): fails offline with \(offlineError), online with \(onlineError)")
-                let differences = try TwinStores.differences(live, offline, on: connection)
+                let differences = try TwinComparison.differences(live, offline, on: connection)
                 #expect(differences == [], "\(context): the stores differ after both failed:\n\(differences.prefix(12).joined(separator: "\n"))")
                 // The failed step keeps its passes in the staging schema, and the statement
                 // triggers of its change log, as offline; online also the row triggers feeding
@@ -106,7 +106,7 @@ import TestSupport
                 #expect(throws: (any Error).self, "\(context): applies on restart") { try migrator(live).apply(options: ApplyOptions(restart: true)) }
                 let afterRestart = try TwinStores.leftovers(of: live, on: connection)
                 #expect(afterRestart == offlineLeft, "\(context): left after --restart: \(afterRestart)")
-                #expect(try TwinStores.differences(live, offline, on: connection) == [], "\(context)")
+                #expect(try TwinComparison.differences(live, offline, on: connection) == [], "\(context)")
             case (.failure(let error), .success):
                 Issue.record("\(context): fails offline (\(error)) but applies online")
             case (.success, .failure(let error)):
@@ -115,7 +115,7 @@ import TestSupport
                 #expect(try TwinStores.version(of: live, on: connection) == mapping.destination, "\(context)")
                 #expect(try TwinStores.version(of: offline, on: connection) == mapping.destination, "\(context)")
                 #expect(try TwinStores.rowCount(of: offline, on: connection) > 0, "\(context): no rows compared")
-                let differences = try TwinStores.differences(live, offline, on: connection)
+                let differences = try TwinComparison.differences(live, offline, on: connection)
                 #expect(differences == [], "\(context): online and offline stores differ:\n\(differences.prefix(12).joined(separator: "\n"))")
                 #expect(try TwinStores.leftovers(of: live, on: connection) == [], "\(context): left by the online run")
             }

@@ -155,10 +155,7 @@ import TestSupport
             try OnlineHeavyweightTests.expectNoTriggersLeft(on: connection)
             #expect(try S.catalog(of: S.store, on: connection) == reference.catalog)
             let online = try Self.snapshot(S.store, on: connection)
-            #expect(online.count == reference.rows.count)
-            for (row, expected) in zip(online, reference.rows) where row != expected {
-                Issue.record("online \(row) differs from offline \(expected)")
-            }
+            TwinComparison.expectSameRows(online, reference.rows)
             #expect(online.contains { $0.hasPrefix("recipe ") && $0.contains("\"name\": \"late dessert\"") })
         }
     }
@@ -188,10 +185,7 @@ import TestSupport
             #expect(try S.version(on: connection) == "v2")
             try OnlineHeavyweightTests.expectNoTriggersLeft(on: connection)
             let online = try Self.snapshot(S.store, on: connection)
-            #expect(online.count == reference.count)
-            for (row, expected) in zip(online, reference) where row != expected {
-                Issue.record("online \(row) differs from offline \(expected)")
-            }
+            TwinComparison.expectSameRows(online, reference)
         }
     }
 

@@ -162,10 +162,7 @@ import TestSupport
             let online = try Self.snapshot(S.store, on: connection)
             let reference = try Self.offlineMigration(after: Self.duringStageOne + Self.concurrent + Self.betweenRounds, sharedChefs: sharedChefs)
             #expect(final == reference.source, "the reference store holds the same final data")
-            #expect(online.count == reference.migrated.count)
-            for (row, expected) in zip(online, reference.migrated) where row != expected {
-                Issue.record("online \(row) differs from offline \(expected)")
-            }
+            TwinComparison.expectSameRows(online, reference.migrated)
         }
     }
 

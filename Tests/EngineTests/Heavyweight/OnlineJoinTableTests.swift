@@ -142,10 +142,7 @@ import TestSupport
             let reference = try Self.offlineMigration(ordered: ordered, after: writes)
             #expect(try Self.sourceSnapshot("shop~", ordered: ordered, on: connection) == reference.source, "the reference store holds the same final data")
             let online = try Self.snapshot(S.store, ordered: ordered, on: connection)
-            #expect(online.count == reference.migrated.count)
-            for (row, expected) in zip(online, reference.migrated) where row != expected {
-                Issue.record("online \(row) differs from offline \(expected)")
-            }
+            TwinComparison.expectSameRows(online, reference.migrated)
         }
     }
 }

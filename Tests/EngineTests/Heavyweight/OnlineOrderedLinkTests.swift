@@ -77,10 +77,7 @@ import TestSupport
             _ = try script.apply(migrator, on: connection)
             #expect(try S.version(on: connection) == "v2")
             let online = try Self.snapshot(S.store, on: connection)
-            #expect(online.count == reference.count)
-            for (row, expected) in zip(online, reference) where row != expected {
-                Issue.record("online \(row) differs from offline \(expected)")
-            }
+            TwinComparison.expectSameRows(online, reference)
         }
     }
 
@@ -132,10 +129,7 @@ import TestSupport
             _ = try script.apply(migrator, on: connection)
             #expect(try S.version(on: connection) == "v2")
             let online = try snapshot(connection)
-            #expect(online.count == reference.count)
-            for (row, expected) in zip(online, reference) where row != expected {
-                Issue.record("online \(row) differs from offline \(expected)")
-            }
+            TwinComparison.expectSameRows(online, reference)
         }
     }
 }

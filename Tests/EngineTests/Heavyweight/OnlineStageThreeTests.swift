@@ -92,10 +92,7 @@ import TestSupport
             let reference = try Self.offline(after: Self.afterBuild)
             #expect(try S.catalog(of: S.store, on: connection) == reference.catalog)
             let online = try Online.snapshot(S.store, on: connection)
-            #expect(online.count == reference.rows.count)
-            for (row, expected) in zip(online, reference.rows) where row != expected {
-                Issue.record("online \(row) differs from offline \(expected)")
-            }
+            TwinComparison.expectSameRows(online, reference.rows)
         }
     }
 

@@ -131,13 +131,6 @@ import ExamplePolicies
         try OnlinePolicyTests.offlineMigration(after: writes) { try migrator(policy, on: $0) }
     }
 
-    static func expectSameRows(_ online: [[String?]], _ offline: [[String?]]) {
-        #expect(online.count == offline.count)
-        for (row, expected) in zip(online, offline) where row != expected {
-            Issue.record("online \(row) differs from offline \(expected)")
-        }
-    }
-
     @Test(arguments: ["Tally", "Ranked", "RoundTally"])
     func everyWriteDuringTheStepReachesTheNewStoreThroughTheWholeMapping(policy: String) throws {
         try S.withStore(try Kitchen.kitchen()) { connection in
@@ -167,7 +160,7 @@ import ExamplePolicies
             let writes = Online.duringStageOne + Online.concurrent + Online.betweenRounds
             let reference = try Self.offlineMigration(policy, after: writes)
             #expect(try Online.sourceSnapshot("shop~", on: connection) == reference.source, "the reference store holds the same final data")
-            Self.expectSameRows(try OnlinePolicyTests.snapshot(S.store, on: connection), reference.migrated)
+            TwinComparison.expectSameRows(try OnlinePolicyTests.snapshot(S.store, on: connection), reference.migrated)
         }
     }
 
@@ -195,7 +188,7 @@ import ExamplePolicies
             #expect(try S.version(on: connection) == "Kitchen 2")
             try Online.expectNoTriggersLeft(on: connection)
             let writes = Online.duringStageOne + ["UPDATE shop.recipe SET amount = amount + 2 WHERE _pk IN (30, 31)"]
-            Self.expectSameRows(try OnlinePolicyTests.snapshot(S.store, on: connection), try Self.offlineMigration("Tally", after: writes).migrated)
+            TwinComparison.expectSameRows(try OnlinePolicyTests.snapshot(S.store, on: connection), try Self.offlineMigration("Tally", after: writes).migrated)
         }
     }
 
@@ -244,7 +237,7 @@ import ExamplePolicies
             _ = try script.apply(migrator, on: connection)
             #expect(try S.version(on: connection) == "People 2")
             try Online.expectNoTriggersLeft(on: connection)
-            Self.expectSameRows(try snapshot(connection), reference)
+            TwinComparison.expectSameRows(try snapshot(connection), reference)
         }
     }
 
@@ -269,7 +262,7 @@ import ExamplePolicies
                 SELECT c.name FROM shop.recipe AS r JOIN shop.chef AS c ON c._pk = r.author_pk WHERE r.name = 'hook recipe'
                 """).rows.count == 1, "the recipe written meanwhile links to the chef written with it")
             let reference = try OnlinePolicyTests.offlineMigration(after: Online.duringStageOne + Online.concurrent + Online.betweenRounds, make)
-            Self.expectSameRows(try OnlinePolicyTests.snapshot(S.store, on: connection), reference.migrated)
+            TwinComparison.expectSameRows(try OnlinePolicyTests.snapshot(S.store, on: connection), reference.migrated)
         }
     }
 }

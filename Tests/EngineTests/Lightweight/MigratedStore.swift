@@ -77,23 +77,6 @@ enum MigratedStore {
 
     /// One line per catalog fact of a schema, with the schema's name left out.
     static func catalog(of schema: String, on connection: PostgresConnection) throws -> [String] {
-        try connection.execute("SET search_path = \(ident: schema)")
-        defer { _ = try? connection.execute("RESET search_path") }
-        let facts = try connection.execute("""
-            SELECT 'column ' || table_name || '.' || column_name || ' ' || data_type || ' nullable=' || is_nullable
-                   || ' default=' || coalesce(column_default, '-') || ' identity=' || is_identity AS fact
-            FROM information_schema.columns WHERE table_schema = \(schema)
-            UNION ALL
-            SELECT 'constraint ' || rel.relname || ' ' || con.conname || ' ' || pg_get_constraintdef(con.oid)
-            FROM pg_constraint con JOIN pg_class rel ON rel.oid = con.conrelid JOIN pg_namespace n ON n.oid = rel.relnamespace
-            WHERE n.nspname = \(schema)
-            UNION ALL
-            SELECT 'index ' || tablename || ' ' || indexname || ' ' || replace(indexdef, ' ' || quote_ident(schemaname) || '.', ' ')
-            FROM pg_indexes WHERE schemaname = \(schema)
-            UNION ALL
-            SELECT 'sequence ' || sequencename FROM pg_sequences WHERE schemaname = \(schema)
-            ORDER BY 1
-            """)
-        return facts.rows.map { $0[0] ?? "" }
+        try TwinComparison.catalog(of: schema, on: connection)
     }
 }

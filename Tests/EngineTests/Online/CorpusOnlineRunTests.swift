@@ -40,12 +40,12 @@ import TestSupport
         try TestDatabase.withFreshConnection { connection in
             try SampleDataTests.createAndFill(model, version: "v1", store: Self.live, rows: 4, on: connection)
             try TwinStores.copy(model, version: "v1", from: Self.live, to: Self.offline, on: connection)
-            #expect(try TwinStores.differences(Self.live, Self.offline, on: connection) == [])
+            #expect(try TwinComparison.differences(Self.live, Self.offline, on: connection) == [])
             try connection.execute("UPDATE shop.recipe SET rating = 7 WHERE _pk = 2")
             try connection.execute("DELETE FROM shop_offline.recipe WHERE _pk = 3")
             try connection.execute("ALTER TABLE shop.recipe ALTER COLUMN name SET NOT NULL")
             try connection.execute("CREATE INDEX by_rating ON shop_offline.recipe (rating)")
-            let differences = try TwinStores.differences(Self.live, Self.offline, on: connection)
+            let differences = try TwinComparison.differences(Self.live, Self.offline, on: connection)
             #expect(differences.count == 4, "\(differences)")
             #expect(differences.contains { $0.hasPrefix("catalog, online only: column recipe.name text nullable=NO") })
             #expect(differences.contains { $0.hasPrefix("catalog, offline only: index recipe by_rating") })
@@ -81,7 +81,7 @@ import TestSupport
                 #expect(run.needsLinksGeneratedRowsLack, "\(context): fails offline (\(offlineError)) and online (\(onlineError))")
                 #expect(try TwinStores.version(of: live, on: connection) == run.first.name, "\(context): the store left its version online")
                 #expect(try TwinStores.contents(of: live, on: connection) == before, "\(context): rows changed although the online step stopped")
-                #expect(try TwinStores.differences(live, offline, on: connection) == [], "\(context): the stores differ after both stopped")
+                #expect(try TwinComparison.differences(live, offline, on: connection) == [], "\(context): the stores differ after both stopped")
                 let reason = String(describing: onlineError)
                 #expect(reason.contains("check: ") || reason.contains("(removed)\": ERROR 23"), "\(context): online failed elsewhere than at its pre-check: \(onlineError)")
             case (.failure(let error), .success):
@@ -93,7 +93,7 @@ import TestSupport
                 #expect(try TwinStores.version(of: live, on: connection) == run.last.name, "\(context)")
                 #expect(try TwinStores.version(of: offline, on: connection) == run.last.name, "\(context)")
                 #expect(try TwinStores.rowCount(of: offline, on: connection) > 0, "\(context): no rows compared")
-                let differences = try TwinStores.differences(live, offline, on: connection)
+                let differences = try TwinComparison.differences(live, offline, on: connection)
                 #expect(differences == [], "\(context): online and offline stores differ:\n\(differences.prefix(12).joined(separator: "\n"))")
                 #expect(try TwinStores.leftovers(of: live, on: connection) == [], "\(context): left by the online run")
             }

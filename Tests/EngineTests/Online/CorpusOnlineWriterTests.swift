@@ -9,7 +9,7 @@ import TestSupport
 
 /// Real apps' runs applied with `apply --online` while an application writes: every inferable
 /// run of every bundle that applies (as CorpusOnlineRunTests, which runs them without writer),
-/// with CorpusWriter inserting, updating and deleting rows of the entities the run keeps
+/// with a corpus writer (`CorpusWrites`) inserting, updating and deleting rows of the entities the run keeps
 /// between every two phases. Each write goes to the live store and to a twin at the version the
 /// running step starts from: after each step the twin is migrated offline to the same version,
 /// the writer paused from the step's switch-over until then, so a write made while the live
@@ -38,8 +38,8 @@ import TestSupport
             try TwinStores.copy(model, version: run.first.name, from: live, to: offline, on: connection)
             let kept = KeptEntity.following(run.mappings, from: run.first, through: Array(run.versions.dropFirst()))
             let targets = Dictionary(grouping: kept, by: \.sourceTable).sorted { $0.key < $1.key }
-                .map { CorpusWriter.Target(table: $0.key, entities: $0.value.map(\.sourceName)) }
-            let writer = CorpusWriter(url: url, live: live, twin: offline, targets: targets)
+                .map { CorpusWrites.Target(table: $0.key, entities: $0.value.map(\.sourceName)) }
+            let writer = CorpusWrites.writer(url: url, live: live, twin: offline, targets: targets)
             writer.start()
             var options = ApplyOptions(allowDataLoss: true, batchSize: CorpusOnlineRunTests.batchSize)
             options.online = true
@@ -54,7 +54,7 @@ import TestSupport
             let outcome = Result {
                 try StoreMigrator(connection: connection, model: model, store: live, targetVersion: run.last.name)
                     .apply(options: options, onProgress: { event in
-                        writer.interleave(event)
+                        writer.interleaveAttempt(event)
                         // From the switch-over to the twin's step, no write: one committed in
                         // between would meet the live store at the new version, the twin at the old.
                         if event.kind == .passStarted, event.stage == .online, event.phase?.hasPrefix("switch over") == true { writer.pause() }
@@ -76,7 +76,7 @@ import TestSupport
             _ = try outcome.get()
             _ = try StoreMigrator(connection: connection, model: model, store: offline, targetVersion: run.last.name).apply(options: ApplyOptions(allowDataLoss: true))
             #expect(try TwinStores.version(of: live, on: connection) == run.last.name, "\(context)")
-            let differences = try TwinStores.differences(live, offline, on: connection)
+            let differences = try TwinComparison.differences(live, offline, on: connection)
             #expect(differences == [], "\(context): the store migrated online while written differs from an offline migration of the final data:\n\(differences.prefix(12).joined(separator: "\n"))")
             #expect(try TwinStores.leftovers(of: live, on: connection) == [], "\(context): left by the online run")
         }

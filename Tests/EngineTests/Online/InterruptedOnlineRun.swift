@@ -3,6 +3,7 @@ import Testing
 import ObjectModel
 import PostgresClient
 import SQLBuilding
+import TestSupport
 @testable import Engine
 
 /// How a test stops `apply --online`: another session (the blocker) takes a lock that a phase
@@ -16,7 +17,7 @@ enum OnlineInterruption {
     case atProgress((_ blocker: PostgresConnection, ProgressEvent) -> Void)
 }
 
-extension OnlineWriter {
+extension TwinWriter {
     /// Starts the writer and, after its first writes, runs `apply --online` (batches of 7, one
     /// retry of a lock wait) until `interruption` stops it; expects it to fail with a
     /// `StepFailure`, which it returns, the blocker's lock released. A lock wait gives up after

@@ -1,7 +1,8 @@
 import PostgresClient
 import SQLBuilding
+import TestSupport
 
-extension GuardedWriter {
+extension TwinWriter {
     /// One side of a many-to-many, as the writer draws it: its table, its column in the join
     /// table, and the keys drawn (rows the batches passed and rows they had not reached).
     struct LinkSide {

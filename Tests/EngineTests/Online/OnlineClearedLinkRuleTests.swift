@@ -48,7 +48,7 @@ import TestSupport
     /// toys go, under a denying key the delete fails as PostgreSQL's key fails it, under
     /// SET NULL the dogs go. The store then equals an offline migration of the final data.
     static func migrateDeletingDogs(_ model: VersionedModel, rule: String, action: String, phase: String) throws {
-        try GuardedWriter.withShadowedStore(model, store: S.store, shadow: Moves.shadow, write: Self.writeToysDeletingAnimals) { connection, writer, url in
+        try TwinWriter.withShadowedStore(model, store: S.store, shadow: Moves.shadow, write: Self.writeToysDeletingAnimals) { connection, writer, url in
             try writer.both({ "UPDATE \(ident: $0, "toy") SET animal_pk = _pk + 300 WHERE _pk % 3 = 0" }, on: connection)
             let application = try PostgresConnection(url: url)
             defer { application.close() }
@@ -110,7 +110,7 @@ import TestSupport
     /// meanwhile is either skipped here or waits for this delete. A deadlock left (a writer's delete cascading to a toy locked here
     /// while this session deletes its dog) is retried, as an application retries one between
     /// its own sessions, up to five attempts (a test never loops unbounded).
-    static func deleteLinkedDogs(writer: GuardedWriter, on connection: PostgresConnection) throws -> [(toy: Int, outcome: Outcome, left: Int)] {
+    static func deleteLinkedDogs(writer: TwinWriter, on connection: PostgresConnection) throws -> [(toy: Int, outcome: Outcome, left: Int)] {
         for _ in 1..<5 {
             do {
                 return try connection.transaction { try deleteLinkedDogsOnce(writer: writer, on: connection) }
@@ -121,10 +121,10 @@ import TestSupport
         return try connection.transaction { try deleteLinkedDogsOnce(writer: writer, on: connection) }
     }
 
-    private static func deleteLinkedDogsOnce(writer: GuardedWriter, on connection: PostgresConnection) throws -> [(toy: Int, outcome: Outcome, left: Int)] {
+    private static func deleteLinkedDogsOnce(writer: TwinWriter, on connection: PostgresConnection) throws -> [(toy: Int, outcome: Outcome, left: Int)] {
         let pairs = try connection.execute("""
-            SELECT t._pk AS toy, t.animal_pk AS dog FROM \(ident: writer.shadow, "toy") t JOIN \(ident: writer.live, "toy") l ON l._pk = t._pk
-            JOIN \(ident: writer.shadow, "animal") a ON a._pk = t.animal_pk JOIN \(ident: writer.live, "animal") d ON d._pk = t.animal_pk
+            SELECT t._pk AS toy, t.animal_pk AS dog FROM \(ident: writer.twin, "toy") t JOIN \(ident: writer.live, "toy") l ON l._pk = t._pk
+            JOIN \(ident: writer.twin, "animal") a ON a._pk = t.animal_pk JOIN \(ident: writer.live, "animal") d ON d._pk = t.animal_pk
             WHERE a._entity = 'Dog' AND l.animal_pk IS NULL ORDER BY t._pk LIMIT 3 FOR UPDATE OF l, t, d
             """).rows.compactMap { row in row[0].flatMap { Int($0) }.flatMap { toy in row[1].flatMap { Int($0) }.map { (toy, $0) } } }
         return try pairs.map { toy, dog in
@@ -143,7 +143,7 @@ import TestSupport
 
     /// The application deletes an animal, in the live store and then, as it went there, in
     /// the shadow store: both must delete it or both refuse it, with the same message.
-    static func deleteInBoth(writer: GuardedWriter, animal: Int, on connection: PostgresConnection) throws -> Outcome {
+    static func deleteInBoth(writer: TwinWriter, animal: Int, on connection: PostgresConnection) throws -> Outcome {
         func delete(in store: String) throws -> Outcome {
             try connection.execute("SAVEPOINT one_delete")
             do {
@@ -157,7 +157,7 @@ import TestSupport
         }
         let live = try delete(in: writer.live)
         guard live != .gone else { return .gone }
-        let shadow = try delete(in: writer.shadow)
+        let shadow = try delete(in: writer.twin)
         guard live == shadow else { throw Mismatch(animal: animal, live: live, shadow: shadow) }
         return live
     }
@@ -171,7 +171,7 @@ import TestSupport
 
     /// `Toys.writeToys`, its animals' deletes made through `deleteInBoth`, half of them of a
     /// dog that a toy links to at the start.
-    static func writeToysDeletingAnimals(_ w: GuardedWriter, _ connection: PostgresConnection) throws {
+    static func writeToysDeletingAnimals(_ w: TwinWriter, _ connection: PostgresConnection) throws {
         let pick = w.random(0...9)
         if pick <= 3 {
             // A toy linked or inserted: the link's row may be deleted by the step meanwhile (a removed dog): the live store

@@ -19,10 +19,10 @@ import TestSupport
     /// `apply --online` while `write` writes both; the live store then equals the shadow
     /// migrated offline.
     static func migrateOnlineWhileWriting(
-        _ model: VersionedModel, prepare: (PostgresConnection) throws -> Void = { _ in }, write: @escaping GuardedWriter.Write,
+        _ model: VersionedModel, prepare: (PostgresConnection) throws -> Void = { _ in }, write: @escaping TwinWriter.Write,
         sourceLocation: SourceLocation = #_sourceLocation
     ) throws {
-        try GuardedWriter.withShadowedStore(model, store: S.store, shadow: Online.shadow, write: write) { connection, writer, _ in
+        try TwinWriter.withShadowedStore(model, store: S.store, shadow: Online.shadow, write: write) { connection, writer, _ in
             try prepare(connection)
             try OnlineRowMoveMigrationTests.migrateWhileWriting(model, writer: writer, on: connection, sourceLocation: sourceLocation)
             try connection.execute("RESET ALL")  // what `prepare` set
@@ -31,7 +31,7 @@ import TestSupport
     }
 
     /// A row inserted into both stores with the same `_pk`: `values` bound in column order.
-    static func insert(_ table: String, _ values: [(column: String, value: SQLValue)], writer: GuardedWriter, on connection: PostgresConnection) throws {
+    static func insert(_ table: String, _ values: [(column: String, value: SQLValue)], writer: TwinWriter, on connection: PostgresConnection) throws {
         try writer.insert(into: table, columns: values.map(\.column), values: { _ in SQL.joined(values.map { "\($0.value)" }, separator: ", ") }, on: connection)
     }
 
@@ -81,8 +81,8 @@ import TestSupport
         ])
         // Texts that PostgreSQL reads the same into a double and a decimal column, so that
         // writes before and after the swap of a column are the same in both stores.
-        let rating = { (writer: GuardedWriter) in SQLValue.text(String(Double(3 * writer.random(1...3000) + 1) / 3)) }
-        let price = { (writer: GuardedWriter) in SQLValue.text(String(Double(writer.random(1...3000)) / 7 + 0.1)) }
+        let rating = { (writer: TwinWriter) in SQLValue.text(String(Double(3 * writer.random(1...3000) + 1) / 3)) }
+        let price = { (writer: TwinWriter) in SQLValue.text(String(Double(writer.random(1...3000)) / 7 + 0.1)) }
         try Self.migrateOnlineWhileWriting(model, prepare: { connection in
             try connection.transaction {
                 try connection.execute("SET LOCAL extra_float_digits = 1")
@@ -121,7 +121,7 @@ import TestSupport
 
     /// The first version's application writing posts: likeCount in the column of each entity
     /// (and any other columns named with it, which get the same value).
-    static func writePosts(columns: [String: [String]]) -> GuardedWriter.Write {
+    static func writePosts(columns: [String: [String]]) -> TwinWriter.Write {
         { writer, connection in
             let (post, count) = (writer.random(1...1000), Int64(writer.random(0...5000)))
             let value: SQLValue = count % 5 == 0 ? .null : .int(count)

@@ -16,13 +16,13 @@ import TestSupport
 
     @Test func eachSubEntitysLinksAreReadFromItsParentsJoinTableWhileWritten() throws {
         let model = try LinksMovedDownMigrationTests.model(inverse: true)
-        let write = GuardedWriter.writeLinks(
+        let write = TwinWriter.writeLinks(
             in: "dessert__tags", owner: .init(table: "dessert", column: "dessert_pk", keys: 1...1000), target: .init(table: "tag", column: "tags_pk", keys: 1...360)
         ) { writer, connection in
             let entity = ["Cake", "Pie", "Dessert"][writer.random(0...2)]
             try Columns.insert("dessert", [("_entity", .text(entity)), ("name", .text("new"))], writer: writer, on: connection)
         }
-        try GuardedWriter.withShadowedStore(model, store: S.store, shadow: OnlineMigrationTests.shadow, write: write) { connection, writer, _ in
+        try TwinWriter.withShadowedStore(model, store: S.store, shadow: OnlineMigrationTests.shadow, write: write) { connection, writer, _ in
             try OnlineRowMoveMigrationTests.migrateWhileWriting(model, writer: writer, allowDataLoss: true, on: connection)
             try OnlineMigrationTests.expectSameAsOfflineMigrationOfShadow(model, allowDataLoss: true, on: connection)
         }

@@ -44,7 +44,7 @@ import TestSupport
             let online = try #require(step.online)
             #expect(online.isSupported, "\(online.refusals)")
 
-            let writer = ConcurrentWriter(url: url, live: S.store, shadow: Self.shadow)
+            let writer = RecipeWrites.writer(url: url, live: S.store, shadow: Self.shadow)
             writer.start()
             writer.waitForCommits(5)
             let before = writer.commits
@@ -68,7 +68,7 @@ import TestSupport
     @Test func anInterruptedOnlineMigrationContinuesWithPlainApplyAndLeavesNoTrigger() throws {
         let model = try Self.model()
         try ShadowedStore.with(model, store: S.store, shadow: Self.shadow) { connection, url in
-            let writer = ConcurrentWriter(url: url, live: S.store, shadow: Self.shadow)
+            let writer = RecipeWrites.writer(url: url, live: S.store, shadow: Self.shadow)
             let failure = try writer.interruptedOnlineApply(model, .lockedBeforeTheRun("cuisine"), lockTimeoutMilliseconds: 2000, on: connection)
             #expect(failure?.statement?.summary == "foreign key cuisine__recipes.cuisine_pk -> cuisine, for new writes")
             #expect(failure.map { String(describing: $0) }?.contains("run apply again to continue") == true)
@@ -123,16 +123,7 @@ import TestSupport
         _ model: VersionedModel, allowDataLoss: Bool = false, on connection: PostgresConnection, sourceLocation: SourceLocation = #_sourceLocation
     ) throws {
         _ = try StoreMigrator(connection: connection, model: model, store: shadow).apply(options: ApplyOptions(allowDataLoss: allowDataLoss))
-        #expect(try S.catalog(of: S.store, on: connection) == S.catalog(of: shadow, on: connection), sourceLocation: sourceLocation)
-        for table in try connection.execute("SELECT table_name FROM information_schema.tables WHERE table_schema = \(shadow) ORDER BY 1").rows.compactMap({ $0[0] }) {
-            let names = try columns(in: shadow, table: table, on: connection).map(\.name).sorted()
-            let order = SQL.joined((1...names.count).map { "\(unsafeRaw: String($0))" }, separator: ", ")
-            let live = try connection.execute("SELECT \(idents: names) FROM \(ident: S.store, table) ORDER BY \(order)").rows
-            let expected = try connection.execute("SELECT \(idents: names) FROM \(ident: shadow, table) ORDER BY \(order)").rows
-            #expect(!expected.isEmpty, "\(table) is empty: the comparison proves nothing", sourceLocation: sourceLocation)
-            let differing = zip(live, expected).first { $0 != $1 }.map { "live \($0.0) but \($0.1)" } ?? "none"
-            #expect(live.count == expected.count && differing == "none", "rows of \(table) (\(names.joined(separator: ", "))) differ: \(live.count) live, \(expected.count) expected, first differing: \(differing)", sourceLocation: sourceLocation)
-        }
+        try TwinComparison.expectSameStore(S.store, asOfflineTwin: shadow, on: connection, sourceLocation: sourceLocation)
         #expect(try S.version(on: connection) == "v2", sourceLocation: sourceLocation)
         let triggers = try connection.execute("SELECT count(*) FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid WHERE c.relnamespace = to_regnamespace(\(S.store)) AND NOT t.tgisinternal")
         #expect(triggers.rows.first?.first == "0", "a trigger was left on the store", sourceLocation: sourceLocation)

@@ -27,7 +27,7 @@ import TestSupport
     /// First-version writes: links of `join` (`animalColumn` the side pointing at animals and
     /// dogs) added and removed, to rows the batches passed and rows they had not; animals and
     /// dogs inserted and deleted (their links going with them), toys deleted.
-    static func writeLinks(join: String, animalColumn: String, toyColumn: String) -> GuardedWriter.Write {
+    static func writeLinks(join: String, animalColumn: String, toyColumn: String) -> TwinWriter.Write {
         { w, connection in
             // The sample rows: animals 1-300, dogs 301-600, toys 1-300.
             let animal = w.random(1...650), toy = w.random(1...330)
@@ -54,7 +54,7 @@ import TestSupport
     func aJoinTablesLinksToMovedRowsGoBeforeTheSwitchOverAsOffline(animal: String, toy: String, join: String, animalColumn: String, toyColumn: String) throws {
         let model = try Self.model(animal: animal, toy: toy)
         let write = Self.writeLinks(join: join, animalColumn: animalColumn, toyColumn: toyColumn)
-        try GuardedWriter.withShadowedStore(model, store: S.store, shadow: Moves.shadow, write: write) { connection, writer, _ in
+        try TwinWriter.withShadowedStore(model, store: S.store, shadow: Moves.shadow, write: write) { connection, writer, _ in
             try writer.both({ """
                 INSERT INTO \(ident: $0, join) (\(ident: toyColumn), \(ident: animalColumn)) \
                 SELECT _pk, _pk + 300 FROM \(ident: $0, "toy") WHERE _pk % 3 = 0 ON CONFLICT DO NOTHING

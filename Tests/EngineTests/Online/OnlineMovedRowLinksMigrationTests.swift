@@ -24,7 +24,7 @@ import TestSupport
     @Test(arguments: [("cascade", "c"), ("deny", "r"), ("noAction", "a")])
     func aCascadingOrDenyingKeyClearsTheLinksToMovedRowsBeforeTheSwitchOverAsOffline(rule: String, action: String) throws {
         let model = try Toys.cascadingModel(rule: rule)
-        let write: GuardedWriter.Write = { w, connection in
+        let write: TwinWriter.Write = { w, connection in
             let pick = w.random(0...8)
             guard pick == 5 else { return try Toys.writeToys(w, connection, pick: pick) }
             // Deletes: a denying key refuses those of animals a toy links to, in both stores; a
@@ -33,7 +33,7 @@ import TestSupport
             let animal = w.random(1...300)
             try w.both({ "DELETE FROM \(ident: $0, "animal") WHERE _pk = \(literal: animal)" }, on: connection)
         }
-        try GuardedWriter.withShadowedStore(model, store: S.store, shadow: Moves.shadow, write: write) { connection, writer, _ in
+        try TwinWriter.withShadowedStore(model, store: S.store, shadow: Moves.shadow, write: write) { connection, writer, _ in
             try writer.both({ "UPDATE \(ident: $0, "toy") SET animal_pk = _pk + 300 WHERE _pk % 3 = 0" }, on: connection)
             #expect(try connection.execute(Self.toDogs).int(0, "n")! > 20)
             let toys = try connection.execute("SELECT count(*) AS n FROM shop.toy").int(0, "n")!
@@ -59,7 +59,7 @@ import TestSupport
     /// switch-over, and the store ends as an offline migration of the first-version copy
     /// (`migrated` checks what it holds before that copy is migrated), nothing left behind.
     static func migrateRebuildingAnimals(
-        _ model: VersionedModel, writer: GuardedWriter, on connection: PostgresConnection, migrated: () throws -> Void = {},
+        _ model: VersionedModel, writer: TwinWriter, on connection: PostgresConnection, migrated: () throws -> Void = {},
         sourceLocation: SourceLocation = #_sourceLocation
     ) throws {
         let old = try connection.execute("SELECT 'shop.animal'::regclass::oid AS o").int(0, "o")!
@@ -92,7 +92,7 @@ import TestSupport
     /// (as offline, before anything changes), the store untouched; relinked, it runs.
     @Test func aRequiredLinkToAMovedRowStopsTheOnlineStepAtItsStartNamingTheRowsAsOffline() throws {
         let model = try Toys.cascadingModel(toyAnimal: ", optional: false")
-        try GuardedWriter.withShadowedStore(model, store: S.store, shadow: Moves.shadow, write: Toys.writeToys) { connection, writer, _ in
+        try TwinWriter.withShadowedStore(model, store: S.store, shadow: Moves.shadow, write: Toys.writeToys) { connection, writer, _ in
             try writer.both({ "UPDATE \(ident: $0, "toy") SET animal_pk = CASE WHEN _pk IN (3, 6, 9) THEN _pk + 300 ELSE _pk END" }, on: connection)
             let problem = "rows of toy whose required animal_pk links to rows of Dog (moved out of animal)"
             let offline = #expect(throws: StepFailure.self) {
@@ -124,7 +124,7 @@ import TestSupport
     /// the write stays, the store at v1. Relinked, plain `apply` finishes as offline.
     @Test func aRequiredLinkWrittenDuringTheStepStopsItInTheSwitchOverNamingTheRows() throws {
         let model = try Toys.cascadingModel(toyAnimal: ", optional: false")
-        try GuardedWriter.withShadowedStore(model, store: S.store, shadow: Moves.shadow, write: Toys.writeToys) { connection, writer, url in
+        try TwinWriter.withShadowedStore(model, store: S.store, shadow: Moves.shadow, write: Toys.writeToys) { connection, writer, url in
             try writer.both({ "UPDATE \(ident: $0, "toy") SET animal_pk = _pk" }, on: connection)
             let application = try PostgresConnection(url: url)
             defer { application.close() }
@@ -168,7 +168,7 @@ import TestSupport
     /// they had not), animals and dogs inserted with a mother, renamed, and deleted where the
     /// rule clears links (a denying one refuses them, in both stores; a cascade from a dog
     /// deleted once the links to it are cleared reaches nothing: Limits).
-    static func writeMothers(deletes: Bool) -> GuardedWriter.Write {
+    static func writeMothers(deletes: Bool) -> TwinWriter.Write {
         { w, connection in
             // The sample rows: animals 1-300, dogs 301-600.
             let animal = w.random(1...650), mother = w.random(1...650)
@@ -193,7 +193,7 @@ import TestSupport
     @Test(arguments: [("nullify", "n"), ("cascade", "c"), ("deny", "r")])
     func anAnimalLinkingToAMovedDogLosesTheLinkWhileTheTableIsRebuiltAsOffline(rule: String, action: String) throws {
         let model = try Self.motherModel(rule: rule)
-        try GuardedWriter.withShadowedStore(model, store: S.store, shadow: Moves.shadow, write: Self.writeMothers(deletes: rule == "nullify")) { connection, writer, _ in
+        try TwinWriter.withShadowedStore(model, store: S.store, shadow: Moves.shadow, write: Self.writeMothers(deletes: rule == "nullify")) { connection, writer, _ in
             try writer.both({ "UPDATE \(ident: $0, "animal") SET mother_pk = CASE WHEN _pk % 2 = 0 THEN 601 - _pk ELSE 300 - _pk % 300 END" }, on: connection)
             let toDogs: SQL = "SELECT count(*) AS n FROM shop.animal a JOIN shop.animal m ON m._pk = a.mother_pk WHERE a._entity = 'Animal' AND m._entity = 'Dog'"
             #expect(try connection.execute(toDogs).int(0, "n") == 150)

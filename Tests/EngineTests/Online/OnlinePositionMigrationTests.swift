@@ -26,7 +26,7 @@ import TestSupport
     /// The first version's application: recipes linked to cuisines through Recipe's to-one,
     /// inserted, moved to another cuisine or none, deleted, and cuisines inserted and deleted;
     /// with `order`, the position Recipe keeps beside the link is written too, alone or with it.
-    static func writeCuisineLinks(order: String? = nil) -> GuardedWriter.Write {
+    static func writeCuisineLinks(order: String? = nil) -> TwinWriter.Write {
         { writer, connection in
             let (recipe, cuisine, position) = (writer.random(1...420), writer.random(1...340), Int64(writer.random(0...20)))
             let link: SQLValue = writer.random(0...4) == 0 ? .null : .int(Int64(cuisine))
@@ -81,7 +81,7 @@ import TestSupport
         try Columns.migrateOnlineWhileWriting(model, prepare: { connection in
             let links = try connection.execute("SELECT count(*) FROM \(ident: S.store, join.name)").rows.first?.first ?? nil
             #expect((Int(links ?? "0") ?? 0) > 300, "the recipes hold few links: their positions prove little")
-        }, write: GuardedWriter.writeLinks(
+        }, write: TwinWriter.writeLinks(
             in: join.name, owner: .init(table: "recipe", column: owner, keys: 1...420), target: .init(table: "tag", column: target, keys: 1...420)
         ) { writer, connection in
             let (table, entity) = [("recipe", "Recipe"), ("tag", "Tag")][writer.random(0...1)]
@@ -139,7 +139,7 @@ import TestSupport
     /// active; `apply --restart` (plain) continues, numbers them and leaves neither behind.
     @Test func aRunInterruptedBeforeTheSwitchOverKeepsLoggingAndARestartNumbersWhatWasWrittenMeanwhile() throws {
         let model = try S.model([("v1", Self.cuisines("", "cuisine")), ("v2", Self.cuisines(", ordered: true", "cuisine"))])
-        try GuardedWriter.withShadowedStore(model, store: S.store, shadow: OnlineMigrationTests.shadow, write: Self.writeCuisineLinks()) { connection, writer, _ in
+        try TwinWriter.withShadowedStore(model, store: S.store, shadow: OnlineMigrationTests.shadow, write: Self.writeCuisineLinks()) { connection, writer, _ in
             let failure = try writer.interruptedOnlineApply(model, .atProgress { blocker, event in
                 if event.kind == .passStarted, event.stage == .online, event.pass == event.passCount {
                     _ = try? blocker.execute("BEGIN; LOCK TABLE \(ident: S.store, "recipe") IN ROW EXCLUSIVE MODE")
@@ -175,13 +175,13 @@ import TestSupport
                 Toy: {attributes: {name: string}}
                 """)),
         ])
-        let write = GuardedWriter.writeLinks(
+        let write = TwinWriter.writeLinks(
             in: "animal__toys", owner: .init(table: "animal", column: "animal_pk", keys: 1...700), target: .init(table: "toy", column: "toys_pk", keys: 1...360)
         ) { writer, connection in
             let (entity, name) = [("Dog", "rex"), ("Animal", "cat")][writer.random(0...1)]
             try Columns.insert("animal", [("_entity", .text(entity)), ("name", .text(name))], writer: writer, on: connection)
         }
-        try GuardedWriter.withShadowedStore(model, store: S.store, shadow: OnlineMigrationTests.shadow, write: write) { connection, writer, _ in
+        try TwinWriter.withShadowedStore(model, store: S.store, shadow: OnlineMigrationTests.shadow, write: write) { connection, writer, _ in
             try OnlineRowMoveMigrationTests.migrateWhileWriting(model, writer: writer, on: connection)
             try OnlineMigrationTests.expectSameAsOfflineMigrationOfShadow(model, on: connection)
         }

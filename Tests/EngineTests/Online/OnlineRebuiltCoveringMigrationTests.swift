@@ -102,7 +102,7 @@ import TestSupport
 
     /// First-version writes: desserts and cakes with calories (NULL too) and chefs, updated and
     /// deleted; chefs deleted (their links cleared by both foreign keys) and inserted.
-    static func writeDesserts(_ w: GuardedWriter, _ connection: PostgresConnection) throws {
+    static func writeDesserts(_ w: TwinWriter, _ connection: PostgresConnection) throws {
         let (dessert, chef, calories) = (w.random(1...650), w.random(1...330), w.random(0...900))
         let value: SQLValue = calories % 4 == 0 ? .null : .int(Int64(calories))
         let link: (String) -> SQL = { "(SELECT _pk FROM \(ident: $0, "chef") WHERE _pk = \(literal: chef))" }
@@ -123,7 +123,7 @@ import TestSupport
 
     @Test func valuesClearedInAColumnTheStepThenRequiresAndIndexesKeepEveryWriteAndTheForeignKey() throws {
         let model = try Self.movedDown()
-        try GuardedWriter.withShadowedStore(model, store: S.store, shadow: OnlineMigrationTests.shadow, write: Self.writeDesserts) { connection, writer, _ in
+        try TwinWriter.withShadowedStore(model, store: S.store, shadow: OnlineMigrationTests.shadow, write: Self.writeDesserts) { connection, writer, _ in
             try OnlineRowMoveMigrationTests.migrateWhileWriting(model, writer: writer, allowDataLoss: true, on: connection)
             try OnlineMigrationTests.expectSameAsOfflineMigrationOfShadow(model, allowDataLoss: true, on: connection)
             // Some links kept, each compared with the offline migration's above; not "more than
@@ -136,7 +136,7 @@ import TestSupport
     /// rows written meanwhile right; `apply --restart` continues and ends as offline.
     @Test func anInterruptedRebuildUnderItsForeignKeyContinuesWithRestartAndLeavesNoTrigger() throws {
         let model = try Self.movedDown()
-        try GuardedWriter.withShadowedStore(model, store: S.store, shadow: OnlineMigrationTests.shadow, write: Self.writeDesserts) { connection, writer, _ in
+        try TwinWriter.withShadowedStore(model, store: S.store, shadow: OnlineMigrationTests.shadow, write: Self.writeDesserts) { connection, writer, _ in
             let failure = try writer.interruptedOnlineApply(model, blocking: "chef", allowDataLoss: true, on: connection)
             #expect(failure?.statement?.summary.hasPrefix("foreign key dessert_chef_pk_fkey -> chef on the new dessert.chef_pk") == true, "\(String(describing: failure))")
             #expect(try S.version(on: connection) == "v1")

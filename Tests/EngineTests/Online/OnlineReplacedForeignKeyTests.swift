@@ -35,7 +35,7 @@ import TestSupport
     static let replacing = "foreign key list.project_pk -> project"
 
     /// The store's lists linked to projects one to one; returns the first `count` linked projects.
-    static func linkedProjects(_ count: Int, _ writer: GuardedWriter, on connection: PostgresConnection) throws -> [Int] {
+    static func linkedProjects(_ count: Int, _ writer: TwinWriter, on connection: PostgresConnection) throws -> [Int] {
         try writer.both({ """
             UPDATE \(ident: $0, "list") l SET project_pk = p._pk
             FROM (SELECT _pk, row_number() OVER (ORDER BY _pk) AS n FROM \(ident: $0, "project")) p,
@@ -67,10 +67,10 @@ import TestSupport
     /// The store's lists linked one to one (and its copy's), five linked projects deleted by
     /// `delete` on a session of its own before phase `prefix`, then the step run online.
     static func migrate(
-        _ model: VersionedModel, deletingBefore prefix: String, _ delete: @escaping (GuardedWriter, PostgresConnection, Int) throws -> Void,
+        _ model: VersionedModel, deletingBefore prefix: String, _ delete: @escaping (TwinWriter, PostgresConnection, Int) throws -> Void,
         then check: (PostgresConnection, _ projects: [Int], _ lists: Int64) throws -> Void
     ) throws {
-        try GuardedWriter.withShadowedStore(model, store: S.store, shadow: OnlineMigrationTests.shadow, write: { _, _ in }) { connection, writer, url in
+        try TwinWriter.withShadowedStore(model, store: S.store, shadow: OnlineMigrationTests.shadow, write: { _, _ in }) { connection, writer, url in
             let projects = try Self.linkedProjects(5, writer, on: connection)
             #expect(projects.count == 5)
             let lists = try #require(try connection.execute("SELECT count(*) AS n FROM shop.list").int(0, "n"))
@@ -171,7 +171,7 @@ import TestSupport
     /// its phase again and finishes. Deletes at both points follow the old rule (SET NULL).
     @Test func aRunStoppedOnceTheTriggerIsInResumesWithIt() throws {
         let model = try Self.model()
-        try GuardedWriter.withShadowedStore(model, store: S.store, shadow: OnlineMigrationTests.shadow, write: { _, _ in }) { connection, writer, url in
+        try TwinWriter.withShadowedStore(model, store: S.store, shadow: OnlineMigrationTests.shadow, write: { _, _ in }) { connection, writer, url in
             let projects = try Self.linkedProjects(6, writer, on: connection)
             #expect(projects.count == 6)
             let lists = try #require(try connection.execute("SELECT count(*) AS n FROM shop.list").int(0, "n"))
@@ -216,7 +216,7 @@ import TestSupport
                 """)
         }
         let model = try S.model([("v1", version("cascade")), ("v2", version("nullify"))])
-        try GuardedWriter.withShadowedStore(model, store: S.store, shadow: OnlineMigrationTests.shadow, write: { _, _ in }) { connection, writer, url in
+        try TwinWriter.withShadowedStore(model, store: S.store, shadow: OnlineMigrationTests.shadow, write: { _, _ in }) { connection, writer, url in
             // Chains of three (a folder, its child, the child's child), the first a cycle.
             let folders = try #require(try connection.execute("SELECT count(*) AS n FROM shop.folder").int(0, "n"))
             #expect(try connection.execute("SELECT max(_pk) - min(_pk) + 1 AS n FROM shop.folder").int(0, "n") == folders && folders >= 9)

@@ -20,7 +20,7 @@ import TestSupport
 
     /// First-version writes on every table: dogs and animals inserted, updated (owner and
     /// favourite links too) and deleted, over keys the batches passed and keys they had not.
-    static func writeAnimals(_ w: GuardedWriter, _ connection: PostgresConnection) throws {
+    static func writeAnimals(_ w: TwinWriter, _ connection: PostgresConnection) throws {
         let animal = w.random(1...700), owner = w.random(1...330)
         switch w.random(0...7) {
         case 0:
@@ -56,7 +56,7 @@ import TestSupport
     /// shadow is left, and new animals continue the old table's identity.
     @Test func anEntityMovedOutOfItsHierarchyKeepsEveryWriteMadeWhileItsRowsMove() throws {
         let model = try Self.movedEntity()
-        try GuardedWriter.withShadowedStore(model, store: S.store, shadow: Self.shadow, write: Self.writeAnimals) { connection, writer, _ in
+        try TwinWriter.withShadowedStore(model, store: S.store, shadow: Self.shadow, write: Self.writeAnimals) { connection, writer, _ in
             let old = try connection.execute("SELECT 'shop.animal'::regclass::oid AS o").int(0, "o")!
             try Self.expectRebuilt(model, on: connection)
             try Self.migrateWhileWriting(model, writer: writer, on: connection)
@@ -90,7 +90,7 @@ import TestSupport
     /// First-version writes: dogs, cats and animals inserted (fresh tags), renamed, relinked,
     /// retagged and deleted; toys deleted (the links to them cleared by their delete rule, in
     /// the old table and in the shadow alike) and inserted.
-    static func writeFullAnimals(_ w: GuardedWriter, _ connection: PostgresConnection) throws {
+    static func writeFullAnimals(_ w: TwinWriter, _ connection: PostgresConnection) throws {
         let animal = w.random(1...1000), toy = w.random(1...330), tag = "w-" + UUID().uuidString
         let link: (String) -> SQL = { "(SELECT _pk FROM \(ident: $0, "toy") WHERE _pk = \(literal: toy))" }
         switch w.random(0...7) {
@@ -115,7 +115,7 @@ import TestSupport
 
     @Test func theRowsThatStayKeepTheirUniqueTagsIndexesChecksAndLinksInTheRebuiltTable() throws {
         let model = try Self.movedFromAFullTable()
-        try GuardedWriter.withShadowedStore(model, store: S.store, shadow: Self.shadow, write: Self.writeFullAnimals) { connection, writer, _ in
+        try TwinWriter.withShadowedStore(model, store: S.store, shadow: Self.shadow, write: Self.writeFullAnimals) { connection, writer, _ in
             try Self.expectRebuilt(model, on: connection)
             try Self.migrateWhileWriting(model, writer: writer, on: connection)
             try OnlineMigrationTests.expectSameAsOfflineMigrationOfShadow(model, on: connection)
@@ -132,7 +132,7 @@ import TestSupport
             ("v1", S.version("Animal: {attributes: {name: string}}\nDog: {parent: Animal, attributes: {bark: string}}\nCat: {parent: Animal, attributes: {lives: int16}}\nToy: {attributes: {label: string}}")),
             ("v2", S.version("Creature: {renamingIdentifier: Animal, attributes: {name: string}}\nDog: {attributes: {name: string, bark: string}}\nCat: {attributes: {name: string, lives: int16}}\nToy: {attributes: {label: string}}")),
         ])
-        let writeToys: GuardedWriter.Write = { w, connection in
+        let writeToys: TwinWriter.Write = { w, connection in
             let toy = w.random(1...330)
             switch w.random(0...2) {
             case 0: try w.insert(into: "toy", columns: ["_entity", "label"], values: { _ in "'Toy', 'ball'" }, on: connection)
@@ -140,7 +140,7 @@ import TestSupport
             default: try w.both({ "DELETE FROM \(ident: $0, "toy") WHERE _pk = \(literal: toy)" }, on: connection)
             }
         }
-        try GuardedWriter.withShadowedStore(model, store: S.store, shadow: Self.shadow, write: writeToys) { connection, writer, _ in
+        try TwinWriter.withShadowedStore(model, store: S.store, shadow: Self.shadow, write: writeToys) { connection, writer, _ in
             try Self.expectRebuilt(model, on: connection)
             try Self.migrateWhileWriting(model, writer: writer, on: connection)
             try OnlineMigrationTests.expectSameAsOfflineMigrationOfShadow(model, on: connection)
@@ -190,12 +190,12 @@ import TestSupport
     /// keeps writing, then finishes with plain `apply` (`--restart` if asked): the store ends
     /// as offline, with no trigger or shadow left.
     static func interruptThenFinish(
-        _ model: VersionedModel? = nil, write: @escaping GuardedWriter.Write = Self.writeAnimals,
+        _ model: VersionedModel? = nil, write: @escaping TwinWriter.Write = Self.writeAnimals,
         restart: Bool = false, allowDataLoss: Bool = false, stop: @escaping (PostgresConnection, ProgressEvent) throws -> Bool,
         unfinished: (StepFailure?, PostgresConnection) throws -> Void
     ) throws {
         let model = try model ?? Self.movedEntity()
-        try GuardedWriter.withShadowedStore(model, store: S.store, shadow: Self.shadow, write: write) { connection, writer, _ in
+        try TwinWriter.withShadowedStore(model, store: S.store, shadow: Self.shadow, write: write) { connection, writer, _ in
             var stopped = false
             let failure = try writer.interruptedOnlineApply(model, .atProgress { blocker, event in
                 if !stopped { stopped = (try? stop(blocker, event)) == true }
@@ -238,7 +238,7 @@ import TestSupport
 
     /// First-version writes: pies inserted (the live store skips them, the step would delete
     /// them) and updated, links set to pies and to other rows, kept rows deleted.
-    static func writeDesserts(_ w: GuardedWriter, _ connection: PostgresConnection) throws {
+    static func writeDesserts(_ w: TwinWriter, _ connection: PostgresConnection) throws {
         // The sample rows: desserts 1-300, cakes 301-600, pies 601-900.
         let dessert = w.random(1...950), other = w.random(0...1) == 0 ? w.random(601...900) : w.random(1...950), menu = w.random(1...330)
         // FOR KEY SHARE, as an application holding the row would: without it, a pie the step
@@ -269,7 +269,7 @@ import TestSupport
 
     @Test func rowsOfARemovedEntityAreDeletedAndTheLinksToThemClearedWhileTheApplicationWrites() throws {
         let model = try Self.removedEntity()
-        try GuardedWriter.withShadowedStore(model, store: S.store, shadow: Self.shadow, write: Self.writeDesserts) { connection, writer, _ in
+        try TwinWriter.withShadowedStore(model, store: S.store, shadow: Self.shadow, write: Self.writeDesserts) { connection, writer, _ in
             // Online asks for the same consent as offline, before anything changes.
             let offline = #expect(throws: DataLossNotAllowed.self) { try StoreMigrator(connection: connection, model: model, store: S.store).apply() }
             let online = #expect(throws: DataLossNotAllowed.self) {
@@ -302,7 +302,7 @@ import TestSupport
     /// First-version writes, keeping the relationship one-to-one as Core Data does (a beta's
     /// former alpha lets go first): links set, moved and cleared, rows inserted and deleted on
     /// both sides. Alpha's table takes its new name at its phase: the application finds it.
-    static func writePartners(_ w: GuardedWriter, _ connection: PostgresConnection) throws {
+    static func writePartners(_ w: TwinWriter, _ connection: PostgresConnection) throws {
         let live = try connection.execute("SELECT to_regclass(\(quoteIdentifier(w.live) + ".zeta")) IS NOT NULL AS renamed").rows.first?.first == "t" ? "zeta" : "alpha"
         let alphas: (String) -> String = { $0 == w.live ? live : "alpha" }
         let alpha = w.random(1...330), beta = w.random(1...330)
@@ -327,7 +327,7 @@ import TestSupport
 
     @Test func aOneToOneWhoseColumnChangesSidesKeepsEveryLinkWrittenWhileItMoves() throws {
         let model = try Self.oneToOneSides()
-        try GuardedWriter.withShadowedStore(model, store: S.store, shadow: Self.shadow, write: Self.writePartners) { connection, writer, _ in
+        try TwinWriter.withShadowedStore(model, store: S.store, shadow: Self.shadow, write: Self.writePartners) { connection, writer, _ in
             let linked = try connection.execute("SELECT count(*) AS n FROM shop.alpha WHERE partner_pk IS NOT NULL").int(0, "n")!
             #expect(linked > 100)
             try Self.migrateWhileWriting(model, writer: writer, on: connection)
@@ -340,7 +340,7 @@ import TestSupport
 
     /// Runs `apply --online` while `writer` writes, and checks it wrote meanwhile, unharmed.
     static func migrateWhileWriting(
-        _ model: VersionedModel, writer: GuardedWriter, allowDataLoss: Bool = false, on connection: PostgresConnection,
+        _ model: VersionedModel, writer: TwinWriter, allowDataLoss: Bool = false, on connection: PostgresConnection,
         sourceLocation: SourceLocation = #_sourceLocation
     ) throws {
         let step = try #require(StoreMigrator(connection: connection, model: model, store: S.store).plan().steps.first)

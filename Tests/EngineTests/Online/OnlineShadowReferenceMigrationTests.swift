@@ -27,11 +27,11 @@ import TestSupport
     /// First-version writes: toys linked and re-pointed to animals and to dogs (rows the
     /// batches passed and rows they had not), inserted and deleted; animals and dogs inserted,
     /// renamed and deleted (the links to them cleared by the keys' delete rule).
-    static func writeToys(_ w: GuardedWriter, _ connection: PostgresConnection) throws {
+    static func writeToys(_ w: TwinWriter, _ connection: PostgresConnection) throws {
         try writeToys(w, connection, pick: w.random(0...8))
     }
 
-    static func writeToys(_ w: GuardedWriter, _ connection: PostgresConnection, pick: Int) throws {
+    static func writeToys(_ w: TwinWriter, _ connection: PostgresConnection, pick: Int) throws {
         // The sample rows: animals 1-300, dogs 301-600, toys 1-300.
         let animal = w.random(1...650), toy = w.random(1...330)
         let link: (String) -> SQL = { "(SELECT _pk FROM \(ident: $0, "animal") WHERE _pk = \(literal: animal))" }
@@ -55,7 +55,7 @@ import TestSupport
 
     @Test func aTablePointedAtIsRebuiltBesideItselfAndTheLinksToMovedRowsEndAsOffline() throws {
         let model = try Self.model()
-        try GuardedWriter.withShadowedStore(model, store: S.store, shadow: Moves.shadow, write: Self.writeToys) { connection, writer, _ in
+        try TwinWriter.withShadowedStore(model, store: S.store, shadow: Moves.shadow, write: Self.writeToys) { connection, writer, _ in
             // The sample links animals only: every third toy is given a dog.
             try writer.both({ "UPDATE \(ident: $0, "toy") SET animal_pk = _pk + 300 WHERE _pk % 3 = 0" }, on: connection)
             let toDogs = try connection.execute("SELECT count(*) AS n FROM shop.toy t JOIN shop.animal a ON a._pk = t.animal_pk WHERE a._entity = 'Dog'").int(0, "n")!
@@ -92,7 +92,7 @@ import TestSupport
     /// `phase`: `trigger` (its name's start), the move and mirroring triggers and the shadow
     /// stay while the step is unfinished.
     static func interruptAtToys(
-        _ model: VersionedModel, write: @escaping GuardedWriter.Write, phase: String, trigger: String, allowDataLoss: Bool = false, restart: Bool = false
+        _ model: VersionedModel, write: @escaping TwinWriter.Write, phase: String, trigger: String, allowDataLoss: Bool = false, restart: Bool = false
     ) throws {
         try Moves.interruptThenFinish(model, write: write, restart: restart, allowDataLoss: allowDataLoss, stop: { blocker, event in
             guard event.kind == .rows, event.phase?.hasPrefix(phase) == true else { return false }

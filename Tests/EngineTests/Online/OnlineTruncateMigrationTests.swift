@@ -32,9 +32,9 @@ import TestSupport
     /// copy, with no trigger or function of the step left.
     static func migrate(
         _ model: VersionedModel, allowDataLoss: Bool = false, when: @escaping (ProgressEvent) -> Bool,
-        act: @escaping (GuardedWriter, PostgresConnection) throws -> Void, then check: (PostgresConnection) throws -> Void = { _ in }
+        act: @escaping (TwinWriter, PostgresConnection) throws -> Void, then check: (PostgresConnection) throws -> Void = { _ in }
     ) throws {
-        try GuardedWriter.withShadowedStore(model, store: S.store, shadow: Self.shadow, write: { _, _ in }) { connection, writer, url in
+        try TwinWriter.withShadowedStore(model, store: S.store, shadow: Self.shadow, write: { _, _ in }) { connection, writer, url in
             let session = try PostgresConnection(url: url)
             defer { session.close() }
             var acted = false
@@ -72,7 +72,7 @@ import TestSupport
     }
 
     /// Animal truncated, then a dog, a cat and an animal inserted in the same transaction.
-    static func truncateAnimals(_ w: GuardedWriter, _ session: PostgresConnection) throws {
+    static func truncateAnimals(_ w: TwinWriter, _ session: PostgresConnection) throws {
         try session.transaction {
             try w.both({ "TRUNCATE \(ident: $0, "animal")" }, on: session)
             try w.insert(into: "animal", columns: ["_entity", "name", "bark"], values: { _ in "'Dog', 'after', 'woof'" }, on: session)

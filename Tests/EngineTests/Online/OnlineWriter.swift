@@ -1,26 +1,9 @@
 import Foundation
+import TestSupport
 @testable import Engine
 
-/// The application during `apply --online` (`ConcurrentWriter`, `GuardedWriter`): a thread of
-/// transactions on the live store, mirrored into a shadow copy of it.
-protocol OnlineWriter: AnyObject {
-    var url: String { get }
-    /// The live store's schema.
-    var live: String { get }
-    var commits: Int { get }
-    /// Whether a transaction failed (the writer stopped then).
-    var hasFailed: Bool { get }
-    func start()
-}
-
-extension OnlineWriter {
-    /// Waits (at most 30 s) until the writer has committed `count` transactions: on a loaded
-    /// machine its thread may start late.
-    func waitForCommits(_ count: Int) {
-        let deadline = Date().addingTimeInterval(30)
-        while commits < count && !hasFailed && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
-    }
-
+/// The writer's waits on `apply`'s progress.
+extension TwinWriter {
     /// For `apply`'s progress: before each phase of a lightweight step runs online (no
     /// migration transaction is open then), wait for one more write, so writes interleave
     /// with every phase however the machine schedules the writer's thread.
@@ -35,5 +18,11 @@ extension OnlineWriter {
     func interleave(_ event: ProgressEvent, untilCommitted count: Int, since before: Int) {
         interleave(event)
         if event.kind == .rows, event.stage == .online, commits - before < count { waitForCommits(commits + 1) }
+    }
+
+    /// For a corpus run's progress, whose writes are often refused: before each online phase,
+    /// wait for one more write tried, committed or not.
+    func interleaveAttempt(_ event: ProgressEvent) {
+        if event.kind == .passStarted, event.stage == .online { waitForAttempt() }
     }
 }

@@ -2,88 +2,32 @@ import Foundation
 import Testing
 import PostgresClient
 import SQLBuilding
+import TestSupport
 @testable import Engine
 
-/// The application during `apply --online`: random inserts, updates and deletes on every table
-/// of the online test model, each transaction written to the live store and, identically, to a
-/// shadow copy of it that stays at the first version. Migrating the shadow offline afterwards
-/// gives what the live store must hold: every committed write, no deleted row.
-final class ConcurrentWriter: OnlineWriter, @unchecked Sendable {
-    let url: String
-    let live: String
-    let shadow: String
-    private let lock = NSLock()
-    private var stopped = false
-    private(set) var committed = 0
-    /// The version the migration brings the live store to.
-    let targetVersion: String
-    /// The first failed transaction, and whether the switch-over had committed by then.
-    private(set) var failure: (error: Error, afterSwitchOver: Bool)?
-    private let done = DispatchSemaphore(value: 0)
-    private var generator = SystemRandomNumberGenerator()
-
-    init(url: String, live: String, shadow: String, targetVersion: String = "v2") {
-        self.url = url
-        self.targetVersion = targetVersion
-        self.live = live
-        self.shadow = shadow
+/// The application during `apply --online` of the online test model: random inserts, updates
+/// and deletes on every table, each transaction written to the live store and, identically, to
+/// a shadow copy of it that stays at the first version (a `TwinWriter` with the `concurrent`
+/// rules). Migrating the shadow offline afterwards gives what the live store must hold: every
+/// committed write, no deleted row.
+enum RecipeWrites {
+    static func writer(url: String, live: String, shadow: String) -> TwinWriter {
+        TwinWriter(url: url, live: live, twin: shadow, rules: .concurrent, write: writeOnce)
     }
 
-    func start() {
-        // A thread of its own: the test runner's threads may all be busy with other tests.
-        Thread { [self] in
-            defer { done.signal() }
-            let connection: PostgresConnection
-            do {
-                connection = try PostgresConnection(url: url)
-            } catch {
-                lock.withLock { failure = (error, false) }
-                return
-            }
-            defer { connection.close() }
-            while !isStopped {
-                do {
-                    try connection.transaction { try writeOnce(on: connection) }
-                    lock.withLock { committed += 1 }
-                } catch let error as PostgresError where error.sqlState == .deadlockDetected {
-                    // A deadlock with the migration's short locks (its lock waits queue this
-                    // writer's next lock behind them): the application tries again, as
-                    // GuardedWriter's does. CI saw one during an interrupted run's retry.
-                    continue
-                } catch {
-                    let version = try? connection.execute("SELECT version_name FROM orchestrator.stores WHERE store = \(live)").rows.first?.first
-                    let switched = version == targetVersion
-                    lock.withLock { failure = (error, switched) }
-                    return
-                }
-            }
-        }.start()
-    }
-
-    /// Stops the writer and waits for its last transaction.
-    func stop() {
-        lock.withLock { stopped = true }
-        done.wait()
-    }
-
-    var commits: Int { lock.withLock { committed } }
-    var hasFailed: Bool { lock.withLock { failure != nil } }
-    private var isStopped: Bool { lock.withLock { stopped } }
-
-    private func value(_ number: Int?) -> SQLValue { number.map { .int(Int64($0)) } ?? .null }
-
-    private func random(_ range: ClosedRange<Int>) -> Int { Int.random(in: range, using: &generator) }
+    private static func value(_ number: Int?) -> SQLValue { number.map { .int(Int64($0)) } ?? .null }
 
     /// One write, the same in both stores: keys are drawn over the whole table (rows the
     /// backfill passed and rows it has not reached), new keys taken from the live store.
-    private func writeOnce(on connection: PostgresConnection) throws {
+    private static func writeOnce(_ writer: TwinWriter, on connection: PostgresConnection) throws {
+        let live = writer.live, shadow = writer.twin, random = writer.random
         let recipe = random(1...420), cuisine = random(1...330), ingredient = random(1...420), dessert = random(1...660)
         let rating: Int? = random(0...2) == 0 ? nil : random(1...5)
         let link: Int? = random(0...3) == 0 ? nil : cuisine
         switch random(0...10) {
         case 0:
             let key = try connection.execute("INSERT INTO \(ident: live, "recipe") (_entity, name, rating, cuisine_pk) VALUES ('Recipe', 'new', \(value(rating)), (SELECT _pk FROM \(ident: live, "cuisine") WHERE _pk = \(link ?? 0))) RETURNING _pk, cuisine_pk")
-            try mirror("recipe", key: key, columns: "_entity, name, rating, cuisine_pk", values: "'Recipe', 'new', \(rating.map(String.init) ?? "NULL"), \(key.rows[0][1] ?? "NULL")", on: connection)
+            try mirror(writer, "recipe", key: key, columns: "_entity, name, rating, cuisine_pk", values: "'Recipe', 'new', \(rating.map(String.init) ?? "NULL"), \(key.rows[0][1] ?? "NULL")", on: connection)
         case 1, 2:
             for store in [live, shadow] {
                 try connection.execute("UPDATE \(ident: store, "recipe") SET rating = \(value(rating)), name = name || '!', cuisine_pk = (SELECT _pk FROM \(ident: store, "cuisine") WHERE _pk = \(link ?? 0)) WHERE _pk = \(recipe)")
@@ -93,7 +37,7 @@ final class ConcurrentWriter: OnlineWriter, @unchecked Sendable {
         case 4:
             let key = try connection.execute("INSERT INTO \(ident: live, "ingredient") (_entity, name, amount, recipe_pk) SELECT 'Ingredient', 'salt', '1 g', _pk FROM \(ident: live, "recipe") WHERE _pk = \(recipe) RETURNING _pk, recipe_pk")
             if !key.rows.isEmpty {
-                try mirror("ingredient", key: key, columns: "_entity, name, amount, recipe_pk", values: "'Ingredient', 'salt', '1 g', \(key.rows[0][1] ?? "NULL")", on: connection)
+                try mirror(writer, "ingredient", key: key, columns: "_entity, name, amount, recipe_pk", values: "'Ingredient', 'salt', '1 g', \(key.rows[0][1] ?? "NULL")", on: connection)
             }
         case 5:
             for store in [live, shadow] { try connection.execute("UPDATE \(ident: store, "ingredient") SET amount = amount || '+', grams = \(recipe % 300) WHERE _pk = \(ingredient)") }
@@ -102,7 +46,7 @@ final class ConcurrentWriter: OnlineWriter, @unchecked Sendable {
         case 7:
             // The first version's application: a Cake without layers, said explicitly.
             let key = try connection.execute("INSERT INTO \(ident: live, "dessert") (_entity, name, layers) VALUES ('Cake', 'cake', NULL) RETURNING _pk")
-            try mirror("dessert", key: key, columns: "_entity, name, layers", values: "'Cake', 'cake', NULL", on: connection)
+            try mirror(writer, "dessert", key: key, columns: "_entity, name, layers", values: "'Cake', 'cake', NULL", on: connection)
         case 8:
             for store in [live, shadow] { try connection.execute("UPDATE \(ident: store, "dessert") SET layers = NULL, name = 'plain' WHERE _pk = \(dessert)") }
         case 9:
@@ -112,14 +56,14 @@ final class ConcurrentWriter: OnlineWriter, @unchecked Sendable {
                 for store in [live, shadow] { try connection.execute("DELETE FROM \(ident: store, "cuisine") WHERE _pk = \(cuisine)") }
             } else {
                 let key = try connection.execute("INSERT INTO \(ident: live, "cuisine") (_entity, name) VALUES ('Cuisine', 'fusion') RETURNING _pk")
-                try mirror("cuisine", key: key, columns: "_entity, name", values: "'Cuisine', 'fusion'", on: connection)
+                try mirror(writer, "cuisine", key: key, columns: "_entity, name", values: "'Cuisine', 'fusion'", on: connection)
             }
         }
     }
 
     /// The row the live store just took, with the same `_pk`, into the shadow store.
-    private func mirror(_ table: String, key: QueryResult, columns: String, values: String, on connection: PostgresConnection) throws {
+    private static func mirror(_ writer: TwinWriter, _ table: String, key: QueryResult, columns: String, values: String, on connection: PostgresConnection) throws {
         guard let pk = key.rows.first?.first.flatMap({ $0 }) else { return }
-        try connection.execute("INSERT INTO \(ident: shadow, table) (_pk, \(unsafeRaw: columns)) OVERRIDING SYSTEM VALUE VALUES (\(unsafeRaw: pk), \(unsafeRaw: values))")
+        try connection.execute("INSERT INTO \(ident: writer.twin, table) (_pk, \(unsafeRaw: columns)) OVERRIDING SYSTEM VALUE VALUES (\(unsafeRaw: pk), \(unsafeRaw: values))")
     }
 }

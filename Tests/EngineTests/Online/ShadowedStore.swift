@@ -25,3 +25,16 @@ enum ShadowedStore {
         }
     }
 }
+
+extension TwinWriter {
+    /// The store and its shadow copy (`ShadowedStore`), and a writer (not started) writing both
+    /// with the `guarded` rules: its writes are the first version's, and stop at the switch-over.
+    static func withShadowedStore(
+        _ model: VersionedModel, store: String, shadow: String, write: @escaping Write,
+        _ body: (PostgresConnection, TwinWriter, _ url: String) throws -> Void
+    ) throws {
+        try ShadowedStore.with(model, store: store, shadow: shadow) { connection, url in
+            try body(connection, TwinWriter(url: url, live: store, twin: shadow, rules: .guarded, write: write), url)
+        }
+    }
+}

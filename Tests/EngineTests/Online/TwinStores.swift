@@ -8,15 +8,14 @@ import TestSupport
 @testable import Engine
 
 /// Two stores of one database holding the same rows: one migrated with `apply --online`, the
-/// other offline. After both ran, they must be the same store: catalog (columns, types,
-/// nullability, defaults, constraints, indexes, sequences) and every row of every table.
+/// other offline. After both ran, they must be the same store (`TwinComparison.differences`).
 enum TwinStores {
     /// Creates `twin` at `version` and copies every row of `live` (a store at that version)
     /// into it, keys included, with the identity sequences where `live`'s stand; then checks
     /// that the two are the same store, so a difference after the migrations is the migrations'.
     static func copy(_ model: VersionedModel, version: String, from live: String, to twin: String, on connection: PostgresConnection) throws {
         _ = try StoreMigrator(connection: connection, model: model, store: twin, targetVersion: version).apply()
-        let tables = try self.tables(of: live, on: connection)
+        let tables = try TwinComparison.tables(of: live, on: connection)
         try connection.transaction {
             // Rows in any order: the foreign keys' triggers do not fire.
             try connection.execute("SET LOCAL session_replication_role = replica")
@@ -35,66 +34,13 @@ enum TwinStores {
                 FROM \(ident: live, table) HAVING max(\(ident: column)) IS NOT NULL
                 """)
         }
-        let differences = try self.differences(live, twin, on: connection)
+        let differences = try TwinComparison.differences(live, twin, on: connection)
         #expect(differences.isEmpty, "the twin stores differ before any migration: \(differences.prefix(3))")
-    }
-
-    /// Tables of `schema`, sorted.
-    static func tables(of schema: String, on connection: PostgresConnection) throws -> [String] {
-        try connection.execute("SELECT tablename FROM pg_tables WHERE schemaname = \(schema) ORDER BY 1").rows.compactMap { $0[0] }
-    }
-
-    /// Every row of `schema.table` as text, its columns in name order, sorted.
-    static func rows(_ schema: String, _ table: String, columns names: [String], on connection: PostgresConnection) throws -> [[String?]] {
-        guard !names.isEmpty else { return [] }
-        let texts = SQL.joined(names.map { "\(ident: $0)::text" }, separator: ", ")
-        let order = SQL.joined((1...names.count).map { "\(unsafeRaw: String($0))" }, separator: ", ")
-        return try connection.execute("SELECT \(texts) FROM \(ident: schema, table) ORDER BY \(order)").rows
-    }
-
-    /// What differs between two stores, one line each (empty when they are the same): catalog
-    /// facts in one only, tables in one only, and per table the rows in one only (at most three
-    /// of each shown), with the number of rows compared.
-    static func differences(_ live: String, _ twin: String, on connection: PostgresConnection) throws -> [String] {
-        var found: [String] = []
-        let liveCatalog = try MigratedStore.catalog(of: live, on: connection)
-        let twinCatalog = try MigratedStore.catalog(of: twin, on: connection)
-        let twinFacts = Set(twinCatalog), liveFacts = Set(liveCatalog)
-        found += liveCatalog.filter { !twinFacts.contains($0) }.map { "catalog, online only: \($0)" }
-        found += twinCatalog.filter { !liveFacts.contains($0) }.map { "catalog, offline only: \($0)" }
-        let liveTables = try tables(of: live, on: connection), twinTables = try tables(of: twin, on: connection)
-        found += liveTables.filter { !twinTables.contains($0) }.map { "table \($0): online only" }
-        found += twinTables.filter { !liveTables.contains($0) }.map { "table \($0): offline only" }
-        for table in twinTables where liveTables.contains(table) {
-            let names = try columns(in: twin, table: table, on: connection).map(\.name).sorted()
-            guard names == (try columns(in: live, table: table, on: connection).map(\.name).sorted()) else { continue }
-            let onlineRows = try rows(live, table, columns: names, on: connection)
-            let offlineRows = try rows(twin, table, columns: names, on: connection)
-            guard onlineRows != offlineRows else { continue }
-            let show = { (row: [String?]) in "(" + zip(names, row).map { "\($0)=\($1 ?? "NULL")" }.joined(separator: ", ") + ")" }
-            let onlineOnly = multisetDifference(onlineRows, offlineRows), offlineOnly = multisetDifference(offlineRows, onlineRows)
-            found.append("""
-                rows of \(table): \(onlineRows.count) online, \(offlineRows.count) offline; \
-                online only: \(onlineOnly.prefix(3).map(show).joined(separator: " ")); \
-                offline only: \(offlineOnly.prefix(3).map(show).joined(separator: " "))
-                """)
-        }
-        return found
-    }
-
-    /// The rows of `rows` left once each row of `other` took away one equal to it.
-    static func multisetDifference(_ rows: [[String?]], _ other: [[String?]]) -> [[String?]] {
-        var remaining = Dictionary(other.map { ($0, 1) }, uniquingKeysWith: +)
-        return rows.filter { row in
-            guard let count = remaining[row], count > 0 else { return true }
-            remaining[row] = count - 1
-            return false
-        }
     }
 
     /// The number of rows of every table of `schema`.
     static func rowCount(of schema: String, on connection: PostgresConnection) throws -> Int {
-        try tables(of: schema, on: connection).reduce(0) { try $0 + TestSupport.rowCount(schema: schema, table: $1, on: connection) }
+        try TwinComparison.tables(of: schema, on: connection).reduce(0) { try $0 + TestSupport.rowCount(schema: schema, table: $1, on: connection) }
     }
 
     /// What a run left, named without the store's name: triggers on the store's tables,
@@ -115,7 +61,7 @@ enum TwinStores {
             found += try connection.execute("SELECT 'checkpoint ' || count(*) FROM orchestrator.online_progress WHERE store = \(store) HAVING count(*) > 0")
                 .rows.compactMap { $0[0] }
         }
-        found += try tables(of: store, on: connection).filter { $0.hasPrefix("orchestrator_online_") }.map { "table \($0)" }
+        found += try TwinComparison.tables(of: store, on: connection).filter { $0.hasPrefix("orchestrator_online_") }.map { "table \($0)" }
         found += try connection.execute("SELECT 'staging schema' FROM pg_namespace WHERE nspname = \(store + "~staging")").rows.compactMap { $0[0] }
         return found
     }
@@ -127,7 +73,7 @@ enum TwinStores {
 
     /// Every row of every table of `store`, as text: what a step that stopped must not change.
     static func contents(of store: String, on connection: PostgresConnection) throws -> [String] {
-        try tables(of: store, on: connection).map { table in
+        try TwinComparison.tables(of: store, on: connection).map { table in
             try connection.execute("SELECT coalesce(string_agg(t::text, '|' ORDER BY t::text), '') AS v FROM \(ident: store, table) AS t").value(0, "v") ?? ""
         }
     }
