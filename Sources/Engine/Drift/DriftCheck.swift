@@ -66,12 +66,6 @@ public enum DriftCheck {
         throw StoreDrifted(store: snapshot.store, version: report.version, items: report.blocking)
     }
 
-    /// The contract's catalog: the store `CreateStore` makes for `version`, built anew as
-    /// temporary tables, read and rolled back (`ContractCatalogs` keeps them instead).
-    public static func contract(of version: ModelVersion, on connection: PostgresConnection) throws -> SchemaCatalog {
-        try ContractCatalogs().contract(of: version, on: connection)
-    }
-
     /// The version with that model hash: the one of that name in the model's files, else another
     /// there with that hash, else the definition the database recorded when it was applied.
     /// The name first: versions that differ only in what the hashes leave out (a default value)
