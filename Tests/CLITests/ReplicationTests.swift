@@ -1,0 +1,149 @@
+import Foundation
+import PostgresClient
+import SQLBuilding
+import Testing
+import TestSupport
+
+/// Issue 24: a heavyweight step swaps every table of the store (offline and `--online`); the
+/// store stays published as it was, the subscriber's subscription keeps writing into its new
+/// tables, and rows written at the publisher during and after the migrations all arrive.
+@Suite("Publications and subscriptions across a swap", .serialized, containers)
+struct ReplicationTests {
+    enum Form: String, CaseIterable, CustomStringConvertible {
+        case tablesInSchema, tableList
+        var description: String { rawValue }
+
+        var create: SQL {
+            switch self {
+            case .tablesInSchema: "CREATE PUBLICATION kitchen FOR TABLES IN SCHEMA kitchen"
+            case .tableList: "CREATE PUBLICATION kitchen FOR TABLE kitchen.chef, kitchen.recipe"
+            }
+        }
+    }
+
+    /// Each table's rows as text, in key order: equal on both servers when replication kept up.
+    static func rows(on url: String) throws -> String {
+        let connection = try PostgresConnection(url: url)
+        defer { connection.close() }
+        return try ["chef", "recipe"].map { table in
+            try connection.execute("SELECT coalesce(string_agg(t::text, '|' ORDER BY t._pk), '') AS v FROM \(ident: "kitchen", table) AS t").value(0, "v") ?? ""
+        }.joined(separator: "\n")
+    }
+
+    /// Polls until both servers hold the same rows (60 s at most); returns whether they do.
+    static func converge(_ publisher: PostgresContainer, _ subscriber: PostgresContainer) throws -> Bool {
+        let deadline = Date().addingTimeInterval(60)
+        while Date() < deadline {
+            if try rows(on: publisher.url()) == rows(on: subscriber.url()) { return true }
+            Thread.sleep(forTimeInterval: 0.3)
+        }
+        return false
+    }
+
+    @Test("a heavyweight step keeps the store published; rows written during and after the migrations reach the subscriber",
+          arguments: Form.allCases, [[], ["--online"]])
+    func heavyweightKeepsPublication(form: Form, mode: [String]) throws {
+        try Topology.withPublisherAndSubscriber { publisher, subscriber in
+            try withTemporaryFolder { folder in
+                try KitchenModel.write(in: folder)
+                for server in [publisher, subscriber] {
+                    let create = try OrchestratorBinary.run(["apply", "--model", folder.path, "--to", "Kitchen 1"], databaseURL: server.url())
+                    try #require(create.exitCode == 0, "\(create)")
+                }
+                let publishing = try PostgresConnection(url: publisher.url())
+                defer { publishing.close() }
+                try publishing.execute("INSERT INTO kitchen.chef (name) SELECT 'chef ' || i FROM generate_series(1, 50) AS i")
+                try publishing.execute("""
+                    INSERT INTO kitchen.recipe (name, temperature, amount, chef_pk) SELECT 'recipe ' || i, 300 + i, i, 1 + i % 50 FROM generate_series(1, 200) AS i
+                    """)
+                try publishing.execute(form.create)
+                try publishing.execute("ALTER TABLE kitchen.chef REPLICA IDENTITY FULL")
+                let subscribing = try PostgresConnection(url: subscriber.url())
+                defer { subscribing.close() }
+                let conninfo = try Topology.subscriptionConnection(to: publisher)
+                try subscribing.execute(SQL(unsafeRaw: "CREATE SUBSCRIPTION kitchen CONNECTION \(quoteLiteral(conninfo)) PUBLICATION kitchen"))
+                #expect(try Self.converge(publisher, subscriber), "the subscriber never got the first rows")
+
+                // The subscriber stops applying while the publisher's store changes shape.
+                try subscribing.execute("ALTER SUBSCRIPTION kitchen DISABLE")
+                #expect(Topology.waitFor("0", query: "SELECT count(pid) FROM pg_stat_subscription", on: subscriber.url()) == "0")
+                // Chefs keep their shape: a writer adds them during the publisher's migration.
+                let writer = RunningWriter(url: publisher.url(), sql: "INSERT INTO kitchen.chef (name) VALUES ('written during')")
+                let apply = try OrchestratorBinary.run(["apply", "--model", folder.path] + mode, databaseURL: publisher.url())
+                let written = try writer.stop()
+                #expect(apply.exitCode == 0, "\(apply)")
+                #expect(written > 0)
+
+                let published = try publishing.execute("""
+                    SELECT coalesce((SELECT string_agg(n.nspname, ',') FROM pg_publication_namespace pn JOIN pg_namespace n ON n.oid = pn.pnnspid), '') AS schemas,
+                           coalesce((SELECT string_agg(schemaname || '.' || tablename, ',' ORDER BY schemaname, tablename) FROM pg_publication_tables), '') AS tables,
+                           (SELECT relreplident::text FROM pg_class WHERE oid = 'kitchen.chef'::regclass) AS identity
+                    """)
+                #expect(published.value(0, "schemas") == (form == .tablesInSchema ? "kitchen" : ""), "\(published.rows)")
+                #expect(published.value(0, "tables") == "kitchen.chef,kitchen.recipe", "\(published.rows)")
+                #expect(published.value(0, "identity") == "f")
+
+                let migrate = try OrchestratorBinary.run(["apply", "--model", folder.path], databaseURL: subscriber.url())
+                #expect(migrate.exitCode == 0, "\(migrate)")
+                try subscribing.execute("ALTER SUBSCRIPTION kitchen ENABLE")
+                try publishing.execute("""
+                    INSERT INTO kitchen.recipe (name, temperature_c, total_cost, author_pk) SELECT 'after ' || i, i, i, 1 FROM generate_series(1, 30) AS i
+                    """)
+                try publishing.execute("UPDATE kitchen.chef SET name = name || ' (renamed)' WHERE _pk <= 5")
+                try publishing.execute("DELETE FROM kitchen.recipe WHERE _pk <= 3")
+                #expect(try Self.converge(publisher, subscriber), "rows written at the publisher never reached the subscriber")
+                let counts = try subscribing.execute("""
+                    SELECT (SELECT count(*) FROM kitchen.recipe WHERE name LIKE 'after %') AS after,
+                           (SELECT count(*) FROM kitchen.chef WHERE name = 'written during') AS during,
+                           (SELECT version_name FROM orchestrator.stores WHERE store = 'kitchen') AS version
+                    """)
+                #expect(counts.int(0, "after") == 30)
+                #expect(counts.int(0, "during") == Int64(written))
+                #expect(counts.value(0, "version") == "Kitchen 2")
+                try subscribing.execute("DROP SUBSCRIPTION kitchen")
+            }
+        }
+    }
+}
+
+/// A session running `sql` in a loop, one autocommitted statement at a time, until stopped;
+/// counts the statements that committed.
+final class RunningWriter: @unchecked Sendable {
+    private let url: String
+    private let sql: SQL
+    private let lock = NSLock()
+    private var stopping = false
+    private var committed = 0
+    private var failure: Error?
+    private let done = DispatchSemaphore(value: 0)
+
+    init(url: String, sql: SQL) {
+        self.url = url
+        self.sql = sql
+        // A thread of its own: the test runner's threads may all be busy with other tests.
+        Thread { [self] in
+            defer { done.signal() }
+            do {
+                let connection = try PostgresConnection(url: url)
+                defer { connection.close() }
+                while !lock.withLock({ stopping }) {
+                    _ = try connection.execute(sql)
+                    lock.withLock { committed += 1 }
+                    Thread.sleep(forTimeInterval: 0.01)
+                }
+            } catch {
+                lock.withLock { failure = error }
+            }
+        }.start()
+    }
+
+    /// Stops the loop (60 s at most) and returns how many statements committed.
+    func stop() throws -> Int {
+        lock.withLock { stopping = true }
+        guard done.wait(timeout: .now() + 60) == .success else { throw WriterStuck() }
+        if let failure = lock.withLock({ failure }) { throw failure }
+        return lock.withLock { committed }
+    }
+
+    struct WriterStuck: Error {}
+}
