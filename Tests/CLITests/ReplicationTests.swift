@@ -6,7 +6,8 @@ import TestSupport
 
 /// Issue 24: a heavyweight step swaps every table of the store (offline and `--online`); the
 /// store stays published as it was, the subscriber's subscription keeps writing into its new
-/// tables, and rows written at the publisher during and after the migrations all arrive.
+/// tables, and rows written at the publisher during and after the migrations all arrive, also
+/// when `apply --subscriber` migrates both; bad subscriber input changes nothing.
 @Suite("Publications and subscriptions across a swap", .serialized, containers)
 struct ReplicationTests {
     enum Form: String, CaseIterable, CustomStringConvertible {
@@ -40,9 +41,12 @@ struct ReplicationTests {
         return false
     }
 
-    @Test("a heavyweight step keeps the store published; rows written during and after the migrations reach the subscriber",
-          arguments: Form.allCases, [[], ["--online"]])
-    func heavyweightKeepsPublication(form: Form, mode: [String]) throws {
+    /// Kitchen 1 on a publisher and a subscriber, rows on the publisher, its publication of
+    /// `form` (chef with REPLICA IDENTITY FULL) and the subscription, caught up.
+    static func withReplicatedKitchen(
+        _ form: Form,
+        _ body: (_ publisher: PostgresContainer, _ subscriber: PostgresContainer, _ folder: URL, _ publishing: PostgresConnection, _ subscribing: PostgresConnection) throws -> Void
+    ) throws {
         try Topology.withPublisherAndSubscriber { publisher, subscriber in
             try withTemporaryFolder { folder in
                 try KitchenModel.write(in: folder)
@@ -62,46 +66,101 @@ struct ReplicationTests {
                 defer { subscribing.close() }
                 let conninfo = try Topology.subscriptionConnection(to: publisher)
                 try subscribing.execute(SQL(unsafeRaw: "CREATE SUBSCRIPTION kitchen CONNECTION \(quoteLiteral(conninfo)) PUBLICATION kitchen"))
-                #expect(try Self.converge(publisher, subscriber), "the subscriber never got the first rows")
-
-                // The subscriber stops applying while the publisher's store changes shape.
-                try subscribing.execute("ALTER SUBSCRIPTION kitchen DISABLE")
-                #expect(Topology.waitFor("0", query: "SELECT count(pid) FROM pg_stat_subscription", on: subscriber.url()) == "0")
-                // Chefs keep their shape: a writer adds them during the publisher's migration.
-                let writer = RunningWriter(url: publisher.url(), sql: "INSERT INTO kitchen.chef (name) VALUES ('written during')")
-                let apply = try OrchestratorBinary.run(["apply", "--model", folder.path] + mode, databaseURL: publisher.url())
-                let written = try writer.stop()
-                #expect(apply.exitCode == 0, "\(apply)")
-                #expect(written > 0)
-
-                let published = try publishing.execute("""
-                    SELECT coalesce((SELECT string_agg(n.nspname, ',') FROM pg_publication_namespace pn JOIN pg_namespace n ON n.oid = pn.pnnspid), '') AS schemas,
-                           coalesce((SELECT string_agg(schemaname || '.' || tablename, ',' ORDER BY schemaname, tablename) FROM pg_publication_tables), '') AS tables,
-                           (SELECT relreplident::text FROM pg_class WHERE oid = 'kitchen.chef'::regclass) AS identity
-                    """)
-                #expect(published.value(0, "schemas") == (form == .tablesInSchema ? "kitchen" : ""), "\(published.rows)")
-                #expect(published.value(0, "tables") == "kitchen.chef,kitchen.recipe", "\(published.rows)")
-                #expect(published.value(0, "identity") == "f")
-
-                let migrate = try OrchestratorBinary.run(["apply", "--model", folder.path], databaseURL: subscriber.url())
-                #expect(migrate.exitCode == 0, "\(migrate)")
-                try subscribing.execute("ALTER SUBSCRIPTION kitchen ENABLE")
-                try publishing.execute("""
-                    INSERT INTO kitchen.recipe (name, temperature_c, total_cost, author_pk) SELECT 'after ' || i, i, i, 1 FROM generate_series(1, 30) AS i
-                    """)
-                try publishing.execute("UPDATE kitchen.chef SET name = name || ' (renamed)' WHERE _pk <= 5")
-                try publishing.execute("DELETE FROM kitchen.recipe WHERE _pk <= 3")
-                #expect(try Self.converge(publisher, subscriber), "rows written at the publisher never reached the subscriber")
-                let counts = try subscribing.execute("""
-                    SELECT (SELECT count(*) FROM kitchen.recipe WHERE name LIKE 'after %') AS after,
-                           (SELECT count(*) FROM kitchen.chef WHERE name = 'written during') AS during,
-                           (SELECT version_name FROM orchestrator.stores WHERE store = 'kitchen') AS version
-                    """)
-                #expect(counts.int(0, "after") == 30)
-                #expect(counts.int(0, "during") == Int64(written))
-                #expect(counts.value(0, "version") == "Kitchen 2")
+                try #require(try Self.converge(publisher, subscriber), "the subscriber never got the first rows")
+                try body(publisher, subscriber, folder, publishing, subscribing)
                 try subscribing.execute("DROP SUBSCRIPTION kitchen")
             }
+        }
+    }
+
+    /// Rows written at the publisher after both migrated: new recipes, renamed chefs, deleted
+    /// recipes; then both servers must converge, at Kitchen 2.
+    static func writeAfterAndConverge(_ publisher: PostgresContainer, _ subscriber: PostgresContainer, _ publishing: PostgresConnection, during: Int) throws {
+        try publishing.execute("""
+            INSERT INTO kitchen.recipe (name, temperature_c, total_cost, author_pk) SELECT 'after ' || i, i, i, 1 FROM generate_series(1, 30) AS i
+            """)
+        try publishing.execute("UPDATE kitchen.chef SET name = name || ' (renamed)' WHERE _pk <= 5")
+        try publishing.execute("DELETE FROM kitchen.recipe WHERE _pk <= 3")
+        #expect(try Self.converge(publisher, subscriber), "rows written at the publisher never reached the subscriber")
+        let subscribing = try PostgresConnection(url: subscriber.url())
+        defer { subscribing.close() }
+        let counts = try subscribing.execute("""
+            SELECT (SELECT count(*) FROM kitchen.recipe WHERE name LIKE 'after %') AS after,
+                   (SELECT count(*) FROM kitchen.chef WHERE name = 'written during') AS during,
+                   (SELECT version_name FROM orchestrator.stores WHERE store = 'kitchen') AS version
+            """)
+        #expect(counts.int(0, "after") == 30)
+        #expect(counts.int(0, "during") == Int64(during))
+        #expect(counts.value(0, "version") == "Kitchen 2")
+    }
+
+    @Test("a heavyweight step keeps the store published; rows written during and after the migrations reach the subscriber",
+          arguments: Form.allCases, [[], ["--online"]])
+    func heavyweightKeepsPublication(form: Form, mode: [String]) throws {
+        try Self.withReplicatedKitchen(form) { publisher, subscriber, folder, publishing, subscribing in
+            // The subscriber stops applying while the publisher's store changes shape.
+            try subscribing.execute("ALTER SUBSCRIPTION kitchen DISABLE")
+            #expect(Topology.waitFor("0", query: "SELECT count(pid) FROM pg_stat_subscription", on: subscriber.url()) == "0")
+            // Chefs keep their shape: a writer adds them during the publisher's migration.
+            let writer = RunningWriter(url: publisher.url(), sql: "INSERT INTO kitchen.chef (name) VALUES ('written during')")
+            let apply = try OrchestratorBinary.run(["apply", "--model", folder.path] + mode, databaseURL: publisher.url())
+            let written = try writer.stop()
+            #expect(apply.exitCode == 0, "\(apply)")
+            #expect(written > 0)
+
+            let published = try publishing.execute("""
+                SELECT coalesce((SELECT string_agg(n.nspname, ',') FROM pg_publication_namespace pn JOIN pg_namespace n ON n.oid = pn.pnnspid), '') AS schemas,
+                       coalesce((SELECT string_agg(schemaname || '.' || tablename, ',' ORDER BY schemaname, tablename) FROM pg_publication_tables), '') AS tables,
+                       (SELECT relreplident::text FROM pg_class WHERE oid = 'kitchen.chef'::regclass) AS identity
+                """)
+            #expect(published.value(0, "schemas") == (form == .tablesInSchema ? "kitchen" : ""), "\(published.rows)")
+            #expect(published.value(0, "tables") == "kitchen.chef,kitchen.recipe", "\(published.rows)")
+            #expect(published.value(0, "identity") == "f")
+
+            let migrate = try OrchestratorBinary.run(["apply", "--model", folder.path, "--allow-subscriber-alone"], databaseURL: subscriber.url())
+            #expect(migrate.exitCode == 0, "\(migrate)")
+            try subscribing.execute("ALTER SUBSCRIPTION kitchen ENABLE")
+            try Self.writeAfterAndConverge(publisher, subscriber, publishing, during: written)
+        }
+    }
+
+    @Test("apply --subscriber migrates the publisher and the subscriber together; rows written during and after all arrive", arguments: Form.allCases)
+    func publisherWithSubscriber(form: Form) throws {
+        try Self.withReplicatedKitchen(form) { publisher, subscriber, folder, publishing, subscribing in
+            let writer = RunningWriter(url: publisher.url(), sql: "INSERT INTO kitchen.chef (name) VALUES ('written during')")
+            let apply = try OrchestratorBinary.run(["apply", "--model", folder.path, "--subscriber", subscriber.url()], databaseURL: publisher.url())
+            let written = try writer.stop()
+            #expect(apply.exitCode == 0, "\(apply)")
+            #expect(apply.stdoutLines.contains { $0.hasPrefix("store kitchen: now at 'Kitchen 2'") }, "\(apply)")
+            #expect(apply.stdoutLines.contains { $0.hasPrefix("subscriber ") && $0.contains(": store kitchen: now at 'Kitchen 2'") }, "\(apply)")
+            #expect(!apply.stdout.contains(publisher.password) && !apply.stderr.contains(subscriber.password))
+            #expect(try subscribing.execute("SELECT subenabled FROM pg_subscription WHERE subname = 'kitchen'").bool(0, "subenabled") == true)
+            try Self.writeAfterAndConverge(publisher, subscriber, publishing, during: written)
+        }
+    }
+
+    @Test("bad input: a subscriber migrated alone, an unreachable subscriber, a subscriber at another version: each a clear error, nothing changed")
+    func badSubscriberInput() throws {
+        try Self.withReplicatedKitchen(.tablesInSchema) { publisher, subscriber, folder, publishing, subscribing in
+            let version = "SELECT version_name FROM orchestrator.stores WHERE store = 'kitchen'"
+            let alone = try OrchestratorBinary.run(["apply", "--model", folder.path], databaseURL: subscriber.url())
+            #expect(alone.exitCode == 1, "\(alone)")
+            #expect(alone.stderr.contains("store kitchen is written by subscription kitchen: migrated alone, its publisher's changes stop fitting it. Nothing was changed"), "\(alone)")
+
+            let unreachable = try OrchestratorBinary.run(["apply", "--model", folder.path, "--subscriber", "postgresql://postgres:secret@127.0.0.1:1/postgres"], databaseURL: publisher.url())
+            #expect(unreachable.exitCode != 0, "\(unreachable)")
+            #expect(unreachable.stderr.contains("127.0.0.1") && !unreachable.stderr.contains("secret"), "\(unreachable)")
+            #expect(try publishing.execute(SQL(unsafeRaw: version)).value(0, "version_name") == "Kitchen 1")
+
+            // The subscriber moved on alone (with consent): the two no longer start from the same version.
+            try subscribing.execute("ALTER SUBSCRIPTION kitchen DISABLE")
+            let consented = try OrchestratorBinary.run(["apply", "--model", folder.path, "--allow-subscriber-alone"], databaseURL: subscriber.url())
+            #expect(consented.exitCode == 0, "\(consented)")
+            let other = try OrchestratorBinary.run(["apply", "--model", folder.path, "--subscriber", subscriber.url()], databaseURL: publisher.url())
+            #expect(other.exitCode == 1, "\(other)")
+            #expect(other.stderr.contains("store kitchen is at 'Kitchen 2', the publisher's at 'Kitchen 1'; nothing was changed"), "\(other)")
+            #expect(try publishing.execute(SQL(unsafeRaw: version)).value(0, "version_name") == "Kitchen 1")
+            #expect(try subscribing.execute("SELECT subenabled FROM pg_subscription WHERE subname = 'kitchen'").bool(0, "subenabled") == false)
         }
     }
 }
