@@ -139,6 +139,25 @@ struct ReplicationTests {
         }
     }
 
+    @Test("plan on a primary lists its streaming standby, and the step's ACCESS EXCLUSIVE locks as a replicationStandbyLocks hazard")
+    func planShowsStandby() throws {
+        try Topology.withPrimaryAndStandby { primary, _ in
+            try withTemporaryFolder { folder in
+                try KitchenModel.write(in: folder)
+                let create = try OrchestratorBinary.run(["apply", "--model", folder.path, "--to", "Kitchen 1"], databaseURL: primary.url())
+                try #require(create.exitCode == 0, "\(create)")
+                #expect(Topology.waitFor("1", query: "SELECT count(*) FROM pg_stat_replication WHERE state = 'streaming'", on: primary.url()) == "1")
+                let plan = try OrchestratorBinary.run(["plan", "--model", folder.path], databaseURL: primary.url())
+                #expect(plan.exitCode == 0, "\(plan)")
+                #expect(plan.stdoutLines.contains { $0.hasPrefix("replication: standby ") && $0.contains("(streaming), replay lag ") }, "\(plan)")
+                #expect(plan.stdoutLines.contains { $0.hasPrefix("-- hazard replicationStandbyLocks: the step's ACCESS EXCLUSIVE locks replay on standby ") }, "\(plan)")
+                let json = try jsonObject(try OrchestratorBinary.run(["plan", "--model", folder.path, "--format", "json"], databaseURL: primary.url()).stdout)
+                let standbys = (json["replication"] as? [String: Any])?["standbys"] as? [[String: Any]] ?? []
+                #expect(standbys.count == 1 && standbys.first?["state"] as? String == "streaming", "\(json)")
+            }
+        }
+    }
+
     @Test("bad input: a subscriber migrated alone, an unreachable subscriber, a subscriber at another version: each a clear error, nothing changed")
     func badSubscriberInput() throws {
         try Self.withReplicatedKitchen(.tablesInSchema) { publisher, subscriber, folder, publishing, subscribing in
