@@ -93,12 +93,9 @@ enum StoreAccess {
     static func carrying<T>(schema: String, tables: [String]?, on connection: PostgresConnection, _ body: () throws -> T) throws -> T {
         if tables?.isEmpty == true { return try body() }
         let old = try read(schema: schema, tables: tables, on: connection)
-        let published = try StorePublications.read(schema: schema, tables: tables, on: connection)
-        let value = try body()
+        let value = try StorePublications.carrying(schema: schema, tables: tables, on: connection, body)
         let new = try read(schema: schema, tables: tables, on: connection)
         for statement in old.statements(to: new, in: schema) { _ = try connection.execute(statement.sql) }
-        let republished = try StorePublications.read(schema: schema, tables: tables, on: connection)
-        for statement in try published.statements(after: republished, in: schema, on: connection) { _ = try connection.execute(statement) }
         return value
     }
 }

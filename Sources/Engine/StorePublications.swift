@@ -46,6 +46,17 @@ struct StorePublications {
     var identities: [Identity] = []
     var subscribed: [SubscribedTable] = []
 
+    /// Reads how `schema` (or its `tables`) is published, runs `body` (which puts new tables or
+    /// a new schema in their place under the same names), then publishes the new ones so. In
+    /// the caller's transaction.
+    static func carrying<T>(schema: String, tables: [String]?, on connection: PostgresConnection, _ body: () throws -> T) throws -> T {
+        let published = try read(schema: schema, tables: tables, on: connection)
+        let value = try body()
+        let republished = try read(schema: schema, tables: tables, on: connection)
+        for statement in try published.statements(after: republished, in: schema, on: connection) { _ = try connection.execute(statement) }
+        return value
+    }
+
     /// `FOR TABLES IN SCHEMA`, column lists and row filters came with PostgreSQL 15.
     static func hasSchemaPublications(on connection: PostgresConnection) throws -> Bool {
         (try connection.execute("SELECT current_setting('server_version_num')::int >= 150000 AS yes").bool(0, "yes")) == true

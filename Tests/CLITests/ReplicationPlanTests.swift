@@ -1,5 +1,6 @@
 import Foundation
 import PostgresClient
+import SQLBuilding
 import Testing
 import TestSupport
 
@@ -62,6 +63,25 @@ struct ReplicationPlanTests {
                   AND NOT EXISTS (SELECT 1 FROM pg_index x WHERE x.indrelid = c.oid AND x.indisprimary)
                 """).value(0, "names")
             #expect(keyless == nil)
+        }
+    }
+
+    @Test("restore after a heavyweight step leaves the publications on the store, not on <store>~undone", integration)
+    func restoreKeepsPublications() throws {
+        try Self.withKitchen { folder, url, connection in
+            try connection.execute("CREATE PUBLICATION whole FOR TABLES IN SCHEMA kitchen")
+            try connection.execute("CREATE PUBLICATION recipes FOR TABLE kitchen.recipe")
+            let published = """
+                SELECT (SELECT string_agg(n.nspname, ',') FROM pg_publication_namespace pn JOIN pg_namespace n ON n.oid = pn.pnnspid) AS schemas,
+                       (SELECT string_agg(schemaname || '.' || tablename, ',') FROM pg_publication_tables WHERE pubname = 'recipes') AS tables
+                """
+            let apply = try OrchestratorBinary.run(["apply", "--model", folder.path], databaseURL: url)
+            #expect(apply.exitCode == 0, "\(apply)")
+            #expect(try connection.execute(SQL(unsafeRaw: published)).rows == [["kitchen", "kitchen.recipe"]])
+            let restore = try OrchestratorBinary.run(["restore", "--model", folder.path], databaseURL: url)
+            #expect(restore.exitCode == 0, "\(restore)")
+            #expect(try connection.execute("SELECT version_name FROM orchestrator.stores").value(0, "version_name") == "Kitchen 1")
+            #expect(try connection.execute(SQL(unsafeRaw: published)).rows == [["kitchen", "kitchen.recipe"]])
         }
     }
 }
