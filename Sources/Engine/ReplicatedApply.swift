@@ -42,7 +42,7 @@ public struct ReplicatedApply {
         options: ApplyOptions, onStep: (Int, Int, PlannedStep) -> Void = { _, _, _ in }, onProgress: (ProgressEvent) -> Void = { _ in },
         onLockWait: ([AdvisoryLockHolder]) -> Void = { _ in }
     ) throws -> (publisher: ApplyReport, subscribers: [ApplyReport]) {
-        let subscriptions = try check()
+        let subscriptions = try check(options)
         try catchUp(subscriptions)
         do {
             for (subscriber, names) in zip(subscribers, subscriptions) { try setEnabled(false, names.map(\.subscription), on: subscriber) }
@@ -73,12 +73,19 @@ public struct ReplicatedApply {
     }
 
     /// Step 1: each subscriber's subscriptions with their slots.
-    private func check() throws -> [[(subscription: String, slot: String)]] {
+    private func check(_ options: ApplyOptions) throws -> [[(subscription: String, slot: String)]] {
         let plan = try publisher.plan()
         let store = publisher.store
         if plan.isExecutable, let loss = plan.steps.enumerated().first(where: { $0.element.hazards.contains { $0.code == ReplicationHazards.dataWrites } }) {
             let message = loss.element.hazards.first { $0.code == ReplicationHazards.dataWrites }!.message
             throw ReplicatedApplyRefused(reason: "step \(loss.offset + 1) of \(plan.steps.count): \(message); apply --subscriber cannot keep the subscribers from writing them a second time yet. Nothing was changed (docs/replication.md)")
+        }
+        if let everything = plan.replication.publications.first(where: { $0.form == .allTables }) {
+            throw ReplicatedApplyRefused(reason: "publication \(everything.name) is FOR ALL TABLES: it also publishes orchestrator's metadata and work tables, which each subscriber keeps for its own store; apply --subscriber needs FOR TABLE or FOR TABLES IN SCHEMA publications. Nothing was changed (docs/replication.md)")
+        }
+        if options.online, let step = plan.steps.enumerated().first(where: { $0.element.hazards.contains { $0.code == ReplicationHazards.workTables } }) {
+            let message = step.element.hazards.first { $0.code == ReplicationHazards.workTables }!.message
+            throw ReplicatedApplyRefused(reason: "step \(step.offset + 1) of \(plan.steps.count): \(message). Nothing was changed")
         }
         var all: [[(subscription: String, slot: String)]] = []
         for subscriber in subscribers {

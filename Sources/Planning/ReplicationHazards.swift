@@ -21,9 +21,12 @@ public enum ReplicationHazards {
     public static let allTables = "replicationAllTables"
     /// ACCESS EXCLUSIVE locks replay on standbys and cancel their queries.
     public static let standbyLocks = "replicationStandbyLocks"
+    /// Under `apply --online` the step creates work tables in the store's schema, which a
+    /// `FOR TABLES IN SCHEMA` or `FOR ALL TABLES` publication publishes.
+    public static let workTables = "replicationWorkTables"
 
     public static let codes = [
-        membershipCarried, membershipLost, subscriptionCarried, subscriptionTarget, columnsAddedFirst, columnsDroppedLast, dataWrites, allTables, standbyLocks,
+        membershipCarried, membershipLost, subscriptionCarried, subscriptionTarget, columnsAddedFirst, columnsDroppedLast, dataWrites, allTables, standbyLocks, workTables,
     ]
 
     /// The hazards of `step`, from `source`'s layout (nil for `create`) to `destination`'s.
@@ -72,6 +75,10 @@ public enum ReplicationHazards {
         if topology.publications.contains(where: { $0.form == .allTables }), step.kind == .heavyweight || !(step.online?.rebuiltTables.isEmpty ?? true) {
             hazards.append(Hazard(code: allTables, message: "a FOR ALL TABLES publication also publishes the tables orchestrator builds beside the store (staging, change logs; each has a primary key, so the publisher never fails): a subscriber without them stops on their rows"))
         }
+        let work = tables(in: step.online?.phases.flatMap(\.statements) ?? [], prefixes: ["CREATE TABLE "], store: store)
+        if !work.isEmpty, topology.publications.contains(where: { $0.form != .tableList }) {
+            hazards.append(Hazard(code: workTables, message: "under apply --online the step creates \(work.map(name).joined(separator: ", ")): a FOR TABLES IN SCHEMA or FOR ALL TABLES publication publishes their rows, and a subscriber without them stops; run it without --online"))
+        }
         let locked = step.statements.contains { $0.lock == .accessExclusive }
         if locked, !topology.standbys.isEmpty {
             hazards.append(Hazard(code: standbyLocks, message: "the step's ACCESS EXCLUSIVE locks replay on standby \(topology.standbys.map(\.name).joined(separator: ", ")) and cancel queries there that read the tables (max_standby_streaming_delay)"))
@@ -82,11 +89,16 @@ public enum ReplicationHazards {
     /// Tables whose rows the step's own statements insert, update or delete.
     static func writtenTables(_ step: PlannedStep, store: String) -> [String] {
         guard step.kind == .lightweight else { return [] }
+        return tables(in: step.statements, prefixes: ["UPDATE ", "INSERT INTO ", "DELETE FROM "], store: store)
+    }
+
+    /// The store's tables that statements starting with one of `prefixes` name first.
+    static func tables(in statements: [PlannedStatement], prefixes: [String], store: String) -> [String] {
         let prefix = quoteIdentifier(store) + "."
         var tables: [String] = []
-        for statement in step.statements {
+        for statement in statements {
             let text = statement.sql.text
-            guard ["UPDATE ", "INSERT INTO ", "DELETE FROM "].contains(where: text.hasPrefix), let start = text.range(of: prefix) else { continue }
+            guard prefixes.contains(where: text.hasPrefix), let start = text.range(of: prefix) else { continue }
             let rest = text[start.upperBound...]
             guard rest.first == "\"", let end = rest.dropFirst().firstIndex(of: "\"") else { continue }
             let table = String(rest[rest.index(after: rest.startIndex)..<end])

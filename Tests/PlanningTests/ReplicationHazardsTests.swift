@@ -67,6 +67,19 @@ struct ReplicationHazardsTests {
         #expect(hazards.allSatisfy { ReplicationHazards.codes.contains($0.code) })
     }
 
+    @Test func workTablesOfAnOnlineStepAreAHazardUnderASchemaPublication() throws {
+        var step = PlannedStep(kind: .lightweight, from: "v1", to: "v2", statements: [])
+        let log = PlannedStatement("CREATE TABLE IF NOT EXISTS \"shop\".\"_log\" (\"_pk\" bigint PRIMARY KEY)", lock: .accessExclusive, summary: "log")
+        step.online = OnlinePlan(phases: [OnlinePhase(summary: "install", statements: [log], lock: .accessExclusive, hold: .instant)], refusals: [])
+        let (source, destination) = (try Self.layout(Self.before), try Self.layout(Self.before))
+        let schema = ReplicationTopology(publications: [.init(name: "p", form: .tablesInSchema, tables: ["item"])])
+        let hazards = ReplicationHazards.hazards(of: step, source: source, destination: destination, topology: schema)
+        #expect(hazards.map(\.code) == [ReplicationHazards.workTables])
+        #expect(hazards.first?.message.hasPrefix("under apply --online the step creates shop._log: ") == true)
+        let list = ReplicationTopology(publications: [.init(name: "p", form: .tableList, tables: ["item"])])
+        #expect(ReplicationHazards.hazards(of: step, source: source, destination: destination, topology: list).isEmpty)
+    }
+
     @Test func columnsAreNamedWithTheirTables() throws {
         let step = PlannedStep(kind: .heavyweight, from: "v1", to: "v2", statements: [])
         let hazards = ReplicationHazards.hazards(
