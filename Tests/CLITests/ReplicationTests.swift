@@ -139,6 +139,45 @@ struct ReplicationTests {
         }
     }
 
+    @Test("apply --online --subscriber of a lightweight step adding a column: rows written during and after reach the subscriber", arguments: Form.allCases)
+    func lightweightWithSubscriber(form: Form) throws {
+        try Topology.withPublisherAndSubscriber { publisher, subscriber in
+            try withTemporaryFolder { folder in
+                let model = try ShopModel.yaml.write(in: folder).path
+                for server in [publisher, subscriber] {
+                    let create = try OrchestratorBinary.run(["apply", "--model", model, "--to", "Shop 1", "--store", "shop"], databaseURL: server.url())
+                    try #require(create.exitCode == 0, "\(create)")
+                }
+                let publishing = try PostgresConnection(url: publisher.url())
+                defer { publishing.close() }
+                try publishing.execute("INSERT INTO shop.item (name) SELECT 'item ' || i FROM generate_series(1, 100) AS i")
+                try publishing.execute(form == .tablesInSchema ? "CREATE PUBLICATION shop FOR TABLES IN SCHEMA shop" : "CREATE PUBLICATION shop FOR TABLE shop.item")
+                let subscribing = try PostgresConnection(url: subscriber.url())
+                defer { subscribing.close() }
+                let conninfo = try Topology.subscriptionConnection(to: publisher)
+                try subscribing.execute(SQL(unsafeRaw: "CREATE SUBSCRIPTION shop CONNECTION \(quoteLiteral(conninfo)) PUBLICATION shop"))
+                let rows = "SELECT coalesce(string_agg(t::text, '|' ORDER BY t._pk), '') FROM shop.item AS t"
+                let first = try publishing.execute(SQL(unsafeRaw: rows)).rows.first?.first ?? nil
+                try #require(Topology.waitFor(first ?? "", query: rows, on: subscriber.url()) == first)
+
+                let writer = RunningWriter(url: publisher.url(), sql: "INSERT INTO shop.item (name) VALUES ('written during')")
+                let apply = try OrchestratorBinary.run(
+                    ["apply", "--model", model, "--to", "Shop 2", "--store", "shop", "--online", "--subscriber", subscriber.url()], databaseURL: publisher.url()
+                )
+                let written = try writer.stop()
+                #expect(apply.exitCode == 0, "\(apply)")
+                #expect(written > 0)
+                try publishing.execute("INSERT INTO shop.item (name, sku) SELECT 'after ' || i, 'sku ' || i FROM generate_series(1, 20) AS i")
+                try publishing.execute("UPDATE shop.item SET sku = 'set later' WHERE _pk <= 10")
+                let last = try publishing.execute(SQL(unsafeRaw: rows)).rows.first?.first ?? nil
+                #expect(Topology.waitFor(last ?? "", query: rows, on: subscriber.url()) == last, "rows written at the publisher never reached the subscriber")
+                #expect(try subscribing.execute("SELECT count(*) AS n FROM shop.item WHERE name = 'written during'").int(0, "n") == Int64(written))
+                #expect(try subscribing.execute("SELECT version_name FROM orchestrator.stores WHERE store = 'shop'").value(0, "version_name") == "Shop 2")
+                try subscribing.execute("DROP SUBSCRIPTION shop")
+            }
+        }
+    }
+
     @Test("plan on a primary lists its streaming standby, and the step's ACCESS EXCLUSIVE locks as a replicationStandbyLocks hazard")
     func planShowsStandby() throws {
         try Topology.withPrimaryAndStandby { primary, _ in
