@@ -124,11 +124,12 @@ struct ReplicationTests {
         }
     }
 
-    @Test("apply --subscriber migrates the publisher and the subscriber together; rows written during and after all arrive", arguments: Form.allCases)
-    func publisherWithSubscriber(form: Form) throws {
+    @Test("apply --subscriber migrates the publisher and the subscriber together; rows written during and after all arrive",
+          arguments: Form.allCases, [[], ["--online"]])
+    func publisherWithSubscriber(form: Form, mode: [String]) throws {
         try Self.withReplicatedKitchen(form) { publisher, subscriber, folder, publishing, subscribing in
             let writer = RunningWriter(url: publisher.url(), sql: "INSERT INTO kitchen.chef (name) VALUES ('written during')")
-            let apply = try OrchestratorBinary.run(["apply", "--model", folder.path, "--subscriber", subscriber.url()], databaseURL: publisher.url())
+            let apply = try OrchestratorBinary.run(["apply", "--model", folder.path, "--subscriber", subscriber.url()] + mode, databaseURL: publisher.url())
             let written = try writer.stop()
             #expect(apply.exitCode == 0, "\(apply)")
             #expect(apply.stdoutLines.contains { $0.hasPrefix("store kitchen: now at 'Kitchen 2'") }, "\(apply)")
