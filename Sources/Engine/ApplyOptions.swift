@@ -33,6 +33,8 @@ public struct ApplyOptions: Sendable {
     /// left for the last round, which runs under the write guard.
     var catchUpRemainder = 1000
 
+    /// Migrate a store a subscription writes into without its publisher (`SubscriberAlone`).
+    public var allowSubscriberAlone = false
     /// `apply --plan`: the plan must be this one, planned again under the store's lock.
     public var expectedPlan: ExpectedPlan?
     /// Counts the transactions retried for a lock or a deadlock (`apply --dry-run`).

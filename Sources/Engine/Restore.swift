@@ -66,7 +66,11 @@ public enum StoreRestore {
             "ALTER SCHEMA \(ident: backup.schema) RENAME TO \(ident: store)",
         ]
         try connection.transaction {
-            for statement in statements { try connection.execute(statement) }
+            // Publications stay on the store's name (docs/replication.md), not on `<store>~undone`.
+            try StorePublications.carrying(schema: store, tables: nil, on: connection) {
+                for statement in statements { try connection.execute(statement) }
+            }
+            for statement in try StorePublications.leaving(undone, on: connection) { try connection.execute(statement) }
             try StoreSchemas.unregister(backup.schema, on: connection)
             try StoreMetadataWriter.setVersion(store: store, modelName: metadata.modelName, version: backup.version, on: connection)
             try StoreMetadataWriter.recordEvent(

@@ -9,6 +9,7 @@ public enum StoreCatalog {
     public static func snapshot(store: String, on connection: PostgresConnection) throws -> StoreSnapshot {
         var snapshot = try storeSnapshot(store: store, on: connection)
         snapshot.lockTable = try lockTable(on: connection)
+        snapshot.replication = try ReplicationCatalog.topology(store: store, on: connection)
         return snapshot
     }
 

@@ -31,6 +31,7 @@ public enum StoreCleanup {
         try policy.transaction(on: connection) {
             _ = try connection.execute(ChangeTracking.remove(from: schema).sql)
             _ = try connection.execute(OnlineCatchUp.remove(from: schema))
+            for statement in try StorePublications.leaving(schema, on: connection) { _ = try connection.execute(statement) }
             if role == .retired {
                 _ = try connection.execute("DROP SCHEMA IF EXISTS \(ident: schema) CASCADE")
                 try StoreSchemas.unregister(schema, on: connection)

@@ -6,8 +6,8 @@ import SQLBuilding
 /// take along (docs/store-format.md, "What the application added"): views and materialized views
 /// (bound to the old tables, they would keep reading the backup, or stop the drop), functions
 /// with SQL bodies, foreign keys from other schemas, rules, triggers and row-level security
-/// policies the application added, publications. A heavyweight step replaces every table of
-/// the store: `plan` lists each as a blocker. A step under `apply --online` replaces the tables
+/// policies the application added (publications are carried: `StorePublications`). A
+/// heavyweight step replaces every table of the store: `plan` lists each as a blocker. A step under `apply --online` replaces the tables
 /// it rebuilds (`OnlinePlan.rebuiltTables`): `apply --online` checks them under the store's
 /// lock before any step runs.
 enum StoreDependents {
@@ -78,9 +78,6 @@ enum StoreDependents {
             SELECT 'row-level security policy ' || quote_ident(p.polname), t.name FROM pg_policy p JOIN t ON p.polrelid = t.oid
             UNION
             SELECT 'row-level security', t.name FROM pg_class c JOIN t ON c.oid = t.oid WHERE c.relrowsecurity
-            UNION
-            SELECT 'publication ' || quote_ident(p.pubname), t.name
-            FROM pg_publication_rel r JOIN pg_publication p ON p.oid = r.prpubid JOIN t ON r.prrelid = t.oid
             ORDER BY 1, 2
             """)
         return result.rows.indices.map { row in

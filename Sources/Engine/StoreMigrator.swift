@@ -86,6 +86,7 @@ public struct StoreMigrator {
         if preliminary.isUpToDate { return ApplyReport(plan: preliminary, appliedSteps: [], deferredCleanups: deferred) }
         guard preliminary.isExecutable else { throw NotExecutable(blockerDetails: preliminary.blockerDetails) }
         try DataLossNotAllowed.check(preliminary, options: options)
+        try SubscriberAlone.check(preliminary, options: options)
         try OnlineNotSupported.check(preliminary, options: options)
         try MetadataSchema.bootstrap(on: connection)
         let lock = StoreLock(store: store, connection: connection)
@@ -102,6 +103,7 @@ public struct StoreMigrator {
         try options.expectedPlan?.requireSame(as: plan, migrator: self, online: options.online)
         guard plan.isExecutable else { throw NotExecutable(blockerDetails: plan.blockerDetails) }
         try DataLossNotAllowed.check(plan, options: options)
+        try SubscriberAlone.check(plan, options: options)
         try OnlineNotSupported.check(plan, options: options)
         try StoreDependents.check(plan, online: options.online, on: connection)
         try RebuiltExtraColumns.check(plan, options: options, model: model, contracts: contracts, on: connection)

@@ -49,6 +49,12 @@ struct ApplyCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Sessions a heavyweight step's set-based copies of different entity mappings may use at once (default: this machine's processors, at most 4).", valueName: "n"))
     var jobs: Int?
 
+    @Option(name: .long, help: ArgumentHelp("A subscriber's database URL (repeatable): migrate the same store there too, in the order that keeps logical replication flowing (docs/replication.md).", valueName: "url"))
+    var subscriber: [String] = []
+
+    @Flag(name: .long, help: "Migrate a store that a subscription writes into without its publisher (refused otherwise: the publisher's changes would stop fitting it).")
+    var allowSubscriberAlone = false
+
     func validate() throws {
         guard lockTimeout > 0 else { throw ValidationError("--lock-timeout must be a positive number of milliseconds") }
         guard idleTimeout >= 3 else { throw ValidationError("--idle-timeout must be a number of milliseconds, 3 or more") }
@@ -58,6 +64,7 @@ struct ApplyCommand: ParsableCommand {
         if dryRun && online {
             throw ValidationError("--dry-run rehearses every step in one transaction, and --online commits in phases (CREATE INDEX CONCURRENTLY cannot run in a transaction): rehearse without --online")
         }
+        if !subscriber.isEmpty && dryRun { throw ValidationError("--dry-run rehearses one database: rehearse the publisher and each subscriber on its own") }
     }
 
     func run() throws {
@@ -74,6 +81,7 @@ struct ApplyCommand: ParsableCommand {
                 options.batchSize = batchSize
                 options.jobs = jobs
                 options.expectedPlan = expectedPlan
+                options.allowSubscriberAlone = allowSubscriberAlone
                 let onStep = { (number: Int, count: Int, step: PlannedStep) in
                     if isText {
                         let title = ProgressRendering.stepTitle(kind: step.kind.rawValue, from: step.from, to: step.to)
@@ -87,6 +95,10 @@ struct ApplyCommand: ParsableCommand {
                     let rehearsal = try migrator.rehearse(options: options, onStep: onStep, onProgress: progress.report, onLockWait: onLockWait)
                     progress.finish()
                     try RehearsalRendering.print(rehearsal, store: store, format: formatOptions.format)
+                    return
+                }
+                if !subscriber.isEmpty {
+                    try applyWithSubscribers(migrator, options: options, onStep: onStep, progress: progress, onLockWait: onLockWait)
                     return
                 }
                 let report = try migrator.apply(options: options, onStep: onStep, onProgress: progress.report, onLockWait: onLockWait)

@@ -6,7 +6,13 @@ import Planning
 /// `plan` output: text for people, JSON for machines; the same value either way.
 enum PlanRendering {
     static func json(_ plan: MigrationPlan) -> JSONValue {
-        .object([
+        var fields = baseFields(plan)
+        if !plan.replication.isEmpty { fields.append(("replication", replicationJSON(plan.replication))) }
+        return .object(fields)
+    }
+
+    private static func baseFields(_ plan: MigrationPlan) -> [(String, JSONValue)] {
+        [
             ("store", .string(plan.store)),
             ("model", .string(plan.modelName)),
             ("upToDate", .bool(plan.isUpToDate)),
@@ -22,6 +28,25 @@ enum PlanRendering {
             ("blockers", .array(plan.blockers.map(JSONValue.string))),
             ("blockerDetails", .array(plan.blockerDetails.map { .object([("code", .string($0.code.rawValue)), ("message", .string($0.message))]) })),
             ("steps", .array(plan.steps.map(stepJSON))),
+        ]
+    }
+
+    /// The store's publications, subscriptions, slots and standbys (docs/replication.md); in
+    /// the plan only when there is any.
+    static func replicationJSON(_ topology: ReplicationTopology) -> JSONValue {
+        .object([
+            ("publications", .array(topology.publications.map { publication in
+                .object([("name", .string(publication.name)), ("form", .string(publication.form.rawValue)), ("tables", .array(publication.tables.map(JSONValue.string)))])
+            })),
+            ("subscriptions", .array(topology.subscriptions.map { subscription in
+                .object([("name", .string(subscription.name)), ("enabled", .bool(subscription.isEnabled)), ("tables", .array(subscription.tables.map(JSONValue.string)))])
+            })),
+            ("slots", .array(topology.slots.map { slot in
+                .object([("name", .string(slot.name)), ("kind", .string(slot.kind)), ("active", .bool(slot.isActive)), ("lagBytes", slot.lagBytes.map { .number(Int($0)) } ?? .null)])
+            })),
+            ("standbys", .array(topology.standbys.map { standby in
+                .object([("name", .string(standby.name)), ("state", .string(standby.state)), ("replayLagSeconds", standby.replayLagSeconds.map(JSONValue.decimal) ?? .null)])
+            })),
         ])
     }
 
@@ -99,6 +124,7 @@ enum PlanRendering {
             lines.append("store \(plan.store): at '\(plan.storeVersion ?? "?")' (model hash \(plan.storeModelHash ?? "?")), target '\(plan.targetVersion)' (model hash \(plan.targetModelHash))")
             lines.append("migration required")
         }
+        lines += plan.replication.lines.map { "replication: \($0)" }
         for (index, step) in plan.steps.enumerated() {
             lines.append("")
             let from = step.from.map { "'\($0)' -> " } ?? ""

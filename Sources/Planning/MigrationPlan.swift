@@ -16,6 +16,8 @@ public struct StoreSnapshot: Sendable, Hashable {
     /// heavyweight step may drop the old store (`--no-backup`, an unfinished chain's backup
     /// kept); empty otherwise.
     public var extraObjects: [ExtraObject] = []
+    /// Publications, subscriptions, slots and standbys around the store (`ReplicationTopology`).
+    public var replication = ReplicationTopology()
 
     public init(
         store: String, schemaExists: Bool, metadata: StoreMetadata?, rowEstimates: RowEstimates = RowEstimates(),
@@ -129,6 +131,8 @@ public struct MigrationPlan: Sendable, Hashable {
     /// The backup of an unfinished earlier run (`StoreSnapshot.unfinishedChainBackup`), which
     /// no step of this plan replaces.
     public var keptBackup: String?
+    /// The store's replication, as the snapshot read it (`ReplicationTopology`).
+    public var replication = ReplicationTopology()
 
     public var isUpToDate: Bool { status == .upToDate }
     /// True when applying the steps brings the store to the target version.

@@ -81,6 +81,15 @@ public enum Planner {
         case .success(let steps): plan.steps = steps.map { $0.estimated(by: snapshot.rowEstimates) }
         case .failure(let blockers): plan.blockerDetails = blockers.reasons
         }
+        plan.replication = snapshot.replication
+        for index in plan.steps.indices {
+            let step = plan.steps[index]
+            guard let from = step.from.flatMap(model.version(named:)), let to = model.version(named: step.to) else { continue }
+            plan.steps[index].hazards += ReplicationHazards.hazards(
+                of: step, source: StoreLayout(version: from, schema: snapshot.store), destination: StoreLayout(version: to, schema: snapshot.store),
+                topology: snapshot.replication
+            )
+        }
         return plan
     }
 }

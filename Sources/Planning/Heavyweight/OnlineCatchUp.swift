@@ -103,7 +103,7 @@ public struct OnlineCatchUp: Sendable, Hashable {
                 CREATE TABLE \(ident: staging, Self.keysTable) (table_name text NOT NULL, pk bigint NOT NULL, PRIMARY KEY (table_name, pk))
                 """, lock: .accessExclusive, summary: "create the table of the keys a catch-up round maps again"),
             PlannedStatement("""
-                CREATE TABLE \(ident: staging, Self.positionTable) (mapped_through bigint NOT NULL)
+                CREATE TABLE \(ident: staging, Self.positionTable) (mapped_through bigint PRIMARY KEY)
                 """, lock: .accessExclusive, summary: "create the position in the row change log the catch-up rounds reached"),
             PlannedStatement("INSERT INTO \(ident: staging, Self.positionTable) VALUES (0)", lock: .rowExclusive, summary: "no change mapped again yet"),
             PlannedStatement("""
@@ -112,6 +112,7 @@ public struct OnlineCatchUp: Sendable, Hashable {
             // source_pk NULL: inserted by a hook over the whole entity mapping.
             PlannedStatement("""
                 CREATE TABLE \(ident: staging, Self.policyInstancesTable) (
+                    id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
                     entity_mapping text NOT NULL,
                     source_pk bigint,
                     destination_table text NOT NULL,

@@ -1,0 +1,174 @@
+import Foundation
+import Planning
+import PostgresClient
+import SQLBuilding
+
+/// `apply --subscriber`: a publisher's store and the same store on each subscriber, migrated
+/// in the order that keeps replication flowing (docs/replication.md).
+/// 1. Plan every side, changing nothing: each subscriber's store at the publisher's version
+///    (or the publisher already at the target: a run to finish), written by a subscription
+///    whose slot is on the publisher. A step whose own writes of published rows would reach
+///    the subscribers beside the subscribers' own (`replicationDataWrites`) is refused.
+/// 2. Wait until each subscription has applied everything the publisher wrote so far, then
+///    disable it (what the publisher writes waits in the slot) and wait for its worker to stop.
+/// 3. Migrate the publisher; 4. each subscriber (a heavyweight step builds the new tables from
+///    the subscriber's own rows, and the subscription's record moves to them in its swap).
+/// 5. Enable the subscriptions: what the publisher wrote meanwhile arrives in the new shape.
+/// A failure in 3 enables the subscriptions again (nothing changed on either side); in 4 they
+/// stay disabled, and the error says so.
+public struct ReplicatedApply {
+    public struct Subscriber {
+        /// The subscriber's connection string, redacted.
+        public var name: String
+        public var migrator: StoreMigrator
+
+        public init(name: String, migrator: StoreMigrator) {
+            self.name = name
+            self.migrator = migrator
+        }
+    }
+
+    public var publisher: StoreMigrator
+    public var subscribers: [Subscriber]
+    /// The longest wait for a subscription to catch up, or for its worker to stop.
+    public var waitSeconds: Double = 120
+
+    public init(publisher: StoreMigrator, subscribers: [Subscriber]) {
+        self.publisher = publisher
+        self.subscribers = subscribers
+    }
+
+    public func apply(
+        options: ApplyOptions, onStep: (Int, Int, PlannedStep) -> Void = { _, _, _ in }, onProgress: (ProgressEvent) -> Void = { _ in },
+        onLockWait: ([AdvisoryLockHolder]) -> Void = { _ in }
+    ) throws -> (publisher: ApplyReport, subscribers: [ApplyReport]) {
+        let subscriptions = try check(options)
+        try catchUp(subscriptions)
+        do {
+            for (subscriber, names) in zip(subscribers, subscriptions) { try setEnabled(false, names.map(\.subscription), on: subscriber) }
+        } catch {
+            for (subscriber, names) in zip(subscribers, subscriptions) { try? setEnabled(true, names.map(\.subscription), on: subscriber) }
+            throw error
+        }
+        let published: ApplyReport
+        do {
+            published = try publisher.apply(options: options, onStep: onStep, onProgress: onProgress, onLockWait: onLockWait)
+        } catch {
+            for (subscriber, names) in zip(subscribers, subscriptions) { try? setEnabled(true, names.map(\.subscription), on: subscriber) }
+            throw error
+        }
+        var subscriberOptions = options
+        subscriberOptions.allowSubscriberAlone = true
+        subscriberOptions.expectedPlan = nil
+        var reports: [ApplyReport] = []
+        for (subscriber, names) in zip(subscribers, subscriptions) {
+            do {
+                reports.append(try subscriber.migrator.apply(options: subscriberOptions, onStep: onStep, onProgress: onProgress, onLockWait: onLockWait))
+            } catch {
+                throw SubscriberFailed(subscriber: subscriber.name, subscriptions: names.map(\.subscription), underlying: error)
+            }
+            try setEnabled(true, names.map(\.subscription), on: subscriber)
+        }
+        return (published, reports)
+    }
+
+    /// Step 1: each subscriber's subscriptions with their slots.
+    private func check(_ options: ApplyOptions) throws -> [[(subscription: String, slot: String)]] {
+        let plan = try publisher.plan()
+        let store = publisher.store
+        if plan.isExecutable, let loss = plan.steps.enumerated().first(where: { $0.element.hazards.contains { $0.code == ReplicationHazards.dataWrites } }) {
+            let message = loss.element.hazards.first { $0.code == ReplicationHazards.dataWrites }!.message
+            throw ReplicatedApplyRefused(reason: "step \(loss.offset + 1) of \(plan.steps.count): \(message); apply --subscriber cannot keep the subscribers from writing them a second time yet. Nothing was changed (docs/replication.md)")
+        }
+        if let everything = plan.replication.publications.first(where: { $0.form == .allTables }) {
+            throw ReplicatedApplyRefused(reason: "publication \(everything.name) is FOR ALL TABLES: it also publishes orchestrator's metadata and work tables, which each subscriber keeps for its own store; apply --subscriber needs FOR TABLE or FOR TABLES IN SCHEMA publications. Nothing was changed (docs/replication.md)")
+        }
+        if options.online, let step = plan.steps.enumerated().first(where: { $0.element.hazards.contains { $0.code == ReplicationHazards.workTables } }) {
+            let message = step.element.hazards.first { $0.code == ReplicationHazards.workTables }!.message
+            throw ReplicatedApplyRefused(reason: "step \(step.offset + 1) of \(plan.steps.count): \(message). Nothing was changed")
+        }
+        var all: [[(subscription: String, slot: String)]] = []
+        for subscriber in subscribers {
+            let theirs = try subscriber.migrator.plan()
+            guard theirs.status != .missing else {
+                throw ReplicatedApplyRefused(reason: "subscriber \(subscriber.name) has no store \(store); nothing was changed")
+            }
+            let same = theirs.storeVersion == plan.storeVersion || plan.isUpToDate
+            guard same else {
+                throw ReplicatedApplyRefused(reason: "subscriber \(subscriber.name): store \(store) is at '\(theirs.storeVersion ?? "?")', the publisher's at '\(plan.storeVersion ?? "?")'; nothing was changed (both sides must start from the same version)")
+            }
+            guard theirs.replication.isSubscriptionTarget else {
+                throw ReplicatedApplyRefused(reason: "subscriber \(subscriber.name): no subscription writes into store \(store); nothing was changed")
+            }
+            var slots: [(subscription: String, slot: String)] = []
+            for subscription in theirs.replication.subscriptions {
+                let slot = try subscriber.migrator.connection.execute("""
+                    SELECT subslotname::text AS slot FROM pg_subscription WHERE subname = \(subscription.name)
+                      AND subdbid = (SELECT oid FROM pg_database WHERE datname = current_database())
+                    """).value(0, "slot") ?? ""
+                let onPublisher = try publisher.connection.execute("""
+                    SELECT EXISTS (SELECT 1 FROM pg_replication_slots WHERE slot_name = \(slot) AND slot_type = 'logical' AND database = current_database()) AS yes
+                    """).bool(0, "yes") == true
+                guard onPublisher else {
+                    throw ReplicatedApplyRefused(reason: "subscriber \(subscriber.name): subscription \(subscription.name) reads slot '\(slot)', which is not a slot of this publisher's database; nothing was changed")
+                }
+                slots.append((subscription.name, slot))
+            }
+            all.append(slots)
+        }
+        return all
+    }
+
+    /// Step 2, first half: every slot confirmed up to the publisher's position now.
+    private func catchUp(_ subscriptions: [[(subscription: String, slot: String)]]) throws {
+        let position = try publisher.connection.execute("SELECT pg_current_wal_lsn()::text AS lsn").value(0, "lsn") ?? "0/0"
+        for (subscriber, names) in zip(subscribers, subscriptions) {
+            for name in names {
+                try wait("subscription \(name.subscription) of subscriber \(subscriber.name) to apply what the publisher wrote (slot \(name.slot) at \(position))") {
+                    try publisher.connection.execute("""
+                        SELECT coalesce(confirmed_flush_lsn >= \(position)::pg_lsn, false) AS yes FROM pg_replication_slots WHERE slot_name = \(name.slot)
+                        """).bool(0, "yes") == true
+                }
+            }
+        }
+    }
+
+    /// Disables (and waits for the workers to stop) or enables `subscriptions`.
+    private func setEnabled(_ enabled: Bool, _ subscriptions: [String], on subscriber: Subscriber) throws {
+        let connection = subscriber.migrator.connection
+        for name in subscriptions {
+            _ = try connection.execute("ALTER SUBSCRIPTION \(ident: name) \(unsafeRaw: enabled ? "ENABLE" : "DISABLE")")
+            guard !enabled else { continue }
+            try wait("the apply worker of subscription \(name) of subscriber \(subscriber.name) to stop") {
+                try connection.execute("SELECT NOT EXISTS (SELECT 1 FROM pg_stat_subscription WHERE subname = \(name) AND pid IS NOT NULL) AS yes").bool(0, "yes") == true
+            }
+        }
+    }
+
+    private func wait(_ what: String, until done: () throws -> Bool) throws {
+        let deadline = Date().addingTimeInterval(waitSeconds)
+        while try !done() {
+            guard Date() < deadline else { throw ReplicatedApplyRefused(reason: "waited \(Int(waitSeconds)) s for \(what); nothing was changed") }
+            Thread.sleep(forTimeInterval: 0.2)
+        }
+    }
+}
+
+/// `apply --subscriber` cannot start: nothing was changed on any side.
+public struct ReplicatedApplyRefused: Error, CustomStringConvertible {
+    public var reason: String
+    public var description: String { reason }
+}
+
+/// The publisher was migrated and a subscriber's step failed: its subscriptions stay disabled
+/// (the publisher's changes, in the new shape, wait in their slots).
+public struct SubscriberFailed: Error, CustomStringConvertible {
+    public var subscriber: String
+    public var subscriptions: [String]
+    public var underlying: Error
+
+    public var description: String {
+        "the publisher was migrated, but subscriber \(subscriber) failed: \(underlying). Its subscription \(subscriptions.joined(separator: ", ")) is left disabled, "
+            + "the publisher's changes waiting in its slot: fix the cause and run the same apply --subscriber again, which migrates the subscriber and enables it"
+    }
+}

@@ -1,0 +1,100 @@
+/// How the store's database takes part in replication: publications that include the store's
+/// tables, subscriptions writing into them, replication slots and physical standbys. Read by
+/// the engine (`ReplicationCatalog`) into the snapshot, so that planning stays pure; `plan`
+/// shows it, and each step's `replication…` hazards come from it (`ReplicationHazards`).
+public struct ReplicationTopology: Sendable, Hashable {
+    public struct Publication: Sendable, Hashable {
+        public enum Form: String, Sendable, Hashable {
+            case allTables, tablesInSchema, tableList
+        }
+
+        public var name: String
+        public var form: Form
+        /// The store's tables it publishes.
+        public var tables: [String]
+
+        public init(name: String, form: Form, tables: [String]) {
+            self.name = name
+            self.form = form
+            self.tables = tables
+        }
+    }
+
+    public struct Subscription: Sendable, Hashable {
+        public var name: String
+        public var isEnabled: Bool
+        /// The store's tables it writes into.
+        public var tables: [String]
+
+        public init(name: String, isEnabled: Bool, tables: [String]) {
+            self.name = name
+            self.isEnabled = isEnabled
+            self.tables = tables
+        }
+    }
+
+    public struct Slot: Sendable, Hashable {
+        public var name: String
+        /// `logical` or `physical`.
+        public var kind: String
+        public var isActive: Bool
+        /// Bytes of WAL between the server's position and the slot's confirmed (logical) or
+        /// restart (physical) position.
+        public var lagBytes: Int64?
+
+        public init(name: String, kind: String, isActive: Bool, lagBytes: Int64?) {
+            self.name = name
+            self.kind = kind
+            self.isActive = isActive
+            self.lagBytes = lagBytes
+        }
+    }
+
+    /// A physical standby streaming from this server (`pg_stat_replication`).
+    public struct Standby: Sendable, Hashable {
+        public var name: String
+        public var state: String
+        public var replayLagSeconds: Double?
+
+        public init(name: String, state: String, replayLagSeconds: Double?) {
+            self.name = name
+            self.state = state
+            self.replayLagSeconds = replayLagSeconds
+        }
+    }
+
+    public var publications: [Publication]
+    public var subscriptions: [Subscription]
+    public var slots: [Slot]
+    public var standbys: [Standby]
+
+    public init(publications: [Publication] = [], subscriptions: [Subscription] = [], slots: [Slot] = [], standbys: [Standby] = []) {
+        self.publications = publications
+        self.subscriptions = subscriptions
+        self.slots = slots
+        self.standbys = standbys
+    }
+
+    public var isEmpty: Bool { publications.isEmpty && subscriptions.isEmpty && slots.isEmpty && standbys.isEmpty }
+
+    /// The store is written by a subscription: its publisher's changes must keep fitting it.
+    public var isSubscriptionTarget: Bool { !subscriptions.isEmpty }
+
+    /// One line per publication, subscription, slot and standby, as `plan` prints them.
+    public var lines: [String] {
+        var lines = publications.map { publication -> String in
+            let form = switch publication.form {
+            case .allTables: "FOR ALL TABLES"
+            case .tablesInSchema: "FOR TABLES IN SCHEMA"
+            case .tableList: "FOR TABLE"
+            }
+            return "publication \(publication.name) (\(form)): \(publication.tables.joined(separator: ", "))"
+        }
+        lines += subscriptions.map { "subscription \($0.name)\($0.isEnabled ? "" : " (disabled)") writes into: \($0.tables.joined(separator: ", "))" }
+        lines += slots.map { "\($0.kind) slot \($0.name)\($0.isActive ? "" : " (inactive)"), \($0.lagBytes.map { "\($0) bytes behind" } ?? "lag unknown")" }
+        lines += standbys.map { standby in
+            "standby \(standby.name) (\(standby.state)), replay lag \(standby.replayLagSeconds.map { "\(($0 * 10).rounded() / 10) s" } ?? "unknown")"
+        }
+        return lines
+    }
+}

@@ -1,0 +1,92 @@
+import ObjectModel
+import Testing
+@testable import Planning
+
+/// Issue 24: what a step does to the store's replication, from the topology the snapshot read.
+struct ReplicationHazardsTests {
+    static func layout(_ yaml: String) throws -> StoreLayout {
+        StoreLayout(version: try NativeModelLoader.parseVersion(yaml, name: "v", file: "v.yaml"), schema: "shop")
+    }
+
+    static let before = """
+        entities:
+          Item: {attributes: {name: string, note: string}}
+          Shelf: {attributes: {label: string}}
+        """
+    static let after = """
+        entities:
+          Item: {attributes: {name: string, sku: string}}
+        """
+
+    struct Case: CustomStringConvertible, Sendable {
+        var description: String
+        var kind: PlannedStep.Kind
+        var topology: ReplicationTopology
+        var statements: [PlannedStatement] = []
+        var codes: [String]
+    }
+
+    static let list = ReplicationTopology.Publication(name: "p", form: .tableList, tables: ["item", "shelf"])
+    static let cases: [Case] = [
+        Case(description: "nothing replicated: no hazard", kind: .heavyweight, topology: ReplicationTopology(), codes: []),
+        Case(
+            description: "a FOR TABLE publication through a heavyweight step", kind: .heavyweight, topology: ReplicationTopology(publications: [list]),
+            codes: [ReplicationHazards.membershipCarried, ReplicationHazards.membershipLost, ReplicationHazards.columnsAddedFirst, ReplicationHazards.columnsDroppedLast]
+        ),
+        Case(
+            description: "FOR TABLES IN SCHEMA loses nothing by name", kind: .heavyweight,
+            topology: ReplicationTopology(publications: [.init(name: "p", form: .tablesInSchema, tables: ["item", "shelf"])]),
+            codes: [ReplicationHazards.membershipCarried, ReplicationHazards.columnsAddedFirst, ReplicationHazards.columnsDroppedLast]
+        ),
+        Case(
+            description: "FOR ALL TABLES and a heavyweight step", kind: .heavyweight,
+            topology: ReplicationTopology(publications: [.init(name: "p", form: .allTables, tables: ["item"])]),
+            codes: [ReplicationHazards.columnsAddedFirst, ReplicationHazards.columnsDroppedLast, ReplicationHazards.allTables]
+        ),
+        Case(
+            description: "a lightweight backfill of a published table, a standby", kind: .lightweight,
+            topology: ReplicationTopology(publications: [.init(name: "p", form: .tableList, tables: ["item"])], standbys: [.init(name: "s1", state: "streaming", replayLagSeconds: 0)]),
+            statements: [
+                PlannedStatement("ALTER TABLE \"shop\".\"item\" ADD COLUMN \"sku\" text", lock: .accessExclusive, summary: "add"),
+                PlannedStatement("UPDATE \"shop\".\"item\" SET \"sku\" = ''", lock: .rowExclusive, summary: "backfill"),
+            ],
+            codes: [ReplicationHazards.columnsAddedFirst, ReplicationHazards.columnsDroppedLast, ReplicationHazards.dataWrites, ReplicationHazards.standbyLocks]
+        ),
+        Case(
+            description: "the store is a subscription target", kind: .heavyweight,
+            topology: ReplicationTopology(subscriptions: [.init(name: "s", isEnabled: true, tables: ["item"])]),
+            codes: [ReplicationHazards.subscriptionCarried, ReplicationHazards.subscriptionTarget]
+        ),
+    ]
+
+    @Test(arguments: cases)
+    func hazards(of rule: Case) throws {
+        let step = PlannedStep(kind: rule.kind, from: "v1", to: "v2", statements: rule.statements)
+        let hazards = ReplicationHazards.hazards(of: step, source: try Self.layout(Self.before), destination: try Self.layout(Self.after), topology: rule.topology)
+        #expect(hazards.map(\.code) == rule.codes)
+        #expect(hazards.allSatisfy { ReplicationHazards.codes.contains($0.code) })
+    }
+
+    @Test func workTablesOfAnOnlineStepAreAHazardUnderASchemaPublication() throws {
+        var step = PlannedStep(kind: .lightweight, from: "v1", to: "v2", statements: [])
+        let log = PlannedStatement("CREATE TABLE IF NOT EXISTS \"shop\".\"_log\" (\"_pk\" bigint PRIMARY KEY)", lock: .accessExclusive, summary: "log")
+        step.online = OnlinePlan(phases: [OnlinePhase(summary: "install", statements: [log], lock: .accessExclusive, hold: .instant)], refusals: [])
+        let (source, destination) = (try Self.layout(Self.before), try Self.layout(Self.before))
+        let schema = ReplicationTopology(publications: [.init(name: "p", form: .tablesInSchema, tables: ["item"])])
+        let hazards = ReplicationHazards.hazards(of: step, source: source, destination: destination, topology: schema)
+        #expect(hazards.map(\.code) == [ReplicationHazards.workTables])
+        #expect(hazards.first?.message.hasPrefix("under apply --online the step creates shop._log: ") == true)
+        let list = ReplicationTopology(publications: [.init(name: "p", form: .tableList, tables: ["item"])])
+        #expect(ReplicationHazards.hazards(of: step, source: source, destination: destination, topology: list).isEmpty)
+    }
+
+    @Test func columnsAreNamedWithTheirTables() throws {
+        let step = PlannedStep(kind: .heavyweight, from: "v1", to: "v2", statements: [])
+        let hazards = ReplicationHazards.hazards(
+            of: step, source: try Self.layout(Self.before), destination: try Self.layout(Self.after), topology: ReplicationTopology(publications: [Self.list])
+        )
+        #expect(hazards.first { $0.code == ReplicationHazards.columnsAddedFirst }?.message.hasPrefix("published columns shop.item.sku are new") == true)
+        #expect(hazards.first { $0.code == ReplicationHazards.columnsDroppedLast }?.message.hasPrefix("published columns shop.item.note go") == true)
+        #expect(hazards.first { $0.code == ReplicationHazards.membershipLost }?.message.hasPrefix("publication p publishes shop.shelf, which the step removes") == true)
+    }
+}
