@@ -43,10 +43,10 @@ struct ApplyCommand: ParsableCommand {
     @Flag(name: .long, help: "Keep the application able to read and write the store through the whole migration (docs/online-migrations.md); a step that cannot run so is refused, with nothing changed.")
     var online = false
 
-    @Option(name: .long, help: "Rows per batch: of a backfill under --online, of the streaming path of a heavyweight step (default 5000, then adapted to --batch-time; given alone, every batch takes this many).")
+    @Option(name: .long, help: "Rows per batch: of a backfill under --online (default 5000, then adapted to --batch-time; given alone, every batch takes this many), of the streaming path of a heavyweight step (always this many).")
     var batchSize: Int?
 
-    @Option(name: .long, help: ArgumentHelp("How long one batch should take: each batch's size is adapted to it, between \(BatchSizing.defaultMinimum) and \(BatchSizing.defaultMaximum) rows (milliseconds, or 250ms, 1s; default \(ApplyOptions.defaultBatchTimeMilliseconds) ms unless --batch-size is given alone).", valueName: "duration"))
+    @Option(name: .long, help: ArgumentHelp("How long one batch of a backfill under --online should take: each batch's size is adapted to it, between \(BatchSizing.defaultMinimum) and \(BatchSizing.defaultMaximum) rows (milliseconds, or 250ms, 1s; default \(ApplyOptions.defaultBatchTimeMilliseconds) ms unless --batch-size is given alone).", valueName: "duration"))
     var batchTime: String?
 
     @Option(name: .long, help: ArgumentHelp("The longest a run waits between batches while `orchestrator control pause` holds it; it then stops, and apply again continues (seconds, or 10m, 2h; default 1h).", valueName: "duration"))

@@ -131,8 +131,9 @@ struct StreamingPass {
     }
 
     /// Runs `body` on each batch of `select`'s rows, through a cursor of the pass's transaction,
-    /// each batch sized by `BatchSizing` as the keyset batches of a run are (the cursor keeps
-    /// the place: a pass commits whole, so there is no key to resume at, and no hook to ask).
+    /// each batch sized by `BatchSizing` (`ApplyOptions.streamingSizing`). The cursor keeps the
+    /// place: a pass commits whole, so there is no key to resume at, and the hooks are asked
+    /// after the pass (`HeavyweightRun`).
     private func forEachBatch(_ select: SQL, _ body: (QueryResult) throws -> Void) throws {
         let connection = context.connection
         var sizing = sizing
