@@ -22,6 +22,9 @@
 #
 # Needs DATABASE_URL (make bench-online provides a throwaway server); databases are named
 # online_bench_*. BENCH_BIN runs that orchestrator binary instead of a release build.
+# BENCH_ONLINE_ARGS adds options to `apply --online` (`--batch-time 50`, `--batch-size 5000`),
+# to compare batch sizes; the online apply's progress (JSON lines) is kept in its log, and the
+# batches' count and mean time of each batched phase are printed.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 source scripts/bench-lib.sh
@@ -135,6 +138,16 @@ report() {  # part offline-line online-line
             (s <= 1000 ? "met" : "MISSED"), (f + l == 0 ? "met" : "MISSED"), n / o, (n / o <= 3 ? "met" : "MISSED"), st }'
 }
 
+# Per batched phase of an online apply's JSON progress: rows, batches (rows events; the
+# reporter shows at most one a second, so the count is a floor) and mean time per 1000 rows.
+batch_times() {
+    grep '"event":"passFinished"' "$1" | grep '"stage":"online"' | grep -v '"rowsDone":0,' \
+        | sed -E 's/.*"phase":"([^"]*)".*"rowsDone":([0-9]+).*"elapsedSeconds":([0-9.]+).*/\1|\2|\3/' \
+        | while IFS='|' read -r phase rows seconds; do
+            awk -v p="$phase" -v r="$rows" -v s="$seconds" 'BEGIN { printf "  batched phase %s: %d rows in %.2f s, %.2f ms per 1000 rows\n", p, r, s, (r > 0 ? s * 1000000 / r : 0) }' >&2
+        done || true
+}
+
 run_part() {  # part model from-version fill insert-table insert-columns insert-values
     local part="$1" model="$2"
     echo "bench-online: $part: filling the template store ($recipes recipes)"
@@ -151,7 +164,9 @@ run_part() {  # part model from-version fill insert-table insert-columns insert-
             >/dev/null 2>"$work/$part-online/apply.err" || true
         online="refused"
     else
-        online="$(measure "$part-online" online_bench_run --online --model "$model")"
+        # shellcheck disable=SC2086
+        online="$(measure "$part-online" online_bench_run --online ${BENCH_ONLINE_ARGS:-} --format json --model "$model")"
+        batch_times "$work/$part-online/apply.out"
     fi
     admin -c "DROP DATABASE IF EXISTS online_bench_run" -c "DROP DATABASE IF EXISTS online_bench_template"
     report "$part" "$offline" "$online"

@@ -13,8 +13,18 @@ public struct ApplyOptions: Sendable {
     /// Discard the passes an interrupted heavyweight step left in its staging schema and start
     /// it over; without it, `apply` continues after the last checkpoint.
     public var restart: Bool
-    /// Source rows read per batch on the streaming path.
+    /// Rows of the first batch (of an online phase, a streaming pass); all of them when
+    /// `batchTimeMilliseconds` is nil.
     public var batchSize: Int
+    /// `--batch-time`: each batch's size is adapted so that it takes about this long
+    /// (`BatchSizing`); nil keeps every batch at `batchSize`.
+    public var batchTimeMilliseconds: Int?
+    /// `--pause-timeout`: the longest a run waits between batches while paused; it then stops,
+    /// resumably (`BatchGate`).
+    public var pauseTimeoutSeconds = Self.defaultPauseTimeoutSeconds
+    /// Asked between batches after `orchestrator control` (`StoreControls`), which is always
+    /// asked: the replica-lag throttle, a caller's own.
+    public var betweenBatches: [any BetweenBatches] = []
     /// How long to wait for another `apply` of the same store to finish before giving up.
     public var lockWaitSeconds: Double
     /// `idle_in_transaction_session_timeout` of migration transactions: a stopped process's
@@ -44,6 +54,8 @@ public struct ApplyOptions: Sendable {
     public static let defaultLockRetries = 10
     public static let defaultLockWaitSeconds = 60.0
     public static let defaultBatchSize = 5000
+    public static let defaultBatchTimeMilliseconds = 20
+    public static let defaultPauseTimeoutSeconds = 3600.0
     public static let defaultIdleInTransactionTimeoutMilliseconds = 30_000
     public static let defaultJobsLimit = 4
 
@@ -63,6 +75,19 @@ public struct ApplyOptions: Sendable {
         self.idleInTransactionTimeoutMilliseconds = idleInTransactionTimeoutMilliseconds
         self.online = online
         self.jobs = jobs
+    }
+
+    /// The sizes of the run's committed batches (an online backfill's), adapted to
+    /// `batchTimeMilliseconds`.
+    var batchSizing: BatchSizing {
+        BatchSizing(start: batchSize, targetSeconds: batchTimeMilliseconds.map { Double($0) / 1000 })
+    }
+
+    /// The FETCH size of a streaming pass: `batchSize`, not adapted. The pass is one
+    /// transaction whatever its batches, so a short batch shortens no wait; it only adds round
+    /// trips to the Swift code's rows (11-20k rows/s: a time target would shrink it to the minimum).
+    var streamingSizing: BatchSizing {
+        BatchSizing(start: batchSize, targetSeconds: nil)
     }
 
     /// How every transaction of the run is executed.

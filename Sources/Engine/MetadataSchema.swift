@@ -6,7 +6,7 @@ import SQLBuilding
 public enum MetadataSchema {
     public static let schema = "orchestrator"
     /// Bumped when the metadata tables change shape; kept in orchestrator.meta.
-    public static let layoutVersion = 2
+    public static let layoutVersion = 3
 
     static let statements: [SQL] = [
         "CREATE SCHEMA IF NOT EXISTS \(ident: schema)",
@@ -71,6 +71,15 @@ public enum MetadataSchema {
             created_at timestamptz NOT NULL DEFAULT now()
         )
         """,
+        // Layout 3: `orchestrator control pause|resume`, read between the batches of a run.
+        """
+        CREATE TABLE IF NOT EXISTS \(ident: schema, StoreControls.table) (
+            store text PRIMARY KEY,
+            paused boolean NOT NULL,
+            updated_at timestamptz NOT NULL DEFAULT now(),
+            updated_by text NOT NULL DEFAULT current_user
+        )
+        """,
         """
         INSERT INTO \(ident: schema, "meta") (key, value) VALUES ('layout_version', \(literal: layoutVersion))
         ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value
@@ -79,10 +88,10 @@ public enum MetadataSchema {
 
     /// Creates the metadata schema when missing, or brings an older layout up to this one in
     /// place (every statement is idempotent; layout 1 lacks `store_schemas`, and its backup and
-    /// staging schemas are adopted into it). Concurrent callers serialize on an advisory lock,
+    /// staging schemas are adopted into it; layout 2 lacks `controls`). Concurrent callers serialize on an advisory lock,
     /// so six processes starting at once all succeed.
     public static func bootstrap(on connection: PostgresConnection) throws {
-        if try hasStoreSchemas(on: connection) { return }
+        if try hasStoreSchemas(on: connection), try hasControls(on: connection) { return }
         try connection.transaction {
             try connection.advisoryTransactionLock(key: PostgresConnection.advisoryLockKey(for: "orchestrator:metadata"))
             for statement in statements {
@@ -96,6 +105,13 @@ public enum MetadataSchema {
     static func hasStoreSchemas(on connection: PostgresConnection) throws -> Bool {
         !(try connection.execute(
             "SELECT 1 FROM information_schema.tables WHERE table_schema = \(schema) AND table_name = \(StoreSchemas.table)"
+        )).isEmpty
+    }
+
+    /// True when the metadata has the `controls` table (layout 3 and later).
+    static func hasControls(on connection: PostgresConnection) throws -> Bool {
+        !(try connection.execute(
+            "SELECT 1 FROM information_schema.tables WHERE table_schema = \(schema) AND table_name = \(StoreControls.table)"
         )).isEmpty
     }
 

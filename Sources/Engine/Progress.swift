@@ -13,6 +13,8 @@ public struct ProgressEvent: Sendable, Hashable {
         /// The pass committed; with resumed passes, `resumed` is true and nothing ran.
         case passFinished
         case stepFinished
+        /// The run waits between two batches of the pass (`BetweenBatches`): `reason` says why.
+        case paused
     }
 
     /// What runs: a step without passes, a pass of a heavyweight step, or its swap.
@@ -76,6 +78,8 @@ public struct ProgressEvent: Sendable, Hashable {
     public var elapsedSeconds: Double
     /// True on `passFinished` when a checkpoint showed the pass done by an earlier run.
     public var resumed: Bool
+    /// On `paused`: why the run waits ("paused by orchestrator control …").
+    public var reason: String?
 
     public init(
         kind: Kind, step: Int, stepCount: Int, stepKind: String, from: String?, to: String, pass: Int, passCount: Int,

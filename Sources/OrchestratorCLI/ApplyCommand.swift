@@ -43,8 +43,14 @@ struct ApplyCommand: ParsableCommand {
     @Flag(name: .long, help: "Keep the application able to read and write the store through the whole migration (docs/online-migrations.md); a step that cannot run so is refused, with nothing changed.")
     var online = false
 
-    @Option(name: .long, help: "Rows per batch: of a backfill under --online, of the streaming path of a heavyweight step.")
-    var batchSize: Int = ApplyOptions.defaultBatchSize
+    @Option(name: .long, help: "Rows per batch: of a backfill under --online (default 5000, then adapted to --batch-time; given alone, every batch takes this many), of the streaming path of a heavyweight step (always this many).")
+    var batchSize: Int?
+
+    @Option(name: .long, help: ArgumentHelp("How long one batch of a backfill under --online should take: each batch's size is adapted to it, between \(BatchSizing.defaultMinimum) and \(BatchSizing.defaultMaximum) rows (milliseconds, or 250ms, 1s; default \(ApplyOptions.defaultBatchTimeMilliseconds) ms unless --batch-size is given alone).", valueName: "duration"))
+    var batchTime: String?
+
+    @Option(name: .long, help: ArgumentHelp("The longest a run waits between batches while `orchestrator control pause` holds it; it then stops, and apply again continues (seconds, or 10m, 2h; default 1h).", valueName: "duration"))
+    var pauseTimeout: String?
 
     @Option(name: .long, help: ArgumentHelp("Sessions a heavyweight step's set-based copies of different entity mappings may use at once (default: this machine's processors, at most 4).", valueName: "n"))
     var jobs: Int?
@@ -58,13 +64,33 @@ struct ApplyCommand: ParsableCommand {
     func validate() throws {
         guard lockTimeout > 0 else { throw ValidationError("--lock-timeout must be a positive number of milliseconds") }
         guard idleTimeout >= 3 else { throw ValidationError("--idle-timeout must be a number of milliseconds, 3 or more") }
-        guard batchSize > 0 else { throw ValidationError("--batch-size must be a positive number of rows") }
+        if let batchSize, batchSize <= 0 { throw ValidationError("--batch-size must be a positive number of rows") }
+        _ = try batchTiming()
         if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
         guard lockWait >= 0, lockWait.isFinite else { throw ValidationError("--lock-wait must be a number of seconds, 0 or more") }
         if dryRun && online {
             throw ValidationError("--dry-run rehearses every step in one transaction, and --online commits in phases (CREATE INDEX CONCURRENTLY cannot run in a transaction): rehearse without --online")
         }
         if !subscriber.isEmpty && dryRun { throw ValidationError("--dry-run rehearses one database: rehearse the publisher and each subscriber on its own") }
+    }
+
+    /// `--batch-size`, `--batch-time` and `--pause-timeout` as `ApplyOptions` takes them: the
+    /// size adapts to the time target unless a size alone was given.
+    func batchTiming() throws -> (size: Int, milliseconds: Int?, pauseSeconds: Double) {
+        let milliseconds = try batchTime.map { text in
+            guard let seconds = DurationText.seconds(text, bareUnitSeconds: 0.001), seconds >= 0.001 else {
+                throw ValidationError("--batch-time must be a duration of 1 ms or more: milliseconds, or 250ms, 1s (got '\(text)')")
+            }
+            return Int((seconds * 1000).rounded())
+        }
+        let pause = try pauseTimeout.map { text in
+            guard let seconds = DurationText.seconds(text, bareUnitSeconds: 1) else {
+                throw ValidationError("--pause-timeout must be a positive duration: seconds, or 10m, 2h (got '\(text)')")
+            }
+            return seconds
+        }
+        let adapted = milliseconds ?? (batchSize == nil ? ApplyOptions.defaultBatchTimeMilliseconds : nil)
+        return (batchSize ?? ApplyOptions.defaultBatchSize, adapted, pause ?? ApplyOptions.defaultPauseTimeoutSeconds)
     }
 
     func run() throws {
@@ -78,7 +104,7 @@ struct ApplyCommand: ParsableCommand {
                 // A failure mid-pass leaves a bar open: end its line before the error is printed.
                 defer { progress.finish() }
                 var options = ApplyOptions(lockTimeoutMilliseconds: lockTimeout, allowDataLoss: allowDataLoss, restart: restart, lockWaitSeconds: lockWait, idleInTransactionTimeoutMilliseconds: idleTimeout, online: online)
-                options.batchSize = batchSize
+                (options.batchSize, options.batchTimeMilliseconds, options.pauseTimeoutSeconds) = try batchTiming()
                 options.jobs = jobs
                 options.expectedPlan = expectedPlan
                 options.allowSubscriberAlone = allowSubscriberAlone

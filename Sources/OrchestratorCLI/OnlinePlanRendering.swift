@@ -39,7 +39,7 @@ enum OnlinePlanRendering {
         case .instant:
             "held for a catalog change (milliseconds; waits at most --lock-timeout, then retried)"
         case .batch:
-            "one short transaction per batch of --batch-size rows; only the batch's rows wait"
+            "one short transaction per batch (keyset batches sized to --batch-time); only the batch's rows wait"
         case .scan where phase.execution == .outsideTransaction:
             "outside a transaction, for a scan of the table; reads and writes go on"
         case .scan:

@@ -30,6 +30,7 @@ public struct Orchestrator: ParsableCommand {
             RestoreCommand.self,
             AdoptCommand.self,
             FleetCommand.self,
+            ControlCommand.self,
         ]
     )
 

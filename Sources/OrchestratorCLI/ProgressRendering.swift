@@ -14,8 +14,8 @@ enum ProgressRendering {
     /// Every field of the event, named as in `ProgressEvent`, with `event` first (so a progress
     /// line is told apart from apply's final document), then `rate` and `etaSeconds` (null when
     /// unknown). Seconds and rates are rounded to thousandths. `phase` comes after `stage`
-    /// only in the events of a lightweight step's online phases, so every other line stays as
-    /// it was.
+    /// only in the events of a lightweight step's online phases, and `reason` last only in
+    /// `paused` events, so every other line stays as it was.
     static func json(_ event: ProgressEvent) -> JSONValue {
         var fields: [(String, JSONValue)] = [
             ("event", .string(event.kind.rawValue)),
@@ -40,6 +40,7 @@ enum ProgressRendering {
         if let phase = event.phase {
             fields.insert(("phase", .string(phase)), at: fields.firstIndex { $0.0 == "stage" }! + 1)
         }
+        if let reason = event.reason { fields.append(("reason", .string(reason))) }
         return .object(fields)
     }
 
@@ -62,6 +63,8 @@ enum ProgressRendering {
             if event.resumed { return pass + ": done by an earlier run (resumed)" }
             let rate = event.rate.map { " (\(rateText($0)))" } ?? ""
             return pass + ": done, \(rowsText(event.rowsDone)) in \(elapsedText(event.elapsedSeconds))" + rate
+        case .paused:
+            return pass + ": " + (event.reason ?? "paused")
         }
     }
 
@@ -72,7 +75,7 @@ enum ProgressRendering {
     static func bar(_ event: ProgressEvent, width: Int = 24) -> String? {
         let head = "step \(event.step)/\(event.stepCount) pass \(event.pass)/\(event.passCount) " + passName(event)
         switch event.kind {
-        case .stepStarted, .stepFinished:
+        case .stepStarted, .stepFinished, .paused:
             return nil
         case .passFinished where event.resumed:
             return head + ": done by an earlier run (resumed)"

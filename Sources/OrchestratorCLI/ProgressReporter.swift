@@ -24,7 +24,7 @@ struct ProgressThrottle {
             }
             lastShown = (event.step, event.pass, now)
             return true
-        case .stepStarted, .passFinished, .stepFinished:
+        case .stepStarted, .passFinished, .stepFinished, .paused:
             return true
         }
     }

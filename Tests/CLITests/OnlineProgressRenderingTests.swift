@@ -39,6 +39,18 @@ struct OnlineProgressRenderingTests {
         #expect(ProgressRendering.line(event) == expected)
     }
 
+    @Test("a run paused between batches says why: a line of its own, and a JSON event with the reason last")
+    func pausedEvent() throws {
+        var paused = Self.event(.paused, rowsDone: 5000)
+        paused.reason = "paused by orchestrator control (by alice at 2026-11-28T01:00:00Z; orchestrator control resume --store recipes lets it go on)"
+        #expect(ProgressRendering.line(paused) == "\(Self.prefix): \(paused.reason!)")
+        #expect(ProgressRendering.bar(paused) == nil, "a bar would hide it: the reporter prints the line")
+        let json = ProgressRendering.json(paused).rendered
+        #expect(json.hasPrefix(#"{"event":"paused","#), "\(json)")
+        #expect(json.hasSuffix(#","reason":"paused by orchestrator control (by alice at 2026-11-28T01:00:00Z; orchestrator control resume --store recipes lets it go on)"}"#), "\(json)")
+        #expect(!ProgressRendering.json(Self.backfill).rendered.contains("reason"))
+    }
+
     @Test("a heavyweight step's online stages: install, build, write guard", arguments: [
         (heavyweight(.passStarted, .install), "step 1 of 1: heavyweight 'Heavy 1' -> 'Heavy 2' pass 1 of 7 install: started"),
         (heavyweight(.passFinished, .install, elapsedSeconds: 0.012), "step 1 of 1: heavyweight 'Heavy 1' -> 'Heavy 2' pass 1 of 7 install: done, 0 rows in 12 ms"),

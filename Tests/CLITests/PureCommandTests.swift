@@ -19,7 +19,7 @@ struct PureCommandTests {
     /// Issue 22: what a new user meets first.
     @Test("--version prints the release and the metadata layout version it writes")
     func versionNamesReleaseAndLayout() throws {
-        try assertCommand(["--version"], output: "orchestrator 0.1.0 (writes metadata layout version 2)")
+        try assertCommand(["--version"], output: "orchestrator 0.1.0 (writes metadata layout version 3)")
     }
 
     @Test("--help lists each subcommand once")
@@ -27,7 +27,7 @@ struct PureCommandTests {
         let result = try OrchestratorBinary.run(["--help"])
         let listed = result.stdoutLines.drop { $0 != "SUBCOMMANDS:" }.dropFirst().prefix { !$0.contains("See 'orchestrator help") }
             .filter { $0.hasPrefix("  ") && !$0.hasPrefix("   ") }.compactMap { $0.split(separator: " ").first.map(String.init) }
-        #expect(listed == ["status", "plan", "apply", "infer", "hash", "validate", "diagram", "history", "restore", "adopt", "fleet"], "\(result)")
+        #expect(listed == ["status", "plan", "apply", "infer", "hash", "validate", "diagram", "history", "restore", "adopt", "fleet", "control"], "\(result)")
     }
 
     @Test("validate says the Recipes model is valid and exits 0")

@@ -19,7 +19,7 @@ extension HeavyweightRun {
         let context = try self.context(for: pass, stream: stream, source: source, destination: destination)
         context.catchUpRound = catchUpRound(of: stream.entityMapping)
         let policy = try policyInstance(for: stream.entityMapping)
-        _ = try StreamingPass(context: context, policy: policy, batchSize: options.batchSize) { _ in }.createInstances()
+        _ = try StreamingPass(context: context, policy: policy, sizing: options.streamingSizing) { _ in }.createInstances()
     }
 
     func relateAgain(_ entityMapping: String, sourceKeys: SQL, source: ModelVersion, destination: ModelVersion) throws {
@@ -27,7 +27,7 @@ extension HeavyweightRun {
         let context = try self.context(for: pass, stream: nil, source: source, destination: destination)
         context.catchUpRound = catchUpRound(of: entityMapping)
         let policy = try policyInstance(for: entityMapping)
-        _ = try StreamingPass(context: context, policy: policy, batchSize: options.batchSize) { _ in }
+        _ = try StreamingPass(context: context, policy: policy, sizing: options.streamingSizing) { _ in }
             .createRelationships(mappingName: entityMapping, sourceKeys: sourceKeys)
     }
 

@@ -46,6 +46,7 @@ extension HeavyweightRun {
             }
             last?.tableRows = rows
             onRound(round, pending)
+            try gate(pass: passCount, of: nil).pass(BatchPosition(store: migrator.store, rowsDone: pending, holdsWrites: false))
         }
         return last
     }
@@ -68,6 +69,16 @@ extension HeavyweightRun {
             guard built else { return last }
         }
         return try self.catchUp(catchUp, after: last, tracking, onRound: onRound)
+    }
+
+    /// Asks the run's hooks after a committed pass or catch-up round (`BetweenBatches`); a
+    /// pause is reported as a `paused` event of `pass` (nil: the rounds).
+    func gate(pass number: Int, of pass: PlannedPass?) -> BatchGate {
+        BatchGate(options: options, store: migrator.store, connection: connection) { reason in
+            var event = progress(.paused, pass: number, of: pass)
+            event.reason = reason
+            onProgress(event)
+        }
     }
 
     /// Runs `body` between a `passStarted` and a `passFinished` event of `stage` (an online

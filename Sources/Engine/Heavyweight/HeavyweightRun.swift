@@ -120,6 +120,7 @@ struct HeavyweightRun {
             event.rowsDone = checkpoint.rows
             event.elapsedSeconds = Date().timeIntervalSince(passStarted)
             onProgress(event)
+            try gate(pass: index + 1, of: pass).pass(BatchPosition(store: migrator.store, rowsDone: rows, holdsWrites: writeGuard != nil))
         }
 
         if let catchUp {
@@ -198,7 +199,7 @@ struct HeavyweightRun {
         case .createInstances:
             guard let stream = pass.stream else { return rows }
             let context = try self.context(for: pass, stream: stream, source: source, destination: destination)
-            return try StreamingPass(context: context, policy: policy, batchSize: options.batchSize) { done in
+            return try StreamingPass(context: context, policy: policy, sizing: options.streamingSizing) { done in
                 var event = progress(.rows, pass: number, of: pass)
                 event.rowsDone = done
                 event.elapsedSeconds = Date().timeIntervalSince(passStarted)
@@ -208,7 +209,7 @@ struct HeavyweightRun {
             // The policy's hook runs in the entity mapping's last stage 2 pass, the streaming one.
             guard pass.execution == .streaming, let policy, let mapping = pass.entityMapping else { return rows }
             let context = try self.context(for: pass, stream: nil, source: source, destination: destination)
-            return try StreamingPass(context: context, policy: policy, batchSize: options.batchSize) { _ in }
+            return try StreamingPass(context: context, policy: policy, sizing: options.streamingSizing) { _ in }
                 .createRelationships(mappingName: mapping)
         case .validate:
             for other in step.passes where other.stage == .createInstances {

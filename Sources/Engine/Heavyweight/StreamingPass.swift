@@ -11,7 +11,7 @@ import SQLBuilding
 struct StreamingPass {
     var context: EntityMappingContext
     var policy: (any EntityMigrationPolicy)?
-    var batchSize: Int
+    var sizing: BatchSizing
     /// Rows done so far, after each batch.
     var onBatch: (Int) -> Void
 
@@ -130,14 +130,20 @@ struct StreamingPass {
         return 0
     }
 
-    /// Runs `body` on each batch of `select`'s rows, through a cursor of the pass's transaction.
+    /// Runs `body` on each batch of `select`'s rows, through a cursor of the pass's transaction,
+    /// each batch sized by `BatchSizing` (`ApplyOptions.streamingSizing`). The cursor keeps the
+    /// place: a pass commits whole, so there is no key to resume at, and the hooks are asked
+    /// after the pass (`HeavyweightRun`).
     private func forEachBatch(_ select: SQL, _ body: (QueryResult) throws -> Void) throws {
         let connection = context.connection
+        var sizing = sizing
         _ = try connection.execute("DECLARE \(ident: Self.cursor) NO SCROLL CURSOR FOR \(select)")
         while true {
-            let batch = try connection.execute("FETCH FORWARD \(literal: batchSize) FROM \(ident: Self.cursor)")
+            let started = Date()
+            let batch = try connection.execute("FETCH FORWARD \(literal: sizing.size) FROM \(ident: Self.cursor)")
             if batch.rows.isEmpty { break }
             try body(batch)
+            sizing.adapt(rows: batch.rows.count, seconds: Date().timeIntervalSince(started))
         }
         _ = try connection.execute("CLOSE \(ident: Self.cursor)")
     }

@@ -10,6 +10,8 @@ struct OnlineCheckpoint {
     var store: String
     var step: PlannedStep
     var digest: String
+    /// The same plan's digest as releases before layout 3 wrote it (`OnlinePlan.legacyDigest`).
+    var legacyDigest: String? = nil
 
     struct Position: Equatable {
         var phase: Int
@@ -42,14 +44,15 @@ struct OnlineCheckpoint {
         return (from, to)
     }
 
-    /// Where to start: the recorded position of this very plan, else the beginning. A recorded
-    /// run of another step or plan is refused: its phases are half in the store.
+    /// Where to start: the recorded position of this very plan (by its SHA-256 digest, or the
+    /// FNV-1a one an earlier release recorded), else the beginning. A recorded run of another
+    /// step or plan is refused: its phases are half in the store.
     func read(on connection: PostgresConnection) throws -> Position {
         let result = try connection.execute("""
             SELECT from_version, to_version, plan_digest, phase, next_key FROM \(ident: MetadataSchema.schema, Self.table) WHERE store = \(store)
             """)
         guard let row = result.rows.first else { return Position(phase: 0) }
-        guard row[0] == step.from, row[1] == step.to, row[2] == digest else {
+        guard row[0] == step.from, row[1] == step.to, row[2] == digest || (legacyDigest != nil && row[2] == legacyDigest) else {
             throw OnlineStepUnfinished(store: store, from: row[0] ?? "?", to: row[1] ?? "?", phase: Int(row[3] ?? "") ?? 0)
         }
         return Position(phase: Int(row[3] ?? "") ?? 0, nextKey: row[4].flatMap { Int64($0) })

@@ -36,7 +36,7 @@ struct OnlineRun {
         guard let online = step.online, online.isSupported else {
             preconditionFailure("step to '\(step.to)' has no online form; OnlineNotSupported.check refuses it first")
         }
-        let checkpoint = OnlineCheckpoint(store: migrator.store, step: step, digest: online.digest)
+        let checkpoint = OnlineCheckpoint(store: migrator.store, step: step, digest: online.digest, legacyDigest: online.legacyDigest)
         try OnlineCheckpoint.prepare(on: connection)
         let start = try checkpoint.read(on: connection)
         let live = Set(online.liveTriggers(after: start.phase))
@@ -109,34 +109,44 @@ struct OnlineRun {
         )
     }
 
-    /// The batches cover the keys present when the phase starts; rows inserted later go
-    /// through the phase's trigger, installed before.
+    /// The batches cover the keys present when the phase starts (up to their largest), in
+    /// keyset batches (`KeysetBatches`); rows inserted later go through the phase's trigger,
+    /// installed before. The checkpoint keeps the next batch's lower bound, as it always has.
     private func runBatches(
         _ phase: OnlinePhase, index: Int, from resumeKey: Int64?, checkpoint: OnlineCheckpoint, failure: Failure, onBatch: (Int) -> Void
     ) throws -> Int {
         guard let batches = phase.batches else { preconditionFailure("batched phase '\(phase.summary)' has no statement") }
-        let bounds = try connection.execute("SELECT min(\(ident: "_pk")), max(\(ident: "_pk")) FROM \(ident: batches.schema, batches.table)")
+        let bounds = try connection.execute("SELECT max(\(ident: "_pk")) AS high FROM \(ident: batches.schema, batches.table)")
         var rows = 0
-        if let low = bounds.rows.first?[0].flatMap({ Int64($0) }), let high = bounds.rows.first?[1].flatMap({ Int64($0) }) {
-            let size = Int64(max(1, options.batchSize))
-            var lower = resumeKey ?? low
-            while lower <= high {
-                let upper = lower + size
-                let statement = PlannedStatement(batches.sql(from: lower, below: upper), lock: phase.lock, summary: phase.summary)
-                rows += try policy.transaction(on: connection) {
-                    failure.statement = statement
-                    for setup in batches.setup { try connection.execute(setup) }
-                    let done = try connection.execute(statement.sql).affectedRows
-                    try checkpoint.save(.init(phase: index, nextKey: upper), on: connection)
-                    return done
+        if let high = bounds.int(0, "high") {
+            var runner = KeysetBatches(
+                connection: connection, policy: policy, sizing: options.batchSizing, gate: gate(phase: index), store: migrator.store
+            )
+            rows = try runner.run(after: resumeKey.map { $0 - 1 }, { after, limit in
+                guard let keys = try KeysetBatches.keys(of: batches.schema, batches.table, after: after, through: high, limit: limit, on: connection) else {
+                    return nil
                 }
-                onBatch(rows)
-                lower = upper
-            }
+                let last = keys.upperBound
+                let statement = PlannedStatement(batches.sql(from: keys.lowerBound, below: last + 1), lock: phase.lock, summary: phase.summary)
+                failure.statement = statement
+                for setup in batches.setup { try connection.execute(setup) }
+                let done = try connection.execute(statement.sql).affectedRows
+                try checkpoint.save(.init(phase: index, nextKey: last + 1), on: connection)
+                return (done, last)
+            }, onBatch: onBatch)
         }
         failure.statement = nil
         try policy.transaction(on: connection) { try checkpoint.save(.init(phase: index + 1), on: connection) }
         return rows
+    }
+
+    /// Asks the run's hooks between batches; a pause is reported as a `paused` event of the phase.
+    private func gate(phase index: Int) -> BatchGate {
+        BatchGate(options: options, store: migrator.store, connection: connection) { reason in
+            var event = progress(.paused, phase: index)
+            event.reason = reason
+            onProgress(event)
+        }
     }
 
     /// `CREATE … CONCURRENTLY` cannot run in a transaction; a failed or interrupted build

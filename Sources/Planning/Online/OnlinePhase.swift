@@ -1,3 +1,4 @@
+import ObjectModel
 import SQLBuilding
 
 /// How `apply --online` runs one lightweight step: phases in order, each short enough that the
@@ -158,14 +159,22 @@ extension LockLevel: Comparable {
 }
 
 extension OnlinePlan {
-    /// Names the phases' SQL: a resumed run continues only the very plan that was interrupted.
-    public var digest: String {
+    /// Names the phases' SQL by SHA-256, as every identity of a plan (`VersionHash.digest(of:)`):
+    /// a resumed run continues only the very plan that was interrupted.
+    public var digest: String { VersionHash.digest(of: digestedText) }
+
+    /// What releases before metadata layout 3 recorded for the same plan: two FNV-1a hashes of
+    /// the same text, 16 hex digits. A checkpoint carrying it is this plan's too, and is
+    /// rewritten with `digest` at its next save (`OnlineCheckpoint`).
+    public var legacyDigest: String { OnlineTrigger.digest(digestedText) + OnlineTrigger.digest(String(digestedText.reversed())) }
+
+    private var digestedText: String {
         var text = ""
         for phase in phases {
             text += phase.execution.rawValue + "\n" + phase.statements.map(\.sql.text).joined(separator: "\n")
             if let batches = phase.batches { text += batches.template.text }
             text += "\n;\n"
         }
-        return OnlineTrigger.digest(text) + OnlineTrigger.digest(String(text.reversed()))
+        return text
     }
 }

@@ -1,0 +1,70 @@
+import Foundation
+import PostgresClient
+
+/// Asks the run's hooks between two batches and carries out the answer: returns to go on
+/// (after a sleep when slowed), waits while paused (asking again each `pollSeconds`, at most
+/// `pauseTimeoutSeconds` in all), and throws `RunStopped` to stop.
+struct BatchGate {
+    var hooks: [any BetweenBatches]
+    var connection: PostgresConnection
+    var pauseTimeoutSeconds: Double
+    var pollSeconds: Double = 1
+    /// Told once when a pause starts, with its reason, so that progress can show it.
+    var onPause: (String) -> Void = { _ in }
+
+    /// The gate of `options` on `migrator`'s connection: none in a rehearsal, whose one
+    /// transaction must not wait.
+    init(options: ApplyOptions, store: String, connection: PostgresConnection, onPause: @escaping (String) -> Void = { _ in }) {
+        hooks = connection.isRehearsing ? [] : [StoreControls(store: store)] + options.betweenBatches
+        self.connection = connection
+        pauseTimeoutSeconds = options.pauseTimeoutSeconds
+        self.onPause = onPause
+    }
+
+    /// The hooks' answer: the most cautious one wins (stop, then pause, then the longest slow).
+    func decide(at position: BatchPosition) throws -> BatchDecision {
+        var decision = BatchDecision.proceed
+        for hook in hooks {
+            let answer = try hook.decide(at: position, on: connection)
+            switch (answer, decision) {
+            case (.stop, _): return answer
+            case (.pause, .pause), (.proceed, _): break
+            case (.pause, _): decision = answer
+            case (.slow(let seconds), .slow(let longest)) where seconds <= longest: break
+            case (.slow, .pause): break
+            case (.slow, _): decision = answer
+            }
+        }
+        return decision
+    }
+
+    /// Between two batches: returns when the run may go on.
+    func pass(_ position: BatchPosition) throws {
+        var pausedSince: Date?
+        while true {
+            switch try decide(at: position) {
+            case .proceed:
+                return
+            case .slow(let seconds):
+                Thread.sleep(forTimeInterval: min(max(0, seconds), pauseTimeoutSeconds))
+                return
+            case .stop(let reason):
+                throw RunStopped(store: position.store, reason: reason)
+            case .pause(let reason):
+                if position.holdsWrites {
+                    throw RunStopped(store: position.store, reason: "\(reason) (stopped rather than paused: the run holds the write guard, so the application's writes would wait)")
+                }
+                let since = pausedSince ?? Date()
+                if pausedSince == nil {
+                    pausedSince = since
+                    onPause(reason)
+                }
+                let left = pauseTimeoutSeconds - Date().timeIntervalSince(since)
+                guard left > 0 else {
+                    throw RunStopped(store: position.store, reason: "\(reason) for longer than --pause-timeout (\(DurationText.text(seconds: pauseTimeoutSeconds)))")
+                }
+                Thread.sleep(forTimeInterval: min(pollSeconds, left))
+            }
+        }
+    }
+}
