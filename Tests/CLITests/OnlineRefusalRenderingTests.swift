@@ -1,0 +1,31 @@
+import Foundation
+@testable import OrchestratorCLI
+import Planning
+import Testing
+
+/// `plan --online` shows each refusal's code where it shows the refusal: in the text line, and
+/// in the step's `online` object as `refusalCodes` beside `refusal` (docs/cli-output.md).
+@Suite("online refusal rendering")
+struct OnlineRefusalRenderingTests {
+    static func refusedStep() -> PlannedStep {
+        var step = PlannedStep(kind: .lightweight, from: "v1", to: "v2", statements: [PlannedStatement("SELECT 1", lock: .none, summary: "a statement")])
+        step.online = OnlinePlan(phases: [], refusals: [
+            OnlineRefusal(.onlineUnsupportedPositionOwners, "number ingredient.position: the table of its owners is not known"),
+            OnlineRefusal(.onlineUnsupportedLinkSide, "copy links from a into b.c: only a to-one column's links move online"),
+        ])
+        return step
+    }
+
+    @Test("the JSON of a refused step carries its codes beside its refusal")
+    func json() throws {
+        let rendered = OnlinePlanRendering.stepJSON(Self.refusedStep()).rendered
+        let online = try #require(try JSONSerialization.jsonObject(with: Data(rendered.utf8)) as? [String: Any])
+        #expect(online["supported"] as? Bool == false)
+        #expect(online["refusal"] as? String == "number ingredient.position: the table of its owners is not known; copy links from a into b.c: only a to-one column's links move online")
+        #expect(online["refusalCodes"] as? [String] == ["onlineUnsupportedPositionOwners", "onlineUnsupportedLinkSide"])
+        var heavyweight = PlannedStep(kind: .heavyweight, from: "v1", to: "v2", statements: [])
+        heavyweight.onlineRefusal = OnlineRefusal(.onlineUnsupportedUntracedPath, "entity mapping RecipeToRecipe reads $source.card, a to-one kept in no column")
+        let heavy = try #require(try JSONSerialization.jsonObject(with: Data(OnlinePlanRendering.heavyweightJSON(heavyweight, store: "s").rendered.utf8)) as? [String: Any])
+        #expect(heavy["refusalCodes"] as? [String] == ["onlineUnsupportedUntracedPath"])
+    }
+}
