@@ -1,6 +1,6 @@
 import Foundation
 @testable import OrchestratorCLI
-import Planning
+@testable import Planning
 import Testing
 
 /// `plan --online` shows each refusal's code where it shows the refusal: in the text line, and
@@ -27,5 +27,17 @@ struct OnlineRefusalRenderingTests {
         heavyweight.onlineRefusal = OnlineRefusal(.onlineUnsupportedUntracedPath, "entity mapping RecipeToRecipe reads $source.card, a to-one kept in no column")
         let heavy = try #require(try JSONSerialization.jsonObject(with: Data(OnlinePlanRendering.heavyweightJSON(heavyweight, store: "s").rendered.utf8)) as? [String: Any])
         #expect(heavy["refusalCodes"] as? [String] == ["onlineUnsupportedUntracedPath"])
+    }
+
+    @Test("the text of a refused step names each refusal's code")
+    func text() {
+        let plan = MigrationPlan(
+            store: "s", modelName: "m", targetVersion: "v2", targetModelHash: "", currentVersion: "v2", storeVersion: "v1",
+            storeModelHash: nil, storeVersionIsRecordedOnly: false, status: .migrationRequired, steps: [Self.refusedStep()], blockerDetails: []
+        )
+        #expect(OnlinePlanRendering.text(plan) == [
+            "", "apply --online:",
+            "  step 1 of 1 (lightweight 'v1' -> 'v2'): refused: [onlineUnsupportedPositionOwners] number ingredient.position: the table of its owners is not known; [onlineUnsupportedLinkSide] copy links from a into b.c: only a to-one column's links move online",
+        ])
     }
 }
