@@ -11,8 +11,9 @@ enum OnlinePlanRendering {
         for (index, step) in plan.steps.enumerated() {
             let from = step.from.map { "'\($0)' -> " } ?? ""
             let title = "step \(index + 1) of \(plan.steps.count) (\(step.kind.rawValue) \(from)'\(step.to)')"
-            if let reason = OnlineNotSupported.refusal(of: step) {
-                lines.append("  \(title): refused: \(reason)")
+            let refusals = step.onlineRefusals
+            if !refusals.isEmpty {
+                lines.append("  \(title): refused: " + refusals.map { "[\($0.code.rawValue)] \($0.message)" }.joined(separator: "; "))
             } else if step.kind == .heavyweight {
                 let phases = OnlineCatchUp.phases(of: step, store: plan.store)
                 lines.append("  \(title): \(phases.count) phases")
@@ -72,6 +73,7 @@ enum OnlinePlanRendering {
         return .object([
             ("supported", .bool(reason == nil)),
             ("refusal", reason.map(JSONValue.string) ?? .null),
+            ("refusalCodes", refusalCodes(step)),
             ("phases", .array(phases.map { phase in
                 .object([
                     ("summary", .string(phase.summary)),
@@ -87,6 +89,12 @@ enum OnlinePlanRendering {
         ])
     }
 
+    /// The code of each of the step's refusals (`OnlineRefusal.Code`), in the order `refusal`
+    /// joins their messages; empty when the step runs online.
+    static func refusalCodes(_ step: PlannedStep) -> JSONValue {
+        .array(step.onlineRefusals.map { .string($0.code.rawValue) })
+    }
+
     /// A heavyweight step's `online` object: its phases in the same fields, `hold` as
     /// `instant` or `scan` and `holdText` saying what holds; no statements of their own.
     static func heavyweightJSON(_ step: PlannedStep, store: String) -> JSONValue {
@@ -95,6 +103,7 @@ enum OnlinePlanRendering {
         return .object([
             ("supported", .bool(reason == nil)),
             ("refusal", reason.map(JSONValue.string) ?? .null),
+            ("refusalCodes", refusalCodes(step)),
             ("phases", .array(phases.map { phase in
                 .object([
                     ("summary", .string(phase.summary)), ("execution", .string(OnlinePhase.Execution.transaction.rawValue)),

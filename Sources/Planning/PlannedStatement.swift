@@ -77,7 +77,7 @@ public struct PlannedStep: Sendable, Hashable {
     /// Heavyweight steps run by `apply --online`: the row change log and the catch-up round;
     /// nil when the step cannot run online, and `onlineRefusal` says why.
     public var onlineCatchUp: OnlineCatchUp?
-    public var onlineRefusal: String?
+    public var onlineRefusal: OnlineRefusal?
     /// Heavyweight steps run by `apply --online`: stage 3 split around the write guard.
     public var onlineStageThree: OnlineStageThree?
     /// Passes an earlier, interrupted `apply` of this same step committed in `stagingSchema`:

@@ -16,6 +16,7 @@ import TestSupport
             let steps = try #require(try jsonObject(plan.stdout)["steps"] as? [[String: Any]])
             let online = try #require(steps.first?["online"] as? [String: Any])
             #expect(online["supported"] as? Bool == true)
+            #expect(online["refusal"] is NSNull && online["refusalCodes"] as? [String] == [], "a step that runs online has no refusal, and no codes")
             let phases = try #require(online["phases"] as? [[String: Any]])
             #expect(phases.contains { $0["execution"] as? String == "batches" && ($0["batchStatement"] as? String)?.contains(":from") == true })
             #expect(phases.contains { $0["execution"] as? String == "outsideTransaction" && $0["hold"] as? String == "scan" && $0["blocksWrites"] as? Bool == false })

@@ -29,7 +29,7 @@ struct CatchUpKeyPaths {
     /// Why a path of `mappings` cannot be traced back, or nil: a step kept neither in its own
     /// column nor in the other row's (a one-to-one owned by the other side, whose changes
     /// `CatchUpPointedRows` logs), which the checker rules out already.
-    static func refusal(_ mappings: [ResolvedEntityMapping], schemas: HeavyweightSchemas) -> String? {
+    static func refusal(_ mappings: [ResolvedEntityMapping], schemas: HeavyweightSchemas) -> OnlineRefusal? {
         let paths = CatchUpKeyPaths(schemas: schemas, keys: CatchUpKeys(staging: schemas.staging))
         for mapping in mappings {
             let joins = paths.joins(of: mapping)
@@ -38,7 +38,7 @@ struct CatchUpKeyPaths {
                 switch StoreLayout.storage(of: relationship, in: declaring, version: schemas.source) {
                 case .column: continue
                 case .inverseColumn where schemas.source.inverse(of: relationship) != nil: continue
-                default: return "entity mapping \(mapping.name) reads $source.\(path.joined(separator: ".")), a to-one kept in no column, whose changes cannot be traced to the rows reading it"
+                default: return OnlineRefusal(.onlineUnsupportedUntracedPath, "entity mapping \(mapping.name) reads $source.\(path.joined(separator: ".")), a to-one kept in no column, whose changes cannot be traced to the rows reading it")
                 }
             }
         }

@@ -19,7 +19,7 @@ struct CatchUpRound {
     var forceStreaming: Bool
 
     /// Why the step cannot run online, or nil.
-    static func refusal(_ mappings: [ResolvedEntityMapping], schemas: HeavyweightSchemas) -> String? {
+    static func refusal(_ mappings: [ResolvedEntityMapping], schemas: HeavyweightSchemas) -> OnlineRefusal? {
         CatchUpKeyPaths.refusal(mappings, schemas: schemas)
     }
 

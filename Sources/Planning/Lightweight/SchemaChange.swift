@@ -5,6 +5,10 @@ import SQLBuilding
 protocol SchemaChange: Sendable {
     func statements(in schema: String) -> [PlannedStatement]
     var hazards: [Hazard] { get }
+    /// What the change becomes under `apply --online` (its `OnlineChange` conformance, in
+    /// Planning/Online). No default: a new kind of change does not compile until it has an
+    /// online form, or says why it has none (`OnlineForm.refused`, with an `OnlineRefusal` code).
+    func onlineForm(in schema: String) -> OnlineForm
 }
 
 extension SchemaChange {

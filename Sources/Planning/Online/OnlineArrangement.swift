@@ -91,8 +91,8 @@ enum OnlineArrangement {
     private static func shadowTables(_ changes: [any SchemaChange], schema: String) -> [ShadowTable] {
         let deferring = changes.contains { change in
             guard !(change is DeleteRows || change is DropColumn || change is DropTables || change is ResetIdentity) else { return false }
-            switch (change as? any OnlineChange)?.onlineForm(in: schema) {
-            case .atSwitchOver?, .phasesThenAtSwitchOver?: return true
+            switch change.onlineForm(in: schema) {
+            case .atSwitchOver, .phasesThenAtSwitchOver: return true
             default: return false
             }
         }

@@ -59,7 +59,7 @@ extension FillJoinTable: OnlineChange {
         } else if let owners = links.ownerFilter?.table ?? referencedTables[ownerColumn] {
             walked = (owners, links.a)
         } else {
-            return .refused("copy links from \(links.table) into \(table): the table of the links' owners is not known, so the copy's batches cannot walk them (docs/online-migrations.md, Limits)")
+            return .refused(OnlineRefusal(.onlineUnsupportedLinkOwners, "copy links from \(links.table) into \(table): the table of the links' owners is not known, so the copy's batches cannot walk them (docs/online-migrations.md, Limits)"))
         }
         // Only the links of the owners' entities the destination covers, where the source kept
         // those of more (an owner changing entity takes its links along: `OnlineLinkOwners`).
@@ -77,7 +77,7 @@ extension FillJoinTable: OnlineChange {
             guard kept == nil, partition != "_pk" else { continue }
             let (owner, target) = order.side == .target ? (ownerColumn, targetColumn) : (targetColumn, ownerColumn)
             guard let ownerTable = referencedTables[owner] else {
-                return .refused("copy links from \(links.table) into \(table): \(order.column) numbers the links of each \(partition) across rows, and the table of its owners is not known (docs/online-migrations.md, Limits)")
+                return .refused(OnlineRefusal(.onlineUnsupportedPositionOwners, "copy links from \(links.table) into \(table): \(order.column) numbers the links of each \(partition) across rows, and the table of its owners is not known (docs/online-migrations.md, Limits)"))
             }
             numbered.append(OnlinePositions(table: table, column: order.column, owner: owner, orderBy: target, keys: [ownerColumn, targetColumn], ownerTable: ownerTable))
         }

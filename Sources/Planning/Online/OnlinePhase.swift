@@ -7,12 +7,12 @@ import SQLBuilding
 public struct OnlinePlan: Sendable, Hashable {
     public var phases: [OnlinePhase]
     /// Why the step cannot run online (a change with no online form); empty when it can.
-    public var refusals: [String]
+    public var refusals: [OnlineRefusal]
     /// Tables the switch-over replaces by a rebuilt copy (`ShadowTable`): the engine carries
     /// their privileges, owner and comments to it (`CarriedAccess`).
     public var rebuiltTables: [String] = []
 
-    public init(phases: [OnlinePhase], refusals: [String]) {
+    public init(phases: [OnlinePhase], refusals: [OnlineRefusal]) {
         self.phases = phases
         self.refusals = refusals
     }

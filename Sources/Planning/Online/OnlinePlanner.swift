@@ -9,21 +9,18 @@ import SQLBuilding
 ///    join table whose links moved) is dropped at the end, in the switch-over;
 /// 3. the switch-over, one short transaction: the triggers go, those drops run, and the engine
 ///    records the new version in it.
-/// A change with no online form refuses the step, with its reason.
+/// Every change has an online form (`SchemaChange.onlineForm(in:)` has no default, so a new
+/// kind of change does not compile without one); a form that cannot run refuses the step, with
+/// its code and reason (`OnlineRefusal`).
 enum OnlinePlanner {
     static func plan(_ changes: [any SchemaChange], schema: String) -> OnlinePlan {
         var phases: [OnlinePhase] = []
-        var refusals: [String] = []
+        var refusals: [OnlineRefusal] = []
         var deferred: [PlannedStatement] = []
         var rebuilt: [String] = []
         for change in CoveringConstraint.resolving(OnlineArrangement.arranged(changes, schema: schema)) {
-            guard let online = change as? any OnlineChange else {
-                let what = change.statements(in: schema).first?.summary ?? String(describing: type(of: change))
-                refusals.append("\(what): no online form yet (docs/online-migrations.md, Limits)")
-                continue
-            }
-            if let shadow = online as? ShadowTable { rebuilt.append(shadow.table.name) }
-            switch online.onlineForm(in: schema) {
+            if let shadow = change as? ShadowTable { rebuilt.append(shadow.table.name) }
+            switch change.onlineForm(in: schema) {
             case .phases(let own): phases += own
             case .atSwitchOver(let statements): deferred += statements
             case .phasesThenAtSwitchOver(let own, let statements): phases += own; deferred += statements
@@ -51,10 +48,11 @@ enum OnlineForm {
     /// Phases now, and statements at the switch-over (a column built beside one the application
     /// still reads, swapped in there).
     case phasesThenAtSwitchOver([OnlinePhase], [PlannedStatement])
-    case refused(String)
+    case refused(OnlineRefusal)
 }
 
-/// A change that has an online form.
+/// The conformance that gives a change its online form (`SchemaChange.onlineForm(in:)`, which
+/// every change must have).
 protocol OnlineChange: SchemaChange {
     func onlineForm(in schema: String) -> OnlineForm
 }

@@ -115,7 +115,7 @@ struct OnlinePositions {
 extension FillOrderColumn: OnlineChange {
     func onlineForm(in schema: String) -> OnlineForm {
         guard let ownerTable else {
-            return .refused("number \(table).\(column): the table of its owners is not known, so its batches cannot walk them (docs/online-migrations.md, Limits)")
+            return .refused(OnlineRefusal(.onlineUnsupportedPositionOwners, "number \(table).\(column): the table of its owners is not known, so its batches cannot walk them (docs/online-migrations.md, Limits)"))
         }
         let positions = OnlinePositions(table: table, column: column, owner: partitionBy, orderBy: orderBy, keys: keys, ownerTable: ownerTable)
         let (phases, switchOver) = positions.form(in: schema)

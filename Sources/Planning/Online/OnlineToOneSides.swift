@@ -11,7 +11,7 @@ import SQLBuilding
 extension FillToOneColumn: OnlineChange {
     func onlineForm(in schema: String) -> OnlineForm {
         guard let holder = links.requiredNotNull, links.ownerFilter == nil, links.b == "_pk" else {
-            return .refused("copy links from \(links.table) into \(table).\(column): only a to-one column's links move online (docs/online-migrations.md, Limits)")
+            return .refused(OnlineRefusal(.onlineUnsupportedLinkSide, "copy links from \(links.table) into \(table).\(column): only a to-one column's links move online (docs/online-migrations.md, Limits)"))
         }
         let trigger = OnlineTrigger.named("side", table: links.table, column: table + "." + column)
         let (a, b) = (links.a, links.b)

@@ -1,5 +1,5 @@
 import Testing
-import Planning
+@testable import Planning
 @testable import Engine
 
 /// `apply --online` refuses a step it cannot run while the application writes, before anything
@@ -14,19 +14,37 @@ import Planning
 
     @Test func aLightweightStepIsRefusedWithItsChangesReasons() {
         var step = PlannedStep(kind: .lightweight, from: "v1", to: "v2", statements: [Self.statement])
-        step.online = OnlinePlan(phases: [], refusals: ["number link.position: the table of its owners is not known", "a second reason"])
+        step.online = OnlinePlan(phases: [], refusals: [
+            OnlineRefusal(.onlineUnsupportedPositionOwners, "number link.position: the table of its owners is not known"),
+            OnlineRefusal(.onlineUnsupportedLinkSide, "a second reason"),
+        ])
         #expect(OnlineNotSupported.refusal(of: step) == "number link.position: the table of its owners is not known; a second reason")
         step.online = OnlinePlan(phases: [], refusals: [])
         #expect(OnlineNotSupported.refusal(of: step) == nil)
         step.online = nil
         #expect(OnlineNotSupported.refusal(of: step) == "the step was planned without an online form")
+        #expect(step.onlineRefusals.map(\.code) == [.onlineUnsupportedNotPlanned])
     }
 
     @Test func aHeavyweightStepWithoutCatchUpIsRefusedWithItsReason() {
         var step = PlannedStep(kind: .heavyweight, from: "v1", to: "v2", statements: [Self.statement])
         #expect(OnlineNotSupported.refusal(of: step) == "the step was planned without an online catch-up")
-        step.onlineRefusal = "entity mapping RecipeToRecipe reads $source.card, kept in no column"
+        #expect(step.onlineRefusals.map(\.code) == [.onlineUnsupportedNotPlanned])
+        step.onlineRefusal = OnlineRefusal(.onlineUnsupportedUntracedPath, "entity mapping RecipeToRecipe reads $source.card, kept in no column")
+        #expect(step.onlineRefusals.map(\.code) == [.onlineUnsupportedUntracedPath])
         #expect(OnlineNotSupported.refusal(of: step) == "entity mapping RecipeToRecipe reads $source.card, kept in no column")
+    }
+
+    @Test func theCheckNamesEachRefusalsCode() throws {
+        var step = PlannedStep(kind: .lightweight, from: "v1", to: "v2", statements: [Self.statement])
+        step.online = OnlinePlan(phases: [], refusals: [OnlineRefusal(.onlineUnsupportedLinkSide, "copy links from a into b.c: only a to-one column's links move online")])
+        let plan = MigrationPlan(
+            store: "s", modelName: "m", targetVersion: "v2", targetModelHash: "", currentVersion: "v2", storeVersion: "v1",
+            storeModelHash: nil, storeVersionIsRecordedOnly: false, status: .migrationRequired, steps: [step], blockerDetails: []
+        )
+        let error = #expect(throws: OnlineNotSupported.self) { try OnlineNotSupported.check(plan, options: ApplyOptions(online: true)) }
+        #expect(error?.refusals == ["step 1 of 1 (lightweight 'v1' -> 'v2'): [onlineUnsupportedLinkSide] copy links from a into b.c: only a to-one column's links move online"])
+        try OnlineNotSupported.check(plan, options: ApplyOptions(online: false))
     }
 
     @Test func creatingAStoreIsNeverRefused() {
