@@ -65,6 +65,7 @@ struct FleetApplyCommand: ParsableCommand {
             fleetRun.shouldStop = { stop.isStopped }
             fleetRun.onStart = { progress.start(total: $0) }
             fleetRun.onOutcome = { progress.record($0) }
+            fleetRun.onNotice = { printNotice($0) }
             let outcomes = try fleetRun.execute()
             FleetApplyRendering.print(outcomes, run: name, format: options.format)
             let missed = outcomes.filter { !$0.isDone }
