@@ -25,6 +25,8 @@ public final class FleetRun: @unchecked Sendable {
     /// Told each store's outcome as it is recorded.
     public var onOutcome: @Sendable (FleetOutcome) -> Void = { _ in }
 
+    /// `fleet apply --plan`: each store must find its cohort's saved plan again under its lock.
+    public var savedPlan: FleetPlanFile?
     /// Told what a worker waits for when it starts waiting (other workers' claims).
     public var onNotice: @Sendable (String) -> Void = { _ in }
 
@@ -101,7 +103,7 @@ public final class FleetRun: @unchecked Sendable {
         var migrator = StoreMigrator(connection: connection, model: model, store: store.store, targetVersion: target.name, explicitMappings: explicitMappings)
         migrator.contracts = connections.contracts(of: server.name)
         do {
-            let report = try migrator.applyUnderLock(options: options)
+            let report = try migrator.applyUnderLock(options: options, cohortPlan: try savedPlan?.expected(for: store))
             connections.give(connection, of: server)
             let kind: FleetOutcome.Kind = report.appliedSteps.isEmpty ? .upToDate : .migrated
             return FleetOutcome(
