@@ -60,29 +60,27 @@ struct CohortPlan: Sendable {
     /// same is every model version, mapping model, option, step and statement.
     func requireSame(as plan: MigrationPlan, migrator: StoreMigrator, online: Bool) throws {
         let now = try SavedPlan(plan: plan, migrator: migrator, online: online)
-        var expected = saved.retargeted(to: migrator.store)
+        var expected = Self.retarget(saved, to: migrator.store)
         expected.fingerprints.storeMetadata = now.fingerprints.storeMetadata
         expected.fingerprints.storeCatalog = now.fingerprints.storeCatalog
         expected.storeVersion = now.storeVersion
         let differences = expected.differences(from: now)
         if !differences.isEmpty { throw CohortPlanMismatch(store: migrator.store, plannedOn: plannedOn, file: file, differences: differences) }
     }
-}
 
-extension SavedPlan {
     /// The plan with the schema it names (`store`, its staging schema, the store's name in the
     /// metadata's statements) replaced by `other`.
-    func retargeted(to other: String) -> SavedPlan {
-        guard other != store else { return self }
-        let old = store
+    static func retarget(_ plan: SavedPlan, to other: String) -> SavedPlan {
+        guard other != plan.store else { return plan }
+        let old = plan.store
         func swap(_ text: String) -> String {
             text.replacingOccurrences(of: "\"\(old)\"", with: "\"\(other)\"")
                 .replacingOccurrences(of: "\"\(old)~", with: "\"\(other)~")
                 .replacingOccurrences(of: "'\(old)'", with: "'\(other)'")
         }
-        var copy = self
+        var copy = plan
         copy.store = other
-        copy.steps = steps.map { step in
+        copy.steps = plan.steps.map { step in
             var step = step
             step.statements = step.statements.map(swap)
             step.writeGuard = step.writeGuard.map(swap)
