@@ -7,7 +7,7 @@ import TestSupport
 @Suite("fleet apply")
 struct FleetApplyTests {
     /// Three servers: two stores at Recipes 1 on each of the first two, two at Recipes 2 on the third.
-    func withFleet(_ body: (_ urls: [String], _ fleet: String, _ stores: [(url: String, store: String, from: String)]) throws -> Void) throws {
+    func withFleet(extra: String = "", _ body: (_ urls: [String], _ fleet: String, _ stores: [(url: String, store: String, from: String)]) throws -> Void) throws {
         try FleetFixture.withServers(3) { urls in
             var stores: [(url: String, store: String, from: String)] = []
             for (index, url) in urls.enumerated() {
@@ -16,7 +16,7 @@ struct FleetApplyTests {
                 try FleetFixture.makeStores(names, at: version, url: url)
                 stores += names.map { (url, $0, version) }
             }
-            let fleet = try FleetFixture.writeFleet(servers: urls.enumerated().map { ("s\($0.offset)", $0.element, ["tenant_*"]) })
+            let fleet = try FleetFixture.writeFleet(servers: urls.enumerated().map { ("s\($0.offset)", $0.element, ["tenant_*"]) }, extra: extra)
             try body(urls, fleet, stores)
         }
     }

@@ -17,9 +17,18 @@ public struct FleetFile: Sendable {
     public var perServerJobs: Int
     /// Failed stores in a wave that stop the later waves.
     public var stopAfterFailures: Int
+    /// Seconds a claim outlives a worker that stopped answering (frozen, cut off): the journal
+    /// server ends a claim's session idle in its transaction this long; a live worker's
+    /// heartbeat keeps it busy.
+    public var claimTimeout: Int = FleetFile.defaultClaimTimeout
+    /// Seconds a worker waits for stores of a wave that other workers hold without any of
+    /// them finishing, before it gives up naming them.
+    public var waveWait: Int = FleetFile.defaultWaveWait
 
     public static let defaultPerServerJobs = 2
     public static let defaultStopAfterFailures = 1
+    public static let defaultClaimTimeout = 60
+    public static let defaultWaveWait = 3600
 
     /// The connection string of the journal.
     public var journalURL: String { FleetServer.connectionString(journal ?? servers[0].url) }
@@ -95,7 +104,7 @@ public struct FleetLocation: YAMLLocation {
 }
 
 extension FleetFile {
-    static let keys: Set<String> = ["model", "journal", "servers", "waves", "perServerJobs", "stopAfterFailures"]
+    static let keys: Set<String> = ["model", "journal", "servers", "waves", "perServerJobs", "stopAfterFailures", "claimTimeout", "waveWait"]
     static let serverKeys: Set<String> = ["name", "url", "stores"]
     static let waveKeys: Set<String> = ["name", "stores"]
 
@@ -130,6 +139,10 @@ extension FleetFile {
                 file.waves = try waves(pair.value, reader: reader)
             case "perServerJobs":
                 file.perServerJobs = try positive(pair.value, key: pair.key, reader: at)
+            case "claimTimeout":
+                file.claimTimeout = try positive(pair.value, key: pair.key, reader: at)
+            case "waveWait":
+                file.waveWait = try positive(pair.value, key: pair.key, reader: at)
             default:
                 file.stopAfterFailures = try positive(pair.value, key: pair.key, reader: at)
             }

@@ -35,27 +35,48 @@ struct FleetClaim {
 }
 
 extension FleetJournal {
-    /// Claims the next store of `wave` no worker holds, on a server not in `excluding`, in a
-    /// transaction left open: the claim lasts until `finish` commits the outcome, or the
-    /// session ends. Nil (and no transaction) when none is left to claim.
-    func claim(wave: Int, excluding servers: Set<String>) throws -> FleetClaim? {
-        try connection.execute("BEGIN")
-        do {
-            let row = try connection.execute("""
-                SELECT server, store, from_version FROM \(ident: Self.schema, "stores")
-                WHERE run = \(run) AND wave = \(wave) AND outcome IS NULL
-                  AND server <> ALL(\(CatalogReader.arrayLiteral(servers.sorted()))::text[])
-                ORDER BY position LIMIT 1 FOR UPDATE SKIP LOCKED
-                """)
-            guard !row.isEmpty, let server = row.value(0, "server"), let store = row.value(0, "store") else {
-                try connection.execute("COMMIT")
-                return nil
+    /// Claims the next store of `wave` no worker holds, on a server fewer than `perServer`
+    /// claims of any worker hold, in a transaction left open: the claim lasts until `finish`
+    /// commits the outcome, or the session ends. Nil (and no transaction) when none is left
+    /// to claim now.
+    ///
+    /// A claim takes one of its server's `perServer` slots: transaction-level advisory locks
+    /// of the journal, so the bound holds over every worker of the run, and a slot is free
+    /// again when its claim's transaction ends, however it ends.
+    func claim(wave: Int, perServer: Int) throws -> FleetClaim? {
+        var full: [String] = []
+        while true {
+            try connection.execute("BEGIN")
+            do {
+                let row = try connection.execute("""
+                    SELECT server, store, from_version FROM \(ident: Self.schema, "stores")
+                    WHERE run = \(run) AND wave = \(wave) AND outcome IS NULL
+                      AND server <> ALL(\(CatalogReader.arrayLiteral(full))::text[])
+                    ORDER BY position LIMIT 1 FOR UPDATE SKIP LOCKED
+                    """)
+                guard !row.isEmpty, let server = row.value(0, "server"), let store = row.value(0, "store") else {
+                    try connection.execute("COMMIT")
+                    return nil
+                }
+                if try takeSlot(of: server, slots: perServer) {
+                    return FleetClaim(store: FleetStore(server: server, store: store), from: row.value(0, "from_version"))
+                }
+                try connection.execute("ROLLBACK")
+                full.append(server)
+            } catch {
+                _ = try? connection.execute("ROLLBACK")
+                throw error
             }
-            return FleetClaim(store: FleetStore(server: server, store: store), from: row.value(0, "from_version"))
-        } catch {
-            _ = try? connection.execute("ROLLBACK")
-            throw error
         }
+    }
+
+    /// One of `server`'s claim slots for this transaction; false when every one is taken.
+    private func takeSlot(of server: String, slots: Int) throws -> Bool {
+        for slot in 0..<max(1, slots) {
+            let key = PostgresConnection.advisoryLockKey(for: "orchestrator:fleet-slot:\(run):\(server):\(slot)")
+            if try connection.execute("SELECT pg_try_advisory_xact_lock(\(key)) AS taken").bool(0, "taken") == true { return true }
+        }
+        return false
     }
 
     /// Records the claimed store's outcome and ends the claim.
@@ -85,6 +106,22 @@ extension FleetJournal {
             SELECT count(*) AS n FROM \(ident: Self.schema, "stores")
             WHERE run = \(run) AND (wave = \(wave.map(Int64.init).map(SQLValue.int) ?? .null) OR \(wave == nil)) AND outcome IS NULL
             """).int(0, "n") ?? 0)
+    }
+
+    /// How many stores of `wave` are not finished (held by workers now, or unclaimed), and the
+    /// first `naming` of them in their order.
+    func unfinishedStores(wave: Int, naming: Int = 20) throws -> (count: Int, first: [FleetStore]) {
+        let result = try connection.execute("""
+            SELECT server, store, count(*) OVER () AS n FROM \(ident: Self.schema, "stores")
+            WHERE run = \(run) AND wave = \(wave) AND outcome IS NULL ORDER BY position LIMIT \(Int64(naming))
+            """)
+        let first = result.rows.indices.map { FleetStore(server: result.value($0, "server") ?? "", store: result.value($0, "store") ?? "") }
+        return (result.rows.isEmpty ? 0 : Int(result.int(0, "n") ?? 0), first)
+    }
+
+    /// The server ends this session when it idles in a transaction (a claim) for `seconds`.
+    func endIdleClaims(afterSeconds seconds: Int) throws {
+        try connection.execute("SELECT set_config('idle_in_transaction_session_timeout', \(String(seconds * 1000)), false)")
     }
 
     func failureCount(wave: Int) throws -> Int {

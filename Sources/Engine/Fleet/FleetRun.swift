@@ -25,9 +25,17 @@ public final class FleetRun: @unchecked Sendable {
     /// Told each store's outcome as it is recorded.
     public var onOutcome: @Sendable (FleetOutcome) -> Void = { _ in }
 
+    /// `fleet apply --plan`: each store must find its cohort's saved plan again under its lock.
+    public var savedPlan: FleetPlanFile?
+    /// Told what a worker waits for when it starts waiting (other workers' claims).
+    public var onNotice: @Sendable (String) -> Void = { _ in }
+
     let connections: ServerConnections
-    private let lock = NSLock()
-    private var busy: [String: Int] = [:]
+    let lock = NSLock()
+    /// Waves whose wait for other workers was reported.
+    var reportedWaits: Set<Int> = []
+    /// The stores this process's threads hold now.
+    var held: Set<FleetStore> = []
 
     public init(
         fleet: FleetFile, model: VersionedModel, target: ModelVersion, explicitMappings: [ExplicitMapping], options: ApplyOptions,
@@ -65,7 +73,7 @@ public final class FleetRun: @unchecked Sendable {
         let failure = ResultSlots<Error>(count: 1)
         DispatchQueue.concurrentPerform(iterations: max(1, jobs)) { _ in
             do {
-                try work(waves: waves.count)
+                try work(waves: waves)
             } catch {
                 failure.set(0, error)
             }
@@ -73,37 +81,6 @@ public final class FleetRun: @unchecked Sendable {
         connections.closeAll()
         if let error = failure.values[0] ?? nil { throw error }
         return try journal.outcomes()
-    }
-
-    /// One thread: its own journal session, claiming stores until every wave is done.
-    private func work(waves: Int) throws {
-        let journal = FleetJournal(connection: try connections.connect(fleet.journalURL), run: run)
-        defer { journal.connection.close() }
-        for wave in 0..<waves {
-            while !shouldStop() {
-                let claim = try lock.withLock {
-                    let full = Set(busy.filter { $0.value >= fleet.perServerJobs }.keys)
-                    let claim = try journal.claim(wave: wave, excluding: full)
-                    if let claim { busy[claim.store.server, default: 0] += 1 }
-                    return claim
-                }
-                guard let claim else {
-                    if try journal.unfinishedCount(wave: wave) == 0 { break }
-                    Thread.sleep(forTimeInterval: 0.05)
-                    continue
-                }
-                let outcome = migrate(claim)
-                lock.withLock { busy[claim.store.server, default: 1] -= 1 }
-                try journal.finish(outcome, worker: worker)
-                onOutcome(outcome)
-            }
-            if shouldStop() { return }
-            let failures = try journal.failureCount(wave: wave)
-            if failures >= fleet.stopAfterFailures, wave + 1 < waves {
-                try journal.skipWaves(after: wave, reason: "\(failures) store\(failures == 1 ? "" : "s") failed in an earlier wave (stopAfterFailures: \(fleet.stopAfterFailures))")
-                return
-            }
-        }
     }
 
     /// One store through the single-store path, on a connection of its server kept for the
@@ -126,7 +103,7 @@ public final class FleetRun: @unchecked Sendable {
         var migrator = StoreMigrator(connection: connection, model: model, store: store.store, targetVersion: target.name, explicitMappings: explicitMappings)
         migrator.contracts = connections.contracts(of: server.name)
         do {
-            let report = try migrator.applyUnderLock(options: options)
+            let report = try migrator.applyUnderLock(options: options, cohortPlan: try savedPlan?.expected(for: store))
             connections.give(connection, of: server)
             let kind: FleetOutcome.Kind = report.appliedSteps.isEmpty ? .upToDate : .migrated
             return FleetOutcome(

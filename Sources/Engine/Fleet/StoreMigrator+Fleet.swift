@@ -7,7 +7,10 @@ extension StoreMigrator {
     /// leaves the database untouched; in a fleet the metadata schema is there already (the
     /// store is in it, and making it again is one query), and `fleet status` and `fleet plan`
     /// are the look before the leap.
-    func applyUnderLock(options: ApplyOptions) throws -> ApplyReport {
+    ///
+    /// With `cohortPlan` (`fleet apply --plan`), the plan made under the lock must be the
+    /// cohort's saved one, for this store's schema; else nothing is changed.
+    func applyUnderLock(options: ApplyOptions, cohortPlan: CohortPlan? = nil) throws -> ApplyReport {
         let deferred = try StoreCleanup.removeLeftovers(
             store: store, on: connection, lockWaitSeconds: options.lockWaitSeconds, policy: options.executionPolicy, deferring: true, onLockWait: { _ in }
         )
@@ -15,6 +18,7 @@ extension StoreMigrator {
         let lock = StoreLock(store: store, connection: connection)
         try lock.acquire(waitingAtMost: options.lockWaitSeconds, onWait: { _ in })
         defer { lock.release() }
+        if let cohortPlan { try cohortPlan.requireSame(as: try plan(), migrator: self, online: options.online) }
         return try applyHoldingLock(options: options, deferred: deferred)
     }
 }

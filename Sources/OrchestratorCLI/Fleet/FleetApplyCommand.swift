@@ -40,6 +40,9 @@ struct FleetApplyCommand: ParsableCommand {
     @Option(name: .long, help: "Rows per batch, as for apply.")
     var batchSize: Int = ApplyOptions.defaultBatchSize
 
+    @Option(name: .long, help: ArgumentHelp("Run the fleet plan saved by `fleet plan --out FILE`: each store is planned again under its lock and refused, changing nothing and naming the difference, unless its plan is its cohort's.", valueName: "file"))
+    var plan: String?
+
     func validate() throws {
         guard jobs > 0 else { throw ValidationError("--jobs must be at least 1") }
         guard lockTimeout > 0 else { throw ValidationError("--lock-timeout must be a positive number of milliseconds") }
@@ -51,6 +54,11 @@ struct FleetApplyCommand: ParsableCommand {
     func run() throws {
         try reportingFailures {
             let (fleet, model, target) = try options.load()
+            // A saved plan that cannot be used stops the command before anything else.
+            let savedPlan = try plan.map { try FleetPlanFile.read(from: $0) }
+            if let savedPlan, savedPlan.target != target.name {
+                throw ValidationError("the fleet plan \(savedPlan.path) brings the stores to '\(savedPlan.target)', and this apply to '\(target.name)' (give --to, or run fleet plan --out again)")
+            }
             let explicitMappings = try mappingOptions.explicitMappings(for: model)
             var applyOptions = ApplyOptions(lockTimeoutMilliseconds: lockTimeout, allowDataLoss: allowDataLoss, lockWaitSeconds: lockWait, online: online)
             applyOptions.batchSize = batchSize
@@ -62,9 +70,11 @@ struct FleetApplyCommand: ParsableCommand {
             )
             let progress = FleetProgress(format: options.format)
             let stop = StopOnInterrupt()
+            fleetRun.savedPlan = savedPlan
             fleetRun.shouldStop = { stop.isStopped }
             fleetRun.onStart = { progress.start(total: $0) }
             fleetRun.onOutcome = { progress.record($0) }
+            fleetRun.onNotice = { printNotice($0) }
             let outcomes = try fleetRun.execute()
             FleetApplyRendering.print(outcomes, run: name, format: options.format)
             let missed = outcomes.filter { !$0.isDone }

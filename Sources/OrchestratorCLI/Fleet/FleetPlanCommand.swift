@@ -46,6 +46,7 @@ struct FleetPlanCommand: ParsableCommand {
                     let migrator = StoreMigrator(connection: connection, model: model, store: first.store, targetVersion: target.name, explicitMappings: explicitMappings)
                     let plan = try migrator.plan()
                     cohorts[index].plan = plan
+                    cohorts[index].saved = try SavedPlan(plan: plan, migrator: migrator)
                     failed = failed || !plan.isExecutable
                 } catch {
                     cohorts[index].error = String(describing: error)
@@ -72,6 +73,8 @@ struct FleetCohort {
     var from: String?
     var stores: [FleetStore]
     var plan: MigrationPlan?
+    /// The plan as `plan --out` saves it, which `fleet apply --plan` compares each store's with.
+    var saved: SavedPlan?
     var error: String?
 }
 
@@ -108,10 +111,31 @@ enum FleetPlanRendering {
                     ("stores", .array(cohort.stores.map { .string($0.description) })),
                     ("plannedOn", .string(cohort.stores[0].description)),
                     ("plan", cohort.plan.map(PlanRendering.json) ?? .null),
+                    ("savedPlan", cohort.saved.map { JSONValue(encoded: $0.encoded()) } ?? .null),
                     ("error", cohort.error.map(JSONValue.string) ?? .null),
                 ])
             })),
             ("notInACohort", .array(others.map { .object([("store", .string($0.store.description)), ("status", .string($0.status.rawValue))]) })),
         ])
+    }
+}
+
+extension JSONValue {
+    /// The JSON document `data` (written by a JSONEncoder) as a value, keys sorted.
+    init(encoded data: Data) {
+        self.init(any: (try? JSONSerialization.jsonObject(with: data)) ?? NSNull())
+    }
+
+    init(any value: Any) {
+        switch value {
+        case let string as String: self = .string(string)
+        // A JSON true or false comes back as an NSNumber of a char.
+        case let number as NSNumber where String(cString: number.objCType) == "c": self = .bool(number.boolValue)
+        case let number as NSNumber: self = Double(number.intValue) == number.doubleValue ? .number(number.intValue) : .decimal(number.doubleValue)
+        case let bool as Bool: self = .bool(bool)
+        case let array as [Any]: self = .array(array.map(JSONValue.init(any:)))
+        case let object as [String: Any]: self = .object(object.keys.sorted().map { ($0, JSONValue(any: object[$0]!)) })
+        default: self = .null
+        }
     }
 }
