@@ -2,7 +2,7 @@ import PostgresClient
 import SQLBuilding
 
 /// The `orchestrator` schema: store metadata, every model version applied, and the history of
-/// migrations. Layout documented in docs/store-format.md; a public contract.
+/// migrations. Layout documented in docs/metadata-schema.md; a public contract.
 public enum MetadataSchema {
     public static let schema = "orchestrator"
     /// Bumped when the metadata tables change shape; kept in orchestrator.meta.
