@@ -52,6 +52,15 @@ struct ApplyCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("The longest a run waits between batches while `orchestrator control pause` holds it; it then stops, and apply again continues (seconds, or 10m, 2h; default 1h).", valueName: "duration"))
     var pauseTimeout: String?
 
+    @Option(name: .long, help: ArgumentHelp("Batches wait while a physical standby's replay lags the primary by more than this, or its replay has stood still this long (seconds, or 500ms, 1m; default 10 s; 0 turns it off).", valueName: "duration"))
+    var maxReplicaLag: String?
+
+    @Option(name: .long, help: ArgumentHelp("Batches wait while a logical replication slot is more than this many bytes of WAL behind (default: off).", valueName: "bytes"))
+    var maxSlotLag: Int64?
+
+    @Option(name: .long, help: ArgumentHelp("The longest a run waits for a standby or a slot (--max-replica-lag, --max-slot-lag); it then stops, and apply again continues (seconds, or 10m, 1h; default 10 min).", valueName: "duration"))
+    var throttleTimeout: String?
+
     @Option(name: .long, help: ArgumentHelp("Sessions a heavyweight step's set-based copies of different entity mappings may use at once (default: this machine's processors, at most 4).", valueName: "n"))
     var jobs: Int?
 
@@ -66,6 +75,7 @@ struct ApplyCommand: ParsableCommand {
         guard idleTimeout >= 3 else { throw ValidationError("--idle-timeout must be a number of milliseconds, 3 or more") }
         if let batchSize, batchSize <= 0 { throw ValidationError("--batch-size must be a positive number of rows") }
         _ = try batchTiming()
+        _ = try throttle()
         if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
         guard lockWait >= 0, lockWait.isFinite else { throw ValidationError("--lock-wait must be a number of seconds, 0 or more") }
         if dryRun && online {
@@ -106,6 +116,7 @@ struct ApplyCommand: ParsableCommand {
                 var options = ApplyOptions(lockTimeoutMilliseconds: lockTimeout, allowDataLoss: allowDataLoss, restart: restart, lockWaitSeconds: lockWait, idleInTransactionTimeoutMilliseconds: idleTimeout, online: online)
                 (options.batchSize, options.batchTimeMilliseconds, options.pauseTimeoutSeconds) = try batchTiming()
                 options.jobs = jobs
+                options.betweenBatches.append(try throttle())
                 options.expectedPlan = expectedPlan
                 options.allowSubscriberAlone = allowSubscriberAlone
                 let onStep = { (number: Int, count: Int, step: PlannedStep) in

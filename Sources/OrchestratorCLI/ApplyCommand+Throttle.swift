@@ -1,0 +1,28 @@
+import ArgumentParser
+import Engine
+
+extension ApplyCommand {
+    /// `--max-replica-lag`, `--max-slot-lag` and `--throttle-timeout` as the run's
+    /// `ReplicationThrottle` (docs/replication.md, "Throttling").
+    func throttle() throws -> ReplicationThrottle {
+        var replicaLag: Double? = ReplicationThrottle.defaultMaxReplicaLagSeconds
+        if let text = maxReplicaLag {
+            if Double(text.trimmingCharacters(in: .whitespaces)) == 0 {
+                replicaLag = nil
+            } else {
+                guard let seconds = DurationText.seconds(text, bareUnitSeconds: 1) else {
+                    throw ValidationError("--max-replica-lag must be a positive duration: seconds, or 500ms, 1m; 0 turns it off (got '\(text)')")
+                }
+                replicaLag = seconds
+            }
+        }
+        if let maxSlotLag, maxSlotLag <= 0 { throw ValidationError("--max-slot-lag must be a positive number of bytes") }
+        let timeout = try throttleTimeout.map { text in
+            guard let seconds = DurationText.seconds(text, bareUnitSeconds: 1) else {
+                throw ValidationError("--throttle-timeout must be a positive duration: seconds, or 10m, 1h (got '\(text)')")
+            }
+            return seconds
+        }
+        return ReplicationThrottle(maxReplicaLagSeconds: replicaLag, maxSlotLagBytes: maxSlotLag, timeoutSeconds: timeout ?? ReplicationThrottle.defaultTimeoutSeconds)
+    }
+}
