@@ -45,6 +45,12 @@ public struct FleetServer: Sendable, Hashable {
     /// Glob patterns over schema names; nil: every store the server's metadata knows.
     public var stores: [String]?
 
+    public init(name: String, url: String, stores: [String]? = nil) {
+        self.name = name
+        self.url = url
+        self.stores = stores
+    }
+
     /// What libpq is given: a bare name (no `=`, no `://`) is a service name.
     public var connectionString: String { Self.connectionString(url) }
 

@@ -9,7 +9,7 @@ public enum FleetSurvey {
     /// A server that cannot be reached shows one `unreachable` entry per store pattern (`*`
     /// when it has none): which stores it holds is not known.
     public static func states(
-        of fleet: FleetFile, model: VersionedModel, target: ModelVersion, connect: @Sendable (FleetServer) throws -> PostgresConnection
+        of fleet: FleetFile, model: VersionedModel, target: ModelVersion, connect: @escaping @Sendable (FleetServer) throws -> PostgresConnection
     ) -> [FleetStoreState] {
         let results = ResultSlots<[FleetStoreState]>(count: fleet.servers.count)
         DispatchQueue.concurrentPerform(iterations: fleet.servers.count) { index in
@@ -17,7 +17,7 @@ public enum FleetSurvey {
             do {
                 let connection = try connect(server)
                 defer { connection.close() }
-                results.set(index, try ServerSurvey(server: server, connection: connection, model: model, target: target).states())
+                results.set(index, try ServerSurvey(server: server, connection: connection, model: model, target: target) { try connect(server) }.states())
             } catch {
                 let reason = ServerUnreachable(server: server.name, reason: describe(error, server: server)).description
                 results.set(index, (server.stores ?? ["*"]).map {

@@ -15,13 +15,24 @@ public struct ServerSurvey {
     /// The version the fleet goes to.
     public var target: ModelVersion
     public var contracts: ContractCatalogs
+    /// Opens another session to the server: the catalogs of many stores are read in parts on
+    /// that many sessions at once (`readers`), each part as one read. Nil: `connection` alone.
+    public var connectReader: (@Sendable () throws -> PostgresConnection)?
+    /// Sessions reading catalogs at once, `connection` included, when `connectReader` is given.
+    public var readers = min(4, max(2, ProcessInfo.processInfo.activeProcessorCount))
+    /// The fewest stores one reader's part holds: fewer stores are read on `connection` alone.
+    public var storesPerReader = 500
 
-    public init(server: FleetServer, connection: PostgresConnection, model: VersionedModel, target: ModelVersion, contracts: ContractCatalogs = .shared) {
+    public init(
+        server: FleetServer, connection: PostgresConnection, model: VersionedModel, target: ModelVersion, contracts: ContractCatalogs = .shared,
+        connectReader: (@Sendable () throws -> PostgresConnection)? = nil
+    ) {
         self.server = server
         self.connection = connection
         self.model = model
         self.target = target
         self.contracts = contracts
+        self.connectReader = connectReader
     }
 
     /// 1. The stores: the metadata's rows of this model, and every one named by a pattern.
@@ -64,7 +75,7 @@ public struct ServerSurvey {
             states.append(state)
         }
         if !toCompare.isEmpty {
-            let catalogs = try readCatalogs(toCompare.map { states[$0.index].store.store })
+            let catalogs = try readCatalogsInParts(toCompare.map { states[$0.index].store.store })
             for (index, version) in toCompare {
                 guard let live = catalogs[states[index].store.store] else {
                     states[index].status = .inProgress
@@ -153,9 +164,34 @@ public struct ServerSurvey {
         return busy
     }
 
+    /// The catalogs of `stores`, in parts read at once on `readers` sessions (the first on
+    /// `connection`) when there are enough stores and `connectReader` is given; each part as
+    /// `readCatalogs` reads it, so the result is the same as one read's.
+    func readCatalogsInParts(_ stores: [String]) throws -> [String: SchemaCatalog] {
+        let parts = min(readers, stores.count / max(1, storesPerReader))
+        guard let connectReader, parts > 1 else { return try Self.readCatalogs(stores, on: connection) }
+        let size = (stores.count + parts - 1) / parts
+        let chunks = stride(from: 0, to: stores.count, by: size).map { Array(stores[$0 ..< min($0 + size, stores.count)]) }
+        let results = ResultSlots<Result<[String: SchemaCatalog], Error>>(count: chunks.count)
+        let first = connection
+        DispatchQueue.concurrentPerform(iterations: chunks.count) { index in
+            results.set(index, Result {
+                guard index > 0 else { return try Self.readCatalogs(chunks[index], on: first) }
+                let reader = try connectReader()
+                defer { reader.close() }
+                return try Self.readCatalogs(chunks[index], on: reader)
+            })
+        }
+        var catalogs: [String: SchemaCatalog] = [:]
+        for result in results.values {
+            catalogs.merge(try result?.get() ?? [:]) { first, _ in first }
+        }
+        return catalogs
+    }
+
     /// The catalogs of `stores`, in one transaction with the drift check's lock timeout; when a
     /// table stays locked, each store alone, and one still locked is left out.
-    func readCatalogs(_ stores: [String]) throws -> [String: SchemaCatalog] {
+    static func readCatalogs(_ stores: [String], on connection: PostgresConnection) throws -> [String: SchemaCatalog] {
         do {
             return try connection.transaction {
                 try connection.execute(ExecutionPolicy.setLockTimeout(milliseconds: DriftCheck.lockTimeoutMilliseconds))
@@ -164,7 +200,7 @@ public struct ServerSurvey {
         } catch let error as PostgresError where error.sqlState == .lockNotAvailable && stores.count > 1 {
             var catalogs: [String: SchemaCatalog] = [:]
             for store in stores {
-                catalogs.merge(try readCatalogs([store])) { first, _ in first }
+                catalogs.merge(try readCatalogs([store], on: connection)) { first, _ in first }
             }
             return catalogs
         } catch let error as PostgresError where error.sqlState == .lockNotAvailable {
