@@ -76,13 +76,18 @@ public struct ServerSurvey {
         }
         if !toCompare.isEmpty {
             let catalogs = try readCatalogsInParts(toCompare.map { states[$0.index].store.store })
+            // Looked up once per version: a lookup reads the session's printing settings, a
+            // transaction of its own, and nothing changes them during the survey.
+            var expected: [ModelVersion: SchemaCatalog] = [:]
             for (index, version) in toCompare {
                 guard let live = catalogs[states[index].store.store] else {
                     states[index].status = .inProgress
                     states[index].detail = DriftNotReadable(store: states[index].store.store).description
                     continue
                 }
-                let blocking = StoreDrift.compare(expected: try contracts.contract(of: version, on: connection), found: live).filter(\.isBlocking)
+                let contract = try expected[version] ?? contracts.contract(of: version, on: connection)
+                expected[version] = contract
+                let blocking = StoreDrift.compare(expected: contract, found: live).filter(\.isBlocking)
                 if !blocking.isEmpty {
                     states[index].status = .drifted
                     states[index].detail = blocking.map(\.description).joined(separator: "; ")
