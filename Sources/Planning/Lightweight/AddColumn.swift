@@ -35,6 +35,12 @@ struct DropColumn: SchemaChange {
     var table: String
     var column: String
     var reason: Reason
+    /// A removed column holding a foreign key: the table's name after the step's renames, where
+    /// `apply --online` drops it in the switch-over rather than first, so that the key's delete
+    /// rule (CASCADE, or a denying key) keeps acting on the application's deletes, as the old
+    /// version has it, until then. Nil otherwise, and where the destination table reuses the
+    /// column's name.
+    var keyedTableAfterRenames: String?
 
     enum Reason: Sendable {
         case removed

@@ -16,7 +16,8 @@ extension LightweightDiff {
                 } else if case .order(let owner, let name) = column.role, relationshipIsKept(name, of: owner) {
                     add(.remove, DropColumn(table: sourceName, column: column.name, reason: .madeUnordered))
                 } else {
-                    add(.remove, DropColumn(table: sourceName, column: column.name, reason: .removed))
+                    let keyed = sourceTable.foreignKeys.contains { $0.column == column.name } && table.column(named: column.name) == nil
+                    add(.remove, DropColumn(table: sourceName, column: column.name, reason: .removed, keyedTableAfterRenames: keyed ? table.name : nil))
                 }
             }
         }

@@ -70,6 +70,11 @@ enum OnlineArrangement {
         let arranged = changes.compactMap { change -> (any SchemaChange)? in
             if let delete = change as? DeleteRows, !delete.isLossy, shadowed.contains(delete.table) { return nil }
             if let drop = change as? DropColumn, drop.reason == .moved, shadowed.contains(drop.table) { return nil }
+            if var drop = change as? DropColumn, let table = drop.keyedTableAfterRenames, shadowed.contains(table) {
+                // The shadow takes the table's place in the switch-over: the column goes first, as before.
+                drop.keyedTableAfterRenames = nil
+                return drop
+            }
             if let check = change as? AddCheck, shadowed.contains(check.table), case .entityIn = check.check.kind { return nil }
             if let drop = change as? DropConstraint, let column = drop.continuingColumn, let beside = besides[column] {
                 return AtSwitchOver(deferred: beside.switchOver(in: schema))

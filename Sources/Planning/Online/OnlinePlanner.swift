@@ -84,9 +84,16 @@ extension DropConstraint: OnlineChange {
 }
 
 extension DropColumn: OnlineChange {
-    /// A column whose values moved is read by the backfill's trigger until the switch-over.
+    /// A column whose values moved is read by the backfill's trigger until the switch-over; a
+    /// removed column holding a foreign key is dropped there too, so its delete rule acts on
+    /// the application's deletes until then (dropped first, a CASCADE left the linking rows
+    /// online that the offline migration of the same writes deletes: HabitRPG 25 -> 26).
     func onlineForm(in schema: String) -> OnlineForm {
-        reason == .moved ? .atSwitchOver(statements(in: schema)) : .phases([.instant(statements(in: schema))])
+        if reason == .moved { return .atSwitchOver(statements(in: schema)) }
+        if let table = keyedTableAfterRenames {
+            return .atSwitchOver(DropColumn(table: table, column: column, reason: reason).statements(in: schema))
+        }
+        return .phases([.instant(statements(in: schema))])
     }
 }
 

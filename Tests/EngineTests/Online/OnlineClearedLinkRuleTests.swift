@@ -151,11 +151,11 @@ import TestSupport
 
     /// The application deletes an animal, in the live store and then, as it went there, in
     /// the shadow store: both must delete it or both refuse it, with the same message.
-    static func deleteInBoth(writer: TwinWriter, animal: Int, on connection: PostgresConnection) throws -> Outcome {
+    static func deleteInBoth(writer: TwinWriter, animal: Int, table: String = "animal", on connection: PostgresConnection) throws -> Outcome {
         func delete(in store: String) throws -> Outcome {
             try connection.execute("SAVEPOINT one_delete")
             do {
-                let rows = try connection.execute("DELETE FROM \(ident: store, "animal") WHERE _pk = \(literal: animal) RETURNING _pk").rows
+                let rows = try connection.execute("DELETE FROM \(ident: store, table) WHERE _pk = \(literal: animal) RETURNING _pk").rows
                 try connection.execute("RELEASE SAVEPOINT one_delete")
                 return rows.isEmpty ? .gone : .deleted
             } catch let error as PostgresError where error.sqlState == .foreignKeyViolation {
