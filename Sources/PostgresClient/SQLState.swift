@@ -27,6 +27,7 @@ extension SQLState {
     public static let uniqueViolation: SQLState = "23505"
     public static let checkViolation: SQLState = "23514"
     // Class 25: invalid transaction state.
+    public static let readOnlySQLTransaction: SQLState = "25006"
     public static let idleInTransactionSessionTimeout: SQLState = "25P03"
     // Class 28: invalid authorization specification.
     public static let invalidPassword: SQLState = "28P01"

@@ -33,6 +33,8 @@ public enum DriftCheck {
             catalogs = try contracts.catalogs(of: version, with: [store], lockTimeoutMilliseconds: lockTimeoutMilliseconds, on: connection)
         } catch let error as PostgresError where error.sqlState == .lockNotAvailable {
             throw DriftNotReadable(store: store)
+        } catch let error as PostgresError where error.sqlState == .readOnlySQLTransaction {
+            throw DriftNotReadable(store: store, onReadOnlyServer: true)
         }
         return DriftReport(version: version.name, items: StoreDrift.compare(expected: catalogs.contract, found: catalogs.schemas[store] ?? SchemaCatalog()))
     }
@@ -99,10 +101,16 @@ public struct StoreDrifted: Error, CustomStringConvertible {
     }
 }
 
-/// A table of the store stayed locked by another session while its catalog was read.
+/// A table of the store stayed locked by another session while its catalog was read, or the
+/// server is read-only (a streaming standby), where the contract's temporary tables cannot be
+/// made.
 public struct DriftNotReadable: Error, CustomStringConvertible {
     public var store: String
+    public var onReadOnlyServer = false
     public var description: String {
-        "the drift of store \(store) could not be read: a table of it is locked by another session (a migration?) for longer than \(DriftCheck.lockTimeoutMilliseconds) ms"
+        if onReadOnlyServer {
+            return "the drift of store \(store) is not checked on a read-only server (a standby): its contract is built as temporary tables, which only a writable server makes; a standby replays its primary's catalog, so check the drift there"
+        }
+        return "the drift of store \(store) could not be read: a table of it is locked by another session (a migration?) for longer than \(DriftCheck.lockTimeoutMilliseconds) ms"
     }
 }

@@ -38,8 +38,9 @@ struct DropColumn: SchemaChange {
     /// A removed column holding a foreign key: the table's name after the step's renames, where
     /// `apply --online` drops it in the switch-over rather than first, so that the key's delete
     /// rule (CASCADE, or a denying key) keeps acting on the application's deletes, as the old
-    /// version has it, until then. Nil otherwise, and where the destination table reuses the
-    /// column's name.
+    /// version has it, until then. Nil otherwise: where the destination table reuses the
+    /// column's name, or the key points at a table the step drops (a removed entity's, dropped
+    /// first: the key would hold it).
     var keyedTableAfterRenames: String?
 
     enum Reason: Sendable {

@@ -16,7 +16,10 @@ extension LightweightDiff {
                 } else if case .order(let owner, let name) = column.role, relationshipIsKept(name, of: owner) {
                     add(.remove, DropColumn(table: sourceName, column: column.name, reason: .madeUnordered))
                 } else {
-                    let keyed = sourceTable.foreignKeys.contains { $0.column == column.name } && table.column(named: column.name) == nil
+                    // Its key must not point at a table the step drops first (a removed entity's).
+                    let keyed = table.column(named: column.name) == nil && sourceTable.foreignKeys.contains {
+                        $0.column == column.name && pairing.destinationTable(continuing: $0.referencedTable) != nil
+                    }
                     add(.remove, DropColumn(table: sourceName, column: column.name, reason: .removed, keyedTableAfterRenames: keyed ? table.name : nil))
                 }
             }
