@@ -8,13 +8,6 @@ import SQLBuilding
 // 2. a trigger function converting such a column pins it for its own execution (its `SET`
 //    clause), so a row the application writes converts as the offline step converts it.
 
-extension ShortestFloatText: OnlineChange {
-    /// Nothing of its own: the planner gives the setting to the phases that read rows.
-    func onlineForm(in schema: String) -> OnlineForm {
-        .phases([])
-    }
-}
-
 extension OnlinePhase {
     /// The phase with the offline step's setting in each transaction that reads rows; catalog
     /// changes read none, and an index built concurrently converts nothing.
@@ -30,13 +23,5 @@ extension OnlinePhase {
             break
         }
         return phase
-    }
-}
-
-extension AlterColumnType {
-    /// The setting the trigger function converting the column runs under, when it reads
-    /// floating-point numbers as text.
-    var triggerSetting: SQL? {
-        NumberColumnConversion(from: from, to: to)?.readsFloatText == true ? ShortestFloatText.setting : nil
     }
 }

@@ -66,50 +66,6 @@ extension InstantChange {
     }
 }
 
-extension RenameTable: InstantChange {}
-extension RenameColumn: InstantChange {}
-extension RenameConstraint: InstantChange {}
-extension DropUnique: InstantChange {}
-extension DropNotNull: InstantChange {}
-extension ChangeColumnDefault: InstantChange {}
-extension AddColumn: InstantChange {}
-extension AddTable: InstantChange {}
-
-extension DropConstraint: OnlineChange {
-    /// A foreign key of a column on its way out keeps its delete rule working for the rows
-    /// written meanwhile; the column's drop takes it along.
-    func onlineForm(in schema: String) -> OnlineForm {
-        goesWithItsColumn ? .phases([]) : .phases([.instant(statements(in: schema))])
-    }
-}
-
-extension DropColumn: OnlineChange {
-    /// A column whose values moved is read by the backfill's trigger until the switch-over; a
-    /// removed column holding a foreign key is dropped there too, so its delete rule acts on
-    /// the application's deletes until then (dropped first, a CASCADE left the linking rows
-    /// online that the offline migration of the same writes deletes: HabitRPG 25 -> 26).
-    func onlineForm(in schema: String) -> OnlineForm {
-        if reason == .moved { return .atSwitchOver(statements(in: schema)) }
-        if let table = keyedTableAfterRenames {
-            return .atSwitchOver(DropColumn(table: table, column: column, reason: reason).statements(in: schema))
-        }
-        return .phases([.instant(statements(in: schema))])
-    }
-}
-
-extension DropTables: OnlineChange {
-    func onlineForm(in schema: String) -> OnlineForm {
-        isLossy ? .phases([.instant(statements(in: schema))]) : .atSwitchOver(statements(in: schema))
-    }
-}
-
-extension DataCheck: OnlineChange {
-    /// A read of the rows: writes go on.
-    func onlineForm(in schema: String) -> OnlineForm {
-        .phases(statements(in: schema).map { OnlinePhase(summary: $0.summary, statements: [$0], lock: .accessShare, hold: .scan) })
-    }
-}
-
 extension OnlineTrigger {
     /// `orchestrator_online_<purpose>_<digest of table and column>`: short, and the same in
     /// every plan of the step, so a resumed run finds what an interrupted one made.

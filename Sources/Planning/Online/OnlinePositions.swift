@@ -111,14 +111,3 @@ struct OnlinePositions {
         return "\(number(in: schema, where: logged))\(matched) AND x.\(logged)"
     }
 }
-
-extension FillOrderColumn: OnlineChange {
-    func onlineForm(in schema: String) -> OnlineForm {
-        guard let ownerTable else {
-            return .refused(OnlineRefusal(.onlineUnsupportedPositionOwners, "number \(table).\(column): the table of its owners is not known, so its batches cannot walk them (docs/online-migrations.md, Limits)"))
-        }
-        let positions = OnlinePositions(table: table, column: column, owner: partitionBy, orderBy: orderBy, keys: keys, ownerTable: ownerTable)
-        let (phases, switchOver) = positions.form(in: schema)
-        return .phasesThenAtSwitchOver(phases, switchOver)
-    }
-}

@@ -53,3 +53,10 @@ struct DataCheck: SchemaChange {
         return PlannedStatement("DO \(SQL.dollarQuoted(body, tag: "check"))", lock: .accessShare, summary: "check: no \(problem)")
     }
 }
+
+extension DataCheck: OnlineChange {
+    /// A read of the rows: writes go on.
+    func onlineForm(in schema: String) -> OnlineForm {
+        .phases(statements(in: schema).map { OnlinePhase(summary: $0.summary, statements: [$0], lock: .accessShare, hold: .scan) })
+    }
+}

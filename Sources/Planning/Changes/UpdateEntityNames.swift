@@ -26,3 +26,23 @@ struct UpdateEntityNames: SchemaChange {
         [.fullScan("updates _entity in every row of \(table) whose entity was renamed (\(renames.map(\.from).joined(separator: ", ")))")]
     }
 }
+
+extension UpdateEntityNames: OnlineChange {
+    /// The trigger's name sorts before every other BEFORE trigger's (`_` before letters), so it
+    /// fires first, as the offline step renames entities before its backfills and copies: those
+    /// read `_entity` by the destination's names.
+    func onlineForm(in schema: String) -> OnlineForm {
+        let trigger = OnlineTrigger.named("_entity", table: table, column: "_entity")
+        var cases: SQL = ""
+        for rename in renames { cases.append(" WHEN \(literal: rename.from) THEN \(literal: rename.to)") }
+        let body: SQL = """
+            BEGIN IF NEW.\(ident: "_entity") IN (\(literals: renames.map(\.from))) \
+            THEN NEW.\(ident: "_entity") := CASE NEW.\(ident: "_entity")\(cases) END; END IF; RETURN NEW; END
+            """
+        let offline = statements(in: schema)[0]
+        return .phases(OnlinePhase.triggeredBatches(
+            trigger, in: schema, timing: "BEFORE INSERT OR UPDATE", body: body, does: "rows written meanwhile get the new entity names",
+            batches: BatchedStatement(schema: schema, table: table, prefix: offline.sql), summary: offline.summary + ", in batches"
+        ))
+    }
+}

@@ -15,3 +15,5 @@ struct RenameColumn: SchemaChange {
         )]
     }
 }
+
+extension RenameColumn: InstantChange {}

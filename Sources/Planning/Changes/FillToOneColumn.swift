@@ -1,5 +1,27 @@
 import SQLBuilding
 
+/// A one-to-one whose column changes sides (a rename changed which side sorts first): the new
+/// column takes the links the other side's column held.
+struct FillToOneColumn: SchemaChange {
+    var table: String
+    var column: String
+    /// `a`: rows of `table`.
+    var links: SourceLinks
+
+    func statements(in schema: String) -> [PlannedStatement] {
+        var sql: SQL = """
+            UPDATE \(ident: schema, table) AS x SET \(ident: column) = l.\(ident: links.b) \
+            FROM \(ident: schema, links.table) AS l WHERE x.\(ident: "_pk") = l.\(ident: links.a)
+            """
+        if let required = links.requiredNotNull { sql.append(" AND l.\(ident: required) IS NOT NULL") }
+        return [PlannedStatement(sql, lock: .rowExclusive, summary: "copy links from \(links.table) into \(table).\(column)")]
+    }
+
+    var hazards: [Hazard] {
+        [.fullScan("copies every link kept in \(links.table) into \(table).\(column)")]
+    }
+}
+
 // A one-to-one whose column changes sides, under `apply --online`: the new column (added
 // empty by its own change) is filled beside the old one, which stays in use until the
 // switch-over drops it:

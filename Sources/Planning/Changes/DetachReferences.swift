@@ -32,3 +32,30 @@ struct DetachReferences: SchemaChange {
         return [PlannedStatement(clear, lock: .rowExclusive, summary: "clear \(table).\(column) where it links to rows of \(entities.joined(separator: ", ")) (\(why))")]
     }
 }
+
+extension DetachReferences: OnlineChange {
+    /// 1. A `BEFORE INSERT OR UPDATE` trigger clears a link written to a row of a removed
+    ///    (or moved) entity; 2. batches clear the links already there. A CASCADE or denying
+    ///    key keeps acting on the links cleared until the switch-over (`ClearedLinks`).
+    func onlineForm(in schema: String) -> OnlineForm {
+        // Links to moved rows and to removed rows of one column each get their trigger.
+        let trigger = OnlineTrigger.named(why == "removed" ? "detach" : "unlink", table: table, column: column)
+        var condition = OnlineTrigger.linkWritten(column, to: referencedTable, entities: entities, in: schema)
+        if !keeping.isEmpty { condition.append(" AND NEW.\(ident: "_entity") NOT IN (\(literals: keeping))") }
+        let body: SQL = """
+            BEGIN
+                IF \(condition) THEN
+                    NEW.\(ident: column) := NULL;
+                END IF;
+                RETURN NEW;
+            END
+            """
+        let clear = statements(in: schema)[0]
+        if let cleared = ClearedLinks(self) { return .phases(cleared.phases(clearing: trigger, in: schema, clear: clear)) }
+        return .phases(OnlinePhase.triggeredBatches(
+            trigger, in: schema, timing: "BEFORE INSERT OR UPDATE", body: body,
+            does: "links written to rows of \(entities.joined(separator: ", ")) (\(why)) are cleared",
+            batches: BatchedStatement(schema: schema, table: table, prefix: clear.sql), summary: clear.summary + ", in batches"
+        ))
+    }
+}

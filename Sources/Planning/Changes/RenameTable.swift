@@ -27,3 +27,5 @@ struct RenameTable: SchemaChange {
         return statements
     }
 }
+
+extension RenameTable: InstantChange {}

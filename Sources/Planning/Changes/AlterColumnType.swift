@@ -1,5 +1,44 @@
 import SQLBuilding
 
+/// A column's type changes between numbers (`NumberConversion`). Values that would not convert
+/// exactly were counted first (`DataCheck`), so every value converts exactly; PostgreSQL
+/// rewrites the table and its indexes under an ACCESS EXCLUSIVE lock.
+struct AlterColumnType: SchemaChange {
+    var table: String
+    var column: String
+    var from: String
+    var to: String
+    /// The conversion of the column's value; nil: PostgreSQL's own cast.
+    var using: SQL?
+    /// The old default cannot be cast to the new type: dropped first.
+    var dropsDefault = false
+    /// What `apply --online` needs to build the column beside the old one (`describing`).
+    var isNotNull = false
+    var defaultExpression: SQL?
+    var covering: [CoveringConstraint] = []
+
+    func statements(in schema: String) -> [PlannedStatement] {
+        var statements: [PlannedStatement] = []
+        if dropsDefault {
+            statements.append(PlannedStatement(
+                "ALTER TABLE \(ident: schema, table) ALTER COLUMN \(ident: column) DROP DEFAULT",
+                lock: .accessExclusive, summary: "drop default of \(table).\(column) before its type changes"
+            ))
+        }
+        var alter: SQL = "ALTER TABLE \(ident: schema, table) ALTER COLUMN \(ident: column) TYPE \(unsafeRaw: to)"
+        if let using { alter.append(" USING \(using)") }
+        statements.append(PlannedStatement(alter, lock: .accessExclusive, summary: "change \(table).\(column) from \(from) to \(to)"))
+        return statements
+    }
+
+    var hazards: [Hazard] {
+        [
+            .tableRewrite("changing \(table).\(column) from \(from) to \(to) rewrites the table and its indexes"),
+            .longLock("\(table) is locked against reads and writes while it is rewritten"),
+        ]
+    }
+}
+
 // A column whose type widens, under `apply --online`: instead of `ALTER COLUMN … TYPE`, which
 // rewrites the table under ACCESS EXCLUSIVE, the new column is built beside the old one:
 // 1. add the new column (nullable, with the destination's default) under a temporary name;
@@ -83,5 +122,13 @@ extension AlterColumnType: ColumnRebuild {
             PlannedStatement("ALTER TABLE \(ident: schema, table) DROP COLUMN \(ident: column)", lock: .accessExclusive, summary: "drop the old \(table).\(column)"),
             PlannedStatement("ALTER TABLE \(ident: schema, table) RENAME COLUMN \(ident: shadow) TO \(ident: column)", lock: .accessExclusive, summary: "the new column takes the name \(column)"),
         ]
+    }
+}
+
+extension AlterColumnType {
+    /// The setting the trigger function converting the column runs under, when it reads
+    /// floating-point numbers as text.
+    var triggerSetting: SQL? {
+        NumberColumnConversion(from: from, to: to)?.readsFloatText == true ? ShortestFloatText.setting : nil
     }
 }

@@ -1,44 +1,62 @@
 import SQLBuilding
 
+/// A new join table filled with the links the source kept elsewhere: the to-one column of a
+/// relationship made to-many, or a join table owned by the other side before a rename. Order
+/// columns take the source's order, or a deterministic one (by `_pk`) where it kept none.
+struct FillJoinTable: SchemaChange {
+    enum Side: Sendable, Hashable {
+        /// Position of the target among the owner's targets.
+        case target
+        /// Position of the owner among the target's owners.
+        case owner
+    }
+
+    var table: String
+    var ownerColumn: String
+    var targetColumn: String
+    var orderColumns: [(column: String, side: Side)]
+    /// `a`: the owner side.
+    var links: SourceLinks
+    /// The table each of the join table's columns references: `apply --online` numbers the
+    /// owners of positions the source did not keep by its keys.
+    var referencedTables: [String: String] = [:]
+
+    func statements(in schema: String) -> [PlannedStatement] {
+        var values: [SQL] = ["\(ident: links.a)", "\(ident: links.b)"]
+        for order in orderColumns {
+            let (kept, partition, position) = order.side == .target
+                ? (links.orderOfB, links.a, links.b)
+                : (links.orderOfA, links.b, links.a)
+            if let kept {
+                values.append("\(ident: kept)")
+            } else {
+                values.append("(row_number() OVER (PARTITION BY \(ident: partition) ORDER BY \(ident: position)) - 1)::integer")
+            }
+        }
+        var sql: SQL = "INSERT INTO \(ident: schema, table) (\(idents: [ownerColumn, targetColumn] + orderColumns.map(\.column))) SELECT "
+        sql.append(SQL.joined(values, separator: ", "))
+        sql.append(" FROM \(ident: schema, links.table)")
+        var conditions: [SQL] = []
+        if let column = links.requiredNotNull { conditions.append("\(ident: column) IS NOT NULL") }
+        if let filter = links.ownerFilter {
+            conditions.append("\(ident: links.a) IN (SELECT \(ident: "_pk") FROM \(ident: schema, filter.table) WHERE \(ident: "_entity") IN (\(literals: filter.entities)))")
+        }
+        if !conditions.isEmpty {
+            sql.append(" WHERE ")
+            sql.append(SQL.joined(conditions, separator: " AND "))
+        }
+        return [PlannedStatement(sql, lock: .rowExclusive, summary: "copy links from \(links.table) into \(table)")]
+    }
+
+    var hazards: [Hazard] {
+        [.fullScan("copies every link kept in \(links.table) into \(table)")]
+    }
+}
+
 // Backfills under `apply --online`: a trigger first makes every row the application writes
 // meanwhile come out as the backfill would make it; then the backfill walks the table in
 // ranges of `_pk`, each its own short transaction. Rows the batches already passed and rows
 // they have not reached are both right at the end. The triggers go in the switch-over.
-
-extension BackfillNulls: OnlineChange {
-    func onlineForm(in schema: String) -> OnlineForm {
-        let trigger = OnlineTrigger.named("backfill", table: table, column: column)
-        var condition: SQL = "NEW.\(ident: column) IS NULL"
-        if let entities { condition.append(" AND NEW.\(ident: "_entity") IN (\(literals: entities))") }
-        let body: SQL = "BEGIN IF \(condition) THEN NEW.\(ident: column) := \(value); END IF; RETURN NEW; END"
-        var prefix: SQL = "UPDATE \(ident: schema, table) SET \(ident: column) = \(value) WHERE \(ident: column) IS NULL"
-        if let entities { prefix.append(" AND \(ident: "_entity") IN (\(literals: entities))") }
-        return .phases(OnlinePhase.triggeredBatches(
-            trigger, in: schema, timing: "BEFORE INSERT OR UPDATE", body: body, does: "rows written meanwhile get \(column)'s default for NULL",
-            batches: BatchedStatement(schema: schema, table: table, prefix: prefix), summary: "backfill NULLs of \(table).\(column) with its default, in batches"
-        ))
-    }
-}
-
-extension UpdateEntityNames: OnlineChange {
-    /// The trigger's name sorts before every other BEFORE trigger's (`_` before letters), so it
-    /// fires first, as the offline step renames entities before its backfills and copies: those
-    /// read `_entity` by the destination's names.
-    func onlineForm(in schema: String) -> OnlineForm {
-        let trigger = OnlineTrigger.named("_entity", table: table, column: "_entity")
-        var cases: SQL = ""
-        for rename in renames { cases.append(" WHEN \(literal: rename.from) THEN \(literal: rename.to)") }
-        let body: SQL = """
-            BEGIN IF NEW.\(ident: "_entity") IN (\(literals: renames.map(\.from))) \
-            THEN NEW.\(ident: "_entity") := CASE NEW.\(ident: "_entity")\(cases) END; END IF; RETURN NEW; END
-            """
-        let offline = statements(in: schema)[0]
-        return .phases(OnlinePhase.triggeredBatches(
-            trigger, in: schema, timing: "BEFORE INSERT OR UPDATE", body: body, does: "rows written meanwhile get the new entity names",
-            batches: BatchedStatement(schema: schema, table: table, prefix: offline.sql), summary: offline.summary + ", in batches"
-        ))
-    }
-}
 
 extension FillJoinTable: OnlineChange {
     /// Links copied into a new join table from a to-one column, or from a join table owned by
@@ -134,5 +152,42 @@ extension FillJoinTable: OnlineChange {
         let numbering = numbered.map { $0.form(in: schema) }
         guard !numbering.isEmpty else { return .phases(copy) }
         return .phasesThenAtSwitchOver(copy + numbering.flatMap(\.phases), numbering.flatMap(\.atSwitchOver))
+    }
+}
+
+// Links copied into a new join table for the owners of some entities only (an entity leaving
+// its hierarchy takes its links out of the parent's join table; a parent's many-to-many moved
+// down to each sub-entity), under `apply --online`. The mirroring trigger on the links' table
+// follows the links written, but an owner whose `_entity` the application changes keeps its
+// links where they are: the batches may have passed it. So a second trigger, on the owners'
+// table, follows the owner: `AFTER UPDATE OF _entity`, when it becomes one of the entities the
+// new join table covers, its links are copied from the links' table (`ON CONFLICT DO NOTHING`);
+// when it stops being one, its links leave the new join table. Each new join table filled
+// from the same links has its own, so an owner moving between two sub-entities moves its
+// links from one to the other. The switch-over drops it with the others.
+
+extension FillJoinTable {
+    /// The trigger following owners changing entity, with its install statements; nil where
+    /// the links are not chosen by their owner's entity. `values` reads a link's columns from
+    /// the links' table, in the order of `columns`.
+    func ownerEntityTrigger(in schema: String, columns: [String], values: SQL) -> (trigger: OnlineTrigger, statements: [PlannedStatement])? {
+        guard let filter = links.ownerFilter else { return nil }
+        let trigger = OnlineTrigger.named("relinked", table: filter.table, column: table)
+        let covered: SQL = "(\(literals: filter.entities))"
+        let holds = links.requiredNotNull.map { " AND \(ident: $0) IS NOT NULL" as SQL } ?? ""
+        let body: SQL = """
+            BEGIN
+                IF OLD.\(ident: "_entity") IN \(covered) AND (NEW.\(ident: "_entity") NOT IN \(covered) OR NEW.\(ident: "_pk") <> OLD.\(ident: "_pk")) THEN
+                    DELETE FROM \(ident: schema, table) WHERE \(ident: ownerColumn) = OLD.\(ident: "_pk");
+                END IF;
+                IF NEW.\(ident: "_entity") IN \(covered) AND (OLD.\(ident: "_entity") NOT IN \(covered) OR NEW.\(ident: "_pk") <> OLD.\(ident: "_pk")) THEN
+                    INSERT INTO \(ident: schema, table) (\(idents: columns)) SELECT \(values) FROM \(ident: schema, links.table)
+                    WHERE \(ident: links.a) = NEW.\(ident: "_pk")\(holds) ON CONFLICT DO NOTHING;
+                END IF;
+                RETURN NULL;
+            END
+            """
+        let summary = "the links of a row of \(filter.table) turned into \(filter.entities.joined(separator: ", ")) are copied into \(table), those of one turned into another entity leave it"
+        return (trigger, trigger.installStatements(in: schema, timing: "AFTER UPDATE OF \(quoteIdentifier("_entity"))", body: body, summary: summary))
     }
 }

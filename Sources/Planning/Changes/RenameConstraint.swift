@@ -30,3 +30,5 @@ struct RenameConstraint: SchemaChange {
         }
     }
 }
+
+extension RenameConstraint: InstantChange {}

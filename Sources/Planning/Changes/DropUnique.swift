@@ -1,0 +1,15 @@
+import SQLBuilding
+
+struct DropUnique: SchemaChange {
+    var table: String
+    var unique: UniqueConstraint
+
+    func statements(in schema: String) -> [PlannedStatement] {
+        if unique.entityScope != nil {
+            return DropIndex(table: table, name: unique.name).statements(in: schema)
+        }
+        return DropConstraint(table: table, name: unique.name).statements(in: schema)
+    }
+}
+
+extension DropUnique: InstantChange {}
