@@ -29,12 +29,18 @@ struct OnlineCheckpoint {
     }
 
     /// An interrupted online step of `store`, as (from, to), when one is recorded: in
-    /// `orchestrator.checkpoints`, or before the metadata is upgraded (`plan` writes nothing)
-    /// in layout 3's table of the same name as the view.
+    /// `orchestrator.checkpoints` (not through the view, which a role owning the metadata tables
+    /// may not own), or before the metadata is upgraded (`plan` writes nothing) in layout 3's
+    /// table `online_progress`.
     static func unfinished(store: String, on connection: PostgresConnection) throws -> (from: String, to: String)? {
-        let view = quoteIdentifier(MetadataSchema.schema) + "." + CheckpointTable.onlineView
-        guard try connection.execute("SELECT to_regclass(\(view)) IS NOT NULL AS present").bool(0, "present") == true else { return nil }
-        let row = try connection.execute("SELECT from_version, to_version FROM \(ident: MetadataSchema.schema, CheckpointTable.onlineView) WHERE store = \(store)")
+        let row: QueryResult
+        if try CheckpointTable.exists(on: connection) {
+            row = try connection.execute("SELECT from_version, to_version FROM \(ident: MetadataSchema.schema, CheckpointTable.table) WHERE store = \(store) AND kind = 'online'")
+        } else {
+            let legacy = quoteIdentifier(MetadataSchema.schema) + "." + CheckpointTable.onlineView
+            guard try connection.execute("SELECT to_regclass(\(legacy)) IS NOT NULL AS present").bool(0, "present") == true else { return nil }
+            row = try connection.execute("SELECT from_version, to_version FROM \(ident: MetadataSchema.schema, CheckpointTable.onlineView) WHERE store = \(store)")
+        }
         guard let values = row.rows.first, let from = values[0], let to = values[1] else { return nil }
         return (from, to)
     }
