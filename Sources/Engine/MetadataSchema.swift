@@ -6,7 +6,7 @@ import SQLBuilding
 public enum MetadataSchema {
     public static let schema = "orchestrator"
     /// Bumped when the metadata tables change shape; kept in orchestrator.meta.
-    public static let layoutVersion = 3
+    public static let layoutVersion = 4
 
     static let statements: [SQL] = [
         "CREATE SCHEMA IF NOT EXISTS \(ident: schema)",
@@ -80,6 +80,8 @@ public enum MetadataSchema {
             updated_by text NOT NULL DEFAULT current_user
         )
         """,
+    ] + CheckpointTable.statements + [
+        CheckpointTable.view,
         """
         INSERT INTO \(ident: schema, "meta") (key, value) VALUES ('layout_version', \(literal: layoutVersion))
         ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value
@@ -88,16 +90,20 @@ public enum MetadataSchema {
 
     /// Creates the metadata schema when missing, or brings an older layout up to this one in
     /// place (every statement is idempotent; layout 1 lacks `store_schemas`, and its backup and
-    /// staging schemas are adopted into it; layout 2 lacks `controls`). Concurrent callers serialize on an advisory lock,
-    /// so six processes starting at once all succeed.
+    /// staging schemas are adopted into it; layout 2 lacks `controls`; layout 3 lacks
+    /// `checkpoints`, and what its runs left is moved into it, `CheckpointTable`).
+    /// Concurrent callers serialize on an advisory lock, so six processes starting at once all
+    /// succeed.
     public static func bootstrap(on connection: PostgresConnection) throws {
-        if try hasStoreSchemas(on: connection), try hasControls(on: connection) { return }
+        if try isCurrent(on: connection) { return }
         try connection.transaction {
             try connection.advisoryTransactionLock(key: PostgresConnection.advisoryLockKey(for: "orchestrator:metadata"))
+            try CheckpointTable.moveOnlineProgress(on: connection)
             for statement in statements {
                 _ = try connection.execute(statement)
             }
             try StoreSchemas.adoptLayoutOneSchemas(on: connection)
+            try CheckpointTable.movePasses(on: connection)
         }
     }
 
@@ -108,11 +114,13 @@ public enum MetadataSchema {
         )).isEmpty
     }
 
-    /// True when the metadata has the `controls` table (layout 3 and later).
-    static func hasControls(on connection: PostgresConnection) throws -> Bool {
-        !(try connection.execute(
-            "SELECT 1 FROM information_schema.tables WHERE table_schema = \(schema) AND table_name = \(StoreControls.table)"
-        )).isEmpty
+    /// True when the metadata has every table of this layout: `store_schemas` (layout 2),
+    /// `controls` (layout 3) and `checkpoints` (layout 4).
+    static func isCurrent(on connection: PostgresConnection) throws -> Bool {
+        try connection.execute("""
+            SELECT count(*) AS n FROM information_schema.tables
+            WHERE table_schema = \(schema) AND table_name IN (\(literals: [StoreSchemas.table, StoreControls.table, CheckpointTable.table]))
+            """).int(0, "n") == 3
     }
 
     /// True when the metadata schema exists (reading never creates it).

@@ -27,7 +27,9 @@ public struct ExpectedPlan: Sendable {
     /// Throws `SavedPlanMismatch` unless `plan`, with what `migrator` computed it from and
     /// whether the apply runs `--online`, is the saved one.
     func requireSame(as plan: MigrationPlan, migrator: StoreMigrator, online: Bool) throws {
-        let differences = saved.differences(from: try SavedPlan(plan: plan, migrator: migrator, online: online))
+        let now = try SavedPlan(plan: plan, migrator: migrator, online: online)
+        var differences = saved.differences(from: now)
+        if differences.isEmpty { differences = saved.digestDifferences(from: now) }
         if !differences.isEmpty { throw SavedPlanMismatch(file: file, differences: differences) }
     }
 }
@@ -65,6 +67,17 @@ extension SavedPlan {
         }
         found += stepDifferences(now.steps)
         return found
+    }
+
+    /// Steps whose digest (`PlannedStep.digest`) differs from the one saved, when all else is
+    /// the same; a plan saved before digests were (`upgradedFromLayoutThree`) has none to
+    /// compare. Not for a fleet's cohort plan, whose digests are those of the store it was
+    /// planned on.
+    func digestDifferences(from now: SavedPlan) -> [String] {
+        zip(steps, now.steps).enumerated().compactMap { index, pair in
+            guard let saved = pair.0.digest, saved != pair.1.digest else { return nil }
+            return "step \(index + 1): its step digest was \(saved), now \(pair.1.digest ?? "none") (the work of its passes or online phases changed)"
+        }
     }
 
     private static func describe(_ version: String?) -> String {

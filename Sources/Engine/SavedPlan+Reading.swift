@@ -35,6 +35,25 @@ extension SavedPlan {
                 file: path, reason: "the key '\(duplicate.key)' is written twice in one object (line \(duplicate.line)); `orchestrator plan --out` never does that (run it again)"
             )
         }
+        return plan.upgradedFromLayoutThree()
+    }
+
+    /// A plan saved by a release before metadata layout 4 (no step digests): its heavyweight
+    /// steps made and dropped the staging schema's `_checkpoint` table, whose rows are now in
+    /// `orchestrator.checkpoints`; those two statements are read as they are planned now, so
+    /// that the plan still applies when nothing else changed.
+    func upgradedFromLayoutThree() -> SavedPlan {
+        var plan = self
+        for index in plan.steps.indices where plan.steps[index].digest == nil && plan.steps[index].kind == "heavyweight" {
+            plan.steps[index].statements = plan.steps[index].statements.compactMap { statement in
+                let firstLine = statement.prefix { $0 != "\n" }
+                if firstLine.hasPrefix("CREATE TABLE "), firstLine.hasSuffix(#"."_checkpoint" ("#) { return nil }
+                guard statement.hasPrefix("DROP TABLE "), let range = statement.range(of: #", "[^"]+"\."_checkpoint""#, options: .regularExpression) else {
+                    return statement
+                }
+                return statement.replacingCharacters(in: range, with: "")
+            }
+        }
         return plan
     }
 

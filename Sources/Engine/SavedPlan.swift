@@ -78,6 +78,9 @@ public struct SavedPlan: Codable, Sendable, Equatable {
         /// Heavyweight steps: what each streamed pass reads, with its policy.
         public var streamedReads: [String]
         public var hazards: [String]
+        /// The step's digest (`PlannedStep.digest`), which its checkpoints also record; absent
+        /// from a plan saved by a release before metadata layout 4 (`upgradedFromLayoutThree`).
+        public var digest: String? = nil
     }
 }
 
@@ -109,7 +112,7 @@ extension SavedPlan {
                 kind: step.kind.rawValue, from: step.from, to: step.to, statements: step.statements.map(\.sql.text),
                 writeGuard: step.writeGuard?.sql.text,
                 streamedReads: step.passes.compactMap { pass in pass.stream.map { ($0.policy.map { "policy \($0): " } ?? "") + $0.sourceRows.text } },
-                hazards: step.hazards.map(\.code)
+                hazards: step.hazards.map(\.code), digest: step.digest
             )
         }
     }

@@ -56,7 +56,7 @@ public struct StoreMigrator {
         plan.blockerDetails += try StoreDependents.blockers(of: plan, on: connection)
         if plan.status == .migrationRequired {
             for index in plan.steps.indices {
-                plan.steps[index].passesDone = try HeavyweightRun.passesDone(of: plan.steps[index], on: connection)
+                plan.steps[index].passesDone = try PassCheckpoints.passesDone(of: plan.steps[index], store: store, on: connection)
             }
         }
         return plan

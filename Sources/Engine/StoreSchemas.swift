@@ -122,7 +122,7 @@ public enum StoreSchemas {
             _ = try connection.execute("""
                 INSERT INTO \(ident: meta, table) (schema, store, role, version_name)
                 SELECT \(staging), \(store), 'staging', NULL
-                WHERE to_regclass(\(quoteIdentifier(staging) + "." + quoteIdentifier(HeavyweightMigration.checkpointTable))) IS NOT NULL
+                WHERE to_regclass(\(quoteIdentifier(staging) + "." + quoteIdentifier(CheckpointTable.legacyTable))) IS NOT NULL
                   AND NOT EXISTS (SELECT 1 FROM \(ident: meta, "stores") WHERE store = \(staging))
                 ON CONFLICT (schema) DO NOTHING
                 """)

@@ -13,8 +13,8 @@ public enum LockLevel: String, Sendable, Hashable, Codable {
 
 /// One statement of a step: what it runs, the lock it takes, and why it is there.
 ///
-/// Its text is the whole statement: `plan` prints it, the history records it and a heavyweight
-/// checkpoint's fingerprint hashes it, so a value in it is a literal, never a bind.
+/// Its text is the whole statement: `plan` prints it, the history records it and the
+/// step digest (`PlannedStep.digest`) hashes it, so a value in it is a literal, never a bind.
 public struct PlannedStatement: Sendable, Hashable {
     public private(set) var sql: SQL
     public var lock: LockLevel

@@ -89,7 +89,7 @@ struct ConcurrentPassesTests {
 
             #expect(try connection.execute("SELECT version_name FROM orchestrator.stores WHERE store = 'kitchen'").value(0, "version_name") == "Kitchen 1")
             #expect(try connection.execute("SELECT count(*) AS n FROM kitchen.recipe").int(0, "n") == 300_000)
-            let done = try connection.execute("SELECT pass FROM \"kitchen~staging\"._checkpoint ORDER BY pass").rows.compactMap { $0[0].flatMap(Int.init) }
+            let done = try connection.execute("SELECT pass FROM orchestrator.checkpoints WHERE store = 'kitchen' AND kind = 'heavyweight' AND pass > 0 ORDER BY pass").rows.compactMap { $0[0].flatMap(Int.init) }
             #expect(done.first == 1 && !done.contains(4), "\(done)")
 
             let second = try OrchestratorBinary.run(arguments, databaseURL: url)

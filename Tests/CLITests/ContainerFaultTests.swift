@@ -35,7 +35,7 @@ struct ContainerFaultTests {
                 var checkpoints = 0
                 let deadline = Date().addingTimeInterval(180)
                 while apply.isRunning && checkpoints < 2 && Date() < deadline {
-                    checkpoints = (try? connection.execute("SELECT count(*) AS n FROM \"kitchen~staging\"._checkpoint").int(0, "n")).flatMap { $0.map(Int.init) } ?? 0
+                    checkpoints = (try? connection.execute("SELECT count(*) AS n FROM orchestrator.checkpoints WHERE store = 'kitchen' AND kind = 'heavyweight' AND pass > 0").int(0, "n")).flatMap { $0.map(Int.init) } ?? 0
                     if checkpoints < 2 { Thread.sleep(forTimeInterval: 0.005) }
                 }
                 guard apply.isRunning, checkpoints >= 2 else {

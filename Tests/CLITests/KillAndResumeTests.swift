@@ -43,7 +43,7 @@ struct KillAndResumeTests {
             let deadline = Date().addingTimeInterval(120)
             while first.isRunning && checkpoints < 2 && Date() < deadline {
                 // Before the prepare pass commits, the table does not exist yet.
-                checkpoints = (try? connection.execute("SELECT count(*) AS n FROM \"kitchen~staging\"._checkpoint").int(0, "n")).flatMap { $0.map(Int.init) } ?? 0
+                checkpoints = (try? connection.execute("SELECT count(*) AS n FROM orchestrator.checkpoints WHERE store = 'kitchen' AND kind = 'heavyweight' AND pass > 0").int(0, "n")).flatMap { $0.map(Int.init) } ?? 0
                 if checkpoints < 2 { Thread.sleep(forTimeInterval: 0.005) }
             }
             guard try first.killedWhileRunning() != nil else { return }
@@ -53,7 +53,7 @@ struct KillAndResumeTests {
             #expect(try connection.execute("SELECT count(*) AS n FROM kitchen.recipe").int(0, "n") == 200_000)
             // Every table of the old store logs its writes until the swap.
             #expect(try Self.changeTriggers(on: connection) == ["chef": 4, "recipe": 4])
-            let done = try connection.execute("SELECT name FROM \"kitchen~staging\"._checkpoint ORDER BY pass").rows.map { $0[0] ?? "" }
+            let done = try connection.execute("SELECT name FROM orchestrator.checkpoints WHERE store = 'kitchen' AND kind = 'heavyweight' AND pass > 0 ORDER BY pass").rows.map { $0[0] ?? "" }
             #expect(Array(done.prefix(2)) == ["prepare", "createInstances ChefToChef"], "\(done)")
 
             let plan = try OrchestratorBinary.run(["plan", "--model", folder.path, "--format", "json", "--streaming"], databaseURL: url)

@@ -34,7 +34,7 @@ struct StoppedWriteGuardTests {
             var guardPid: Int?
             var checkpoints = 0
             while first.isRunning && (guardPid == nil || checkpoints < 2) && Date() < deadline {
-                checkpoints = (try? connection.execute("SELECT count(*) AS n FROM \"kitchen~staging\"._checkpoint").int(0, "n")).flatMap { $0.map(Int.init) } ?? 0
+                checkpoints = (try? connection.execute("SELECT count(*) AS n FROM orchestrator.checkpoints WHERE store = 'kitchen' AND kind = 'heavyweight' AND pass > 0").int(0, "n")).flatMap { $0.map(Int.init) } ?? 0
                 guardPid = try Self.guardPid(on: connection)
                 if guardPid == nil || checkpoints < 2 { Thread.sleep(forTimeInterval: 0.005) }
             }

@@ -19,6 +19,7 @@ extension HeavyweightRun {
         try options.executionPolicy.transaction(on: connection) {
             try StoreSchemas.requireOwnable(staging, role: .staging, store: migrator.store, on: connection)
             for statement in tracking.install + (catchUp?.install ?? []) { _ = try execute(statement) }
+            try checkpoints.installed(on: connection)
             try StoreSchemas.register(staging, role: .staging, store: migrator.store, version: step.to, on: connection)
         }
     }
@@ -39,12 +40,9 @@ extension HeavyweightRun {
         let seen = try changesSeen(tracking, on: connection)
         let recount = previous == nil ? nil : pass.tablesWritten
         let tableRows = (previous?.tableRows ?? [:]).merging(try stagingRows(tracking, of: recount, on: connection)) { $1 }
-        let counts = JSONValue.object(tableRows.keys.sorted().map { ($0, .number(tableRows[$0]!)) }).rendered
-        _ = try connection.execute("""
-            INSERT INTO \(ident: staging, HeavyweightMigration.checkpointTable) (pass, name, fingerprint, rows, changes_seen, table_rows)
-            VALUES (\(number), \(pass.name), \(fingerprint), \(rows), \(seen), \(counts)::jsonb)
-            """)
-        return Checkpoint(pass: number, rows: rows, changesSeen: seen, tableRows: tableRows)
+        let checkpoint = Checkpoint(pass: number, rows: rows, changesSeen: seen, tableRows: tableRows)
+        try checkpoints.record(checkpoint, name: pass.name, on: connection)
+        return checkpoint
     }
 
     func stagingRows(_ tracking: ChangeTracking, of tables: [String]? = nil, on session: PostgresConnection? = nil) throws -> [String: Int] {
@@ -74,26 +72,5 @@ extension HeavyweightRun {
     /// Every staging table holds the rows `checkpoint` counted (none were changed by hand).
     func verifyStagingRows(against checkpoint: Checkpoint, _ tracking: ChangeTracking) throws {
         try ResumeDecision.verifyRows(against: checkpoint, staging: staging, stagingTables: tracking.stagingTables, stagingRows: try stagingRows(tracking))
-    }
-
-    /// The checkpoints an earlier run left in the staging schema, for `ResumeDecision`.
-    func earlierRun() throws -> EarlierRun {
-        let tableExists = try connection.execute("SELECT to_regclass(\(quoteIdentifier(staging) + "." + quoteIdentifier(HeavyweightMigration.checkpointTable))) IS NOT NULL AS present")
-        guard tableExists.bool(0, "present") == true else { return EarlierRun(hasCheckpointTable: false, fingerprints: [], checkpoints: []) }
-        // Fingerprints first: another plan's checkpoint table may have other columns.
-        let fingerprints = try connection.execute("SELECT fingerprint FROM \(ident: staging, HeavyweightMigration.checkpointTable)").rows.map { $0[0] ?? "" }
-        guard fingerprints.allSatisfy({ $0 == fingerprint }), !fingerprints.isEmpty else {
-            return EarlierRun(hasCheckpointTable: true, fingerprints: fingerprints, checkpoints: [])
-        }
-        let result = try connection.execute("""
-            SELECT pass, rows, changes_seen, table_rows::text AS table_rows FROM \(ident: staging, HeavyweightMigration.checkpointTable) ORDER BY pass
-            """)
-        let checkpoints = result.rows.indices.map { row in
-            Checkpoint(
-                pass: Int(result.int(row, "pass") ?? 0), rows: Int(result.int(row, "rows") ?? 0), changesSeen: Int(result.int(row, "changes_seen") ?? 0),
-                tableRows: StoreCatalog.decodeJSON(result.value(row, "table_rows")) ?? [:]
-            )
-        }
-        return EarlierRun(hasCheckpointTable: true, fingerprints: fingerprints, checkpoints: checkpoints)
     }
 }

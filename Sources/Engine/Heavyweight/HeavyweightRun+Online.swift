@@ -134,11 +134,7 @@ extension HeavyweightRun {
     /// The last checkpoint holds the staging rows as the round left them.
     func recountLastCheckpoint(_ tracking: ChangeTracking) throws -> [String: Int] {
         let rows = try stagingRows(tracking)
-        let counts = JSONValue.object(rows.keys.sorted().map { ($0, .number(rows[$0]!)) }).rendered
-        _ = try connection.execute("""
-            UPDATE \(ident: staging, HeavyweightMigration.checkpointTable) SET table_rows = \(counts)::jsonb
-            WHERE pass = (SELECT max(pass) FROM \(ident: staging, HeavyweightMigration.checkpointTable))
-            """)
+        try checkpoints.recountLast(rows, on: connection)
         return rows
     }
 

@@ -5,9 +5,9 @@ import Planning
 import PostgresClient
 import SQLBuilding
 
-/// Runs a heavyweight step pass by pass. Each pass commits with a checkpoint row in the
-/// staging schema; a run that finds checkpoints of the same step (same fingerprint) skips the
-/// passes they record. A second session holds the write guard until the swap has committed.
+/// Runs a heavyweight step pass by pass. Each pass commits with its checkpoint row in
+/// `orchestrator.checkpoints` (`PassCheckpoints`); a run that finds checkpoints of the same step
+/// (same step digest) skips the passes they record. A second session holds the write guard until the swap has committed.
 struct HeavyweightRun {
     var migrator: StoreMigrator
     var step: PlannedStep
@@ -20,25 +20,8 @@ struct HeavyweightRun {
     var staging: String { step.stagingSchema! }
     var passCount: Int { step.passes.count + 1 }
 
-    var fingerprint: String { Self.fingerprint(of: step) }
-
-    /// What identifies a step's work: every statement and what each streaming pass reads, and
-    /// online stage 3's (a build another version of it made is not taken for this one's).
-    static func fingerprint(of step: PlannedStep) -> String {
-        let parts = step.passes.flatMap { pass in pass.statements.map(\.sql.text) + [pass.stream.map { $0.sourceRows.text + ($0.policy ?? "") } ?? ""] }
-            + (step.onlineStageThree.map { ($0.build + $0.guarded).map(\.sql.text) } ?? [])
-        return VersionHash.digest(of: ([step.from ?? "", step.to] + parts).joined(separator: "\u{1}"))
-    }
-
-    /// How many passes of `step` an earlier run committed in its staging schema; 0 when there
-    /// is none, or when it holds another step's passes (which `apply` then refuses).
-    static func passesDone(of step: PlannedStep, on connection: PostgresConnection) throws -> Int {
-        guard let staging = step.stagingSchema else { return 0 }
-        let table = quoteIdentifier(staging) + "." + quoteIdentifier(HeavyweightMigration.checkpointTable)
-        guard try connection.execute("SELECT to_regclass(\(table)) IS NOT NULL AS present").bool(0, "present") == true else { return 0 }
-        let result = try connection.execute("SELECT count(*) AS n, bool_and(fingerprint = \(fingerprint(of: step))) AS same FROM \(ident: staging, HeavyweightMigration.checkpointTable)")
-        return result.bool(0, "same") == true ? Int(result.int(0, "n") ?? 0) : 0
-    }
+    /// Where the passes done are recorded, under the step's digest.
+    var checkpoints: PassCheckpoints { PassCheckpoints(store: migrator.store, step: step) }
 
     /// 1. Unless an earlier run's staging schema is there to continue (and without
     ///    `--restart`): the staging schema and the change triggers (`ChangeTracking`), once
@@ -62,13 +45,17 @@ struct HeavyweightRun {
         let tracking = step.changeTracking!
         let catchUp = isOnline ? onlinePlan() : nil
         let stagingExists = try schemaExists(staging)
+        let checkpoints = self.checkpoints
         let decision = try ResumeDecision.decide(
-            staging: staging, fingerprint: fingerprint, stagingExists: stagingExists, restart: options.restart,
-            earlier: stagingExists && !options.restart ? try earlierRun() : nil
+            staging: staging, fingerprint: checkpoints.digest, stagingExists: stagingExists, restart: options.restart,
+            earlier: stagingExists && !options.restart ? try checkpoints.earlierRun(on: connection) : nil
         )
         if decision.startsAfresh {
             try reportingOnline(.install, when: catchUp != nil) { try installTracking(tracking, catchUp) }
-        } else if catchUp != nil, try !hasRowLog(catchUp) {
+        } else {
+            try checkpoints.adopt(on: connection)
+        }
+        if !decision.startsAfresh, catchUp != nil, try !hasRowLog(catchUp) {
             throw StagingMismatch(staging: staging, reason: "holds passes of a run without --online, which logged no row keys")
         }
         if !decision.startsAfresh { try requireNoMappingLeftToRunWhole() }
@@ -149,6 +136,7 @@ struct HeavyweightRun {
             }
             if rowLog { for sql in OnlineCatchUp.afterSwap(store: migrator.store, old: old) { _ = try connection.execute(sql) } }
             try StoreSchemas.unregister(staging, on: connection)
+            try checkpoints.cleared(on: connection)
             try StoreSchemas.register(old, role: role, store: migrator.store, version: step.from, chainFinished: false, on: connection)
             try migrator.record(step, plan: plan, rows: rows, started: started)
             // Last: a guard ended before this point may have let writes into the old store.

@@ -36,8 +36,7 @@ struct OnlineRun {
         guard let online = step.online, online.isSupported else {
             preconditionFailure("step to '\(step.to)' has no online form; OnlineNotSupported.check refuses it first")
         }
-        let checkpoint = OnlineCheckpoint(store: migrator.store, step: step, digest: online.digest, legacyDigest: online.legacyDigest)
-        try OnlineCheckpoint.prepare(on: connection)
+        let checkpoint = OnlineCheckpoint(store: migrator.store, step: step)
         let start = try checkpoint.read(on: connection)
         let live = Set(online.liveTriggers(after: start.phase))
         let reinstalled = online.phases[..<start.phase].flatMap { phase in phase.installs.contains(where: live.contains) ? phase.statements : [] }

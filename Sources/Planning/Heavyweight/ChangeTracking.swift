@@ -4,7 +4,7 @@ import SQLBuilding
 /// store while no `apply` held its write guard (between an interrupted run and the next), and
 /// staging rows changed by hand. Statement-level triggers on every table of the old store
 /// append one row per writing statement — table, operation, rows — to `<staging>._changes`;
-/// each checkpoint records the last change it saw and the row count of every staging table.
+/// each checkpoint (`orchestrator.checkpoints`) records the last change it saw and the row count of every staging table.
 ///
 /// Why statements and not rows: one insert per statement into an append-only table costs
 /// writers little and never makes them wait on each other (a counter row would serialize
@@ -22,8 +22,9 @@ public struct ChangeTracking: Sendable, Hashable {
     /// Tables of the new store built in `staging`, counted with each checkpoint.
     public var stagingTables: [String]
     /// One transaction before the write guard is taken (CREATE TRIGGER waits for the guard's
-    /// lock): the staging schema, anything an earlier run left in it dropped first, the
-    /// checkpoint table, the change log, its function and the triggers.
+    /// lock): the staging schema, anything an earlier run left in it dropped first, the change
+    /// log, its function and the triggers. (The passes' checkpoints are rows of
+    /// `orchestrator.checkpoints`, metadata layout 4.)
     public var install: [PlannedStatement]
 
     init(store: String, staging: String, sourceTables: [String], stagingTables: [String]) {
@@ -33,17 +34,6 @@ public struct ChangeTracking: Sendable, Hashable {
         var install = [
             PlannedStatement("DROP SCHEMA IF EXISTS \(ident: staging) CASCADE", lock: .accessExclusive, summary: "drop what an earlier run left in \(staging)"),
             PlannedStatement("CREATE SCHEMA \(ident: staging)", lock: .none, summary: "create schema \(staging)"),
-            PlannedStatement("""
-                CREATE TABLE \(ident: staging, HeavyweightMigration.checkpointTable) (
-                    pass integer PRIMARY KEY,
-                    name text NOT NULL,
-                    fingerprint text NOT NULL,
-                    rows bigint NOT NULL,
-                    changes_seen bigint NOT NULL,
-                    table_rows jsonb NOT NULL,
-                    finished_at timestamptz NOT NULL DEFAULT clock_timestamp()
-                )
-                """, lock: .accessExclusive, summary: "create the checkpoint table"),
             PlannedStatement("""
                 CREATE TABLE \(ident: staging, Self.changesTable) (
                     id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,

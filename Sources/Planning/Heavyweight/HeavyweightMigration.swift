@@ -17,10 +17,8 @@ public enum HeavyweightMigration {
     /// rows themselves.
     public static let associationTable = "_association"
     public static let associationRowsTable = "_association_rows"
-    /// One row per pass done, with the fingerprint of the step that did it.
-    public static let checkpointTable = "_checkpoint"
 
-    /// 1. The staging schema with the checkpoint table, and triggers logging writes to the old
+    /// 1. The staging schema, and triggers logging writes to the old
     ///    store there until the swap (`ChangeTracking`): a resumed step sees what changed while
     ///    no run was guarding the store.
     /// 2. A second session locks the old store's tables against writes until the swap has

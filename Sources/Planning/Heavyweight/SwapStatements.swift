@@ -32,8 +32,8 @@ struct SwapStatements {
             PlannedStatement("ALTER SCHEMA \(ident: staging) RENAME TO \(ident: store)", lock: .none, summary: "install the new store as \(store)"),
             PlannedStatement("DROP VIEW \(ident: store, HeavyweightMigration.associationTable)", lock: .accessExclusive, summary: "drop the association view"),
             PlannedStatement(
-                "DROP TABLE \(ident: store, HeavyweightMigration.associationRowsTable), \(ident: store, HeavyweightMigration.checkpointTable), \(ident: store, ChangeTracking.changesTable)",
-                lock: .accessExclusive, summary: "drop the association and checkpoint tables and the change log"
+                "DROP TABLE \(ident: store, HeavyweightMigration.associationRowsTable), \(ident: store, ChangeTracking.changesTable)",
+                lock: .accessExclusive, summary: "drop the association table and the change log"
             ),
         ]
         return statements

@@ -159,16 +159,9 @@ extension LockLevel: Comparable {
 }
 
 extension OnlinePlan {
-    /// Names the phases' SQL by SHA-256, as every identity of a plan (`VersionHash.digest(of:)`):
-    /// a resumed run continues only the very plan that was interrupted.
-    public var digest: String { VersionHash.digest(of: digestedText) }
-
-    /// What releases before metadata layout 3 recorded for the same plan: two FNV-1a hashes of
-    /// the same text, 16 hex digits. A checkpoint carrying it is this plan's too, and is
-    /// rewritten with `digest` at its next save (`OnlineCheckpoint`).
-    public var legacyDigest: String { OnlineTrigger.digest(digestedText) + OnlineTrigger.digest(String(digestedText.reversed())) }
-
-    private var digestedText: String {
+    /// The phases' SQL as one text, which every identity of the plan hashes: the step digest
+    /// (`PlannedStep.digest`) and those earlier releases recorded (`PlannedStep.earlierDigests`).
+    var digestedText: String {
         var text = ""
         for phase in phases {
             text += phase.execution.rawValue + "\n" + phase.statements.map(\.sql.text).joined(separator: "\n")

@@ -4,7 +4,7 @@ import PostgresClient
 import TestSupport
 @testable import Engine
 
-/// Issue 21: an online run's identity is a SHA-256 digest; a checkpoint an earlier release
+/// Issue 21: an online run's identity is the SHA-256 step digest; a checkpoint an earlier release
 /// recorded under its FNV-1a digest still resumes, and one of another plan is still refused.
 @Suite(integration) struct StepDigestUpgradeTests {
     typealias S = MigratedStore
@@ -16,9 +16,10 @@ import TestSupport
         var options = BatchRunnerTests.options()
         options.betweenBatches = [Answer(after: 5, decision: .stop(reason: "stopped by the test"))]
         _ = #expect(throws: StepFailure.self) { try migrator.apply(options: options) }
-        let online = try #require(try migrator.plan().steps.first?.online)
-        #expect(online.digest.count == 64 && online.legacyDigest.count == 16)
-        let recorded = digest ?? online.legacyDigest
+        let step = try #require(try migrator.plan().steps.first)
+        let fnv = try #require(step.earlierDigests.last)
+        #expect(step.digest.count == 64 && fnv.count == 16)
+        let recorded = digest ?? fnv
         try connection.execute("UPDATE orchestrator.online_progress SET plan_digest = \(recorded) WHERE store = 'shop'")
         return migrator
     }
@@ -33,7 +34,7 @@ import TestSupport
             _ = #expect(throws: StepFailure.self) { try migrator.apply(options: options, onProgress: { events.append($0) }) }
             #expect(events.filter { $0.kind == .rows && $0.stage == .online }.map(\.rowsDone) == [5], "it continued after the first batch")
             let digest = try connection.execute("SELECT plan_digest FROM orchestrator.online_progress WHERE store = 'shop'").value(0, "plan_digest")
-            #expect(digest == (try migrator.plan().steps.first?.online?.digest))
+            #expect(digest == (try migrator.plan().steps.first?.digest))
 
             _ = try migrator.apply(options: BatchRunnerTests.options())
             #expect(try BatchRunnerTests.backfilled(on: connection) == 20)

@@ -162,7 +162,7 @@ import ExamplePolicies
             #expect(failure?.description.contains("apply again continues after them") == true)
             #expect(try S.version(on: connection) == "Kitchen 1")
             #expect(try HeavyweightMigrationTests.links(schema: S.store, column: "chef_pk", on: connection) == before)
-            #expect(try connection.execute("SELECT name FROM \"shop~staging\"._checkpoint ORDER BY pass").rows.map { $0[0] ?? "" }
+            #expect(try connection.execute("SELECT name FROM orchestrator.checkpoints WHERE store = 'shop' AND kind = 'heavyweight' AND pass > 0 ORDER BY pass").rows.map { $0[0] ?? "" }
                 == ["prepare", "createInstances ChefToChef", "createInstances RecipeToRecipe"])
             #expect(recorder.calls == ["begin"] + Array(repeating: "createDestinationInstances", count: 50) + ["endInstanceCreation"])
             // plan tells how far the interrupted run got.

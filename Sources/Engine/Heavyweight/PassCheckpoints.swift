@@ -1,0 +1,112 @@
+import Foundation
+import JSONRendering
+import Planning
+import PostgresClient
+import SQLBuilding
+
+/// The passes of a heavyweight step committed in its staging schema, as `orchestrator.checkpoints`
+/// records them (kind `heavyweight`, `CheckpointTable`): row 0 written with the staging schema
+/// and its triggers, then one row per pass in the pass's transaction; every row names the step
+/// by its digest. The swap deletes them, and so does making the staging schema again.
+struct PassCheckpoints {
+    var store: String
+    var step: PlannedStep
+    /// `step.digest`, computed once.
+    var digest: String
+
+    init(store: String, step: PlannedStep) {
+        self.store = store
+        self.step = step
+        digest = step.digest
+    }
+
+    private var table: SQL { "\(ident: MetadataSchema.schema, CheckpointTable.table)" }
+
+    /// In the transaction making the staging schema: what an earlier run recorded goes, row 0
+    /// comes.
+    func installed(on connection: PostgresConnection) throws {
+        try cleared(on: connection)
+        _ = try connection.execute("""
+            INSERT INTO \(table) (store, kind, pass, step_digest, from_version, to_version, name)
+            VALUES (\(store), 'heavyweight', 0, \(digest), \(step.from), \(step.to), 'install')
+            """)
+    }
+
+    /// In the swap's transaction, or before the staging schema is made again.
+    func cleared(on connection: PostgresConnection) throws {
+        _ = try connection.execute("DELETE FROM \(table) WHERE store = \(store) AND kind = 'heavyweight'")
+    }
+
+    /// A pass's row, in its transaction (on a session of its own under `ConcurrentPasses`).
+    func record(_ checkpoint: Checkpoint, name: String, on connection: PostgresConnection) throws {
+        let counts = JSONValue.object(checkpoint.tableRows.keys.sorted().map { ($0, .number(checkpoint.tableRows[$0]!)) }).rendered
+        _ = try connection.execute("""
+            INSERT INTO \(table) (store, kind, pass, step_digest, from_version, to_version, name, rows, changes_seen, table_rows)
+            VALUES (\(store), 'heavyweight', \(checkpoint.pass), \(digest), \(step.from), \(step.to), \(name), \(checkpoint.rows), \(checkpoint.changesSeen), \(counts)::jsonb)
+            """)
+    }
+
+    /// Online, after the catch-up rounds: the last pass's row holds the staging rows as they are.
+    func recountLast(_ rows: [String: Int], on connection: PostgresConnection) throws {
+        let counts = JSONValue.object(rows.keys.sorted().map { ($0, .number(rows[$0]!)) }).rendered
+        _ = try connection.execute("""
+            UPDATE \(table) SET table_rows = \(counts)::jsonb, updated_at = clock_timestamp()
+            WHERE store = \(store) AND kind = 'heavyweight'
+              AND pass = (SELECT max(pass) FROM \(table) WHERE store = \(store) AND kind = 'heavyweight')
+            """)
+    }
+
+    /// What an earlier run left, for `ResumeDecision`: no row 0, a staging schema that is not
+    /// ours; a digest an earlier release recorded for this step (`PlannedStep.earlierDigests`,
+    /// or none: layout 3's empty `_checkpoint`) is taken as this one's.
+    func earlierRun(on connection: PostgresConnection) throws -> EarlierRun {
+        let result = try connection.execute("""
+            SELECT pass, step_digest, rows, changes_seen, table_rows::text AS table_rows FROM \(table)
+            WHERE store = \(store) AND kind = 'heavyweight' ORDER BY pass
+            """)
+        guard !result.isEmpty, result.int(0, "pass") == 0 else { return EarlierRun(hasCheckpointTable: false, fingerprints: [], checkpoints: []) }
+        let accepted = Set(step.earlierDigests + [""])
+        let digests = result.rows.indices.map { row in
+            let recorded = result.value(row, "step_digest") ?? ""
+            return accepted.contains(recorded) ? digest : recorded
+        }
+        let checkpoints = result.rows.indices.dropFirst().map { row in
+            Checkpoint(
+                pass: Int(result.int(row, "pass") ?? 0), rows: Int(result.int(row, "rows") ?? 0), changesSeen: Int(result.int(row, "changes_seen") ?? 0),
+                tableRows: StoreCatalog.decodeJSON(result.value(row, "table_rows")) ?? [:]
+            )
+        }
+        return EarlierRun(hasCheckpointTable: true, fingerprints: digests, checkpoints: checkpoints)
+    }
+
+    /// Continuing a run an earlier release recorded: its rows are recorded under `digest`.
+    func adopt(on connection: PostgresConnection) throws {
+        _ = try connection.execute("""
+            UPDATE \(table) SET step_digest = \(digest), from_version = \(step.from), to_version = \(step.to)
+            WHERE store = \(store) AND kind = 'heavyweight' AND step_digest <> \(digest)
+            """)
+    }
+
+    /// How many passes of `step` an earlier run committed (for `plan`, which writes nothing);
+    /// 0 without its staging schema, or when another step's passes are recorded (which `apply`
+    /// then refuses). Before the metadata is upgraded to layout 4, from the staging schema's
+    /// `_checkpoint`, as layout 3 kept them.
+    static func passesDone(of step: PlannedStep, store: String, on connection: PostgresConnection) throws -> Int {
+        guard let staging = step.stagingSchema,
+              try connection.execute("SELECT 1 FROM pg_namespace WHERE nspname = \(staging)").rows.count == 1 else { return 0 }
+        let accepted = [step.digest] + step.earlierDigests + [""]
+        if try CheckpointTable.exists(on: connection) {
+            let result = try connection.execute("""
+                SELECT count(*) FILTER (WHERE pass > 0) AS n, bool_and(step_digest IN (\(literals: accepted))) AS same
+                FROM \(ident: MetadataSchema.schema, CheckpointTable.table) WHERE store = \(store) AND kind = 'heavyweight'
+                """)
+            return result.bool(0, "same") == true ? Int(result.int(0, "n") ?? 0) : 0
+        }
+        let legacy = quoteIdentifier(staging) + "." + quoteIdentifier(CheckpointTable.legacyTable)
+        guard try connection.execute("SELECT to_regclass(\(legacy)) IS NOT NULL AS present").bool(0, "present") == true else { return 0 }
+        let result = try connection.execute("""
+            SELECT count(*) AS n, bool_and(fingerprint IN (\(literals: accepted))) AS same FROM \(ident: staging, CheckpointTable.legacyTable)
+            """)
+        return result.bool(0, "same") == true ? Int(result.int(0, "n") ?? 0) : 0
+    }
+}
