@@ -6,7 +6,7 @@ import SQLBuilding
 public enum MetadataSchema {
     public static let schema = "orchestrator"
     /// Bumped when the metadata tables change shape; kept in orchestrator.meta.
-    public static let layoutVersion = 3
+    public static let layoutVersion = 4
 
     static let statements: [SQL] = [
         "CREATE SCHEMA IF NOT EXISTS \(ident: schema)",
@@ -80,6 +80,7 @@ public enum MetadataSchema {
             updated_by text NOT NULL DEFAULT current_user
         )
         """,
+    ] + StoreRuns.statements + [
         """
         INSERT INTO \(ident: schema, "meta") (key, value) VALUES ('layout_version', \(literal: layoutVersion))
         ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value
@@ -88,10 +89,11 @@ public enum MetadataSchema {
 
     /// Creates the metadata schema when missing, or brings an older layout up to this one in
     /// place (every statement is idempotent; layout 1 lacks `store_schemas`, and its backup and
-    /// staging schemas are adopted into it; layout 2 lacks `controls`). Concurrent callers serialize on an advisory lock,
-    /// so six processes starting at once all succeed.
+    /// staging schemas are adopted into it; layout 2 lacks `controls`; layout 3 lacks `runs` and
+    /// the postponement columns of `controls`). Concurrent callers serialize on an advisory
+    /// lock, so six processes starting at once all succeed.
     public static func bootstrap(on connection: PostgresConnection) throws {
-        if try hasStoreSchemas(on: connection), try hasControls(on: connection) { return }
+        if try hasLayout(on: connection) { return }
         try connection.transaction {
             try connection.advisoryTransactionLock(key: PostgresConnection.advisoryLockKey(for: "orchestrator:metadata"))
             for statement in statements {
@@ -101,17 +103,18 @@ public enum MetadataSchema {
         }
     }
 
+    /// True when the metadata has every table of this layout.
+    static func hasLayout(on connection: PostgresConnection) throws -> Bool {
+        let tables = [StoreSchemas.table, StoreControls.table, StoreRuns.table]
+        return try connection.execute("""
+            SELECT count(*) AS n FROM information_schema.tables WHERE table_schema = \(schema) AND table_name IN (\(literals: tables))
+            """).int(0, "n") == Int64(tables.count)
+    }
+
     /// True when the metadata has the `store_schemas` table (layout 2 and later).
     static func hasStoreSchemas(on connection: PostgresConnection) throws -> Bool {
         !(try connection.execute(
             "SELECT 1 FROM information_schema.tables WHERE table_schema = \(schema) AND table_name = \(StoreSchemas.table)"
-        )).isEmpty
-    }
-
-    /// True when the metadata has the `controls` table (layout 3 and later).
-    static func hasControls(on connection: PostgresConnection) throws -> Bool {
-        !(try connection.execute(
-            "SELECT 1 FROM information_schema.tables WHERE table_schema = \(schema) AND table_name = \(StoreControls.table)"
         )).isEmpty
     }
 

@@ -173,7 +173,7 @@ extension NeighbourSchemaTests {
 
                 let applied = try OrchestratorBinary.run(["apply", "--model", folder.path], databaseURL: url)
                 #expect(applied.exitCode == 0, "\(applied)")
-                #expect(try connection.execute("SELECT value FROM orchestrator.meta WHERE key = 'layout_version'").value(0, "value") == "3")
+                #expect(try connection.execute("SELECT value FROM orchestrator.meta WHERE key = 'layout_version'").value(0, "value") == "4")
                 #expect(try connection.execute("SELECT version_name FROM orchestrator.store_schemas WHERE schema = 'kitchen~'").value(0, "version_name") == "Kitchen 2")
                 #expect(try connection.execute("SELECT count(*) AS n FROM \"kitchen~\".recipe WHERE temperature_c IS NOT NULL").int(0, "n") == 25)
                 #expect(try connection.execute("SELECT count(*) AS n FROM kitchen.recipe WHERE title LIKE 'r%'").int(0, "n") == 25)

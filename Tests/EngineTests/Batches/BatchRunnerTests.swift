@@ -174,7 +174,7 @@ import TestSupport
             try connection.execute("UPDATE orchestrator.meta SET value = '2' WHERE key = 'layout_version'")
             #expect(try StoreControls.isPaused(store: "shop", on: connection) == false)
             #expect(try StoreControls.set(store: "shop", paused: true, on: connection) == false)
-            #expect(try connection.execute("SELECT value FROM orchestrator.meta WHERE key = 'layout_version'").value(0, "value") == "3")
+            #expect(try connection.execute("SELECT value FROM orchestrator.meta WHERE key = 'layout_version'").value(0, "value") == "\(MetadataSchema.layoutVersion)")
             #expect(try StoreControls.isPaused(store: "shop", on: connection))
             #expect(try StoreControls.set(store: "shop", paused: false, on: connection) == true)
             #expect(try StoreControls.isPaused(store: "shop", on: connection) == false)
