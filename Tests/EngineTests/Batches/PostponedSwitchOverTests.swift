@@ -131,4 +131,26 @@ import TestSupport
             #expect(try Self.controls(on: connection) == [nil, "false"])
         }
     }
+
+    /// Gives `orchestrator control proceed` (on a session of its own) between the first two batches.
+    struct ProceedDuringTheWork: BetweenBatches {
+        func decide(at position: BatchPosition, on connection: PostgresConnection) throws -> BatchDecision {
+            let session = try connection.reconnect()
+            defer { session.close() }
+            try StoreControls.proceed(store: position.store, on: session)
+            return .proceed
+        }
+    }
+
+    @Test func aProceedGivenWhileTheStepStillWorksLetsItSwitchOverWithoutWaiting() throws {
+        try BatchRunnerTests.withSparseItems { _, connection in
+            var options = Self.options()
+            options.betweenBatches = [ProceedDuringTheWork()]
+            var events: [ProgressEvent] = []
+            _ = try StoreMigrator(connection: connection, model: try BatchRunnerTests.model(), store: S.store).apply(options: options, onProgress: { events.append($0) })
+            #expect(events.filter { $0.kind == .paused }.isEmpty, "\(events.filter { $0.kind == .paused })")
+            #expect(try S.version(on: connection) == "v2")
+            #expect(try Self.controls(on: connection) == [nil, "false"])
+        }
+    }
 }
