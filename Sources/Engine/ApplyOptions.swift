@@ -22,6 +22,13 @@ public struct ApplyOptions: Sendable {
     /// `--pause-timeout`: the longest a run waits between batches while paused; it then stops,
     /// resumably (`BatchGate`).
     public var pauseTimeoutSeconds = Self.defaultPauseTimeoutSeconds
+    /// `--postpone-switch-over`: each online step waits before its switch-over until
+    /// `orchestrator control proceed` (`PostponedSwitchOver`), at most
+    /// `postponeTimeoutSeconds`; it then stops, resumably.
+    public var postponeSwitchOver = false
+    public var postponeTimeoutSeconds = Self.defaultPostponeTimeoutSeconds
+    /// The run's row for `status` (`RunRecord`), set by `apply` under the store's lock.
+    var runRecord: RunRecord?
     /// Asked between batches after `orchestrator control` (`StoreControls`), which is always
     /// asked: the replica-lag throttle, a caller's own.
     public var betweenBatches: [any BetweenBatches] = []
@@ -56,6 +63,7 @@ public struct ApplyOptions: Sendable {
     public static let defaultBatchSize = 5000
     public static let defaultBatchTimeMilliseconds = 20
     public static let defaultPauseTimeoutSeconds = 3600.0
+    public static let defaultPostponeTimeoutSeconds = 86_400.0
     public static let defaultIdleInTransactionTimeoutMilliseconds = 30_000
     public static let defaultJobsLimit = 4
 

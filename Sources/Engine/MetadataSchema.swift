@@ -82,6 +82,7 @@ public enum MetadataSchema {
         """,
     ] + CheckpointTable.statements + [
         CheckpointTable.view,
+    ] + StoreRuns.statements + [
         """
         INSERT INTO \(ident: schema, "meta") (key, value) VALUES ('layout_version', \(literal: layoutVersion))
         ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value
@@ -91,9 +92,9 @@ public enum MetadataSchema {
     /// Creates the metadata schema when missing, or brings an older layout up to this one in
     /// place (every statement is idempotent; layout 1 lacks `store_schemas`, and its backup and
     /// staging schemas are adopted into it; layout 2 lacks `controls`; layout 3 lacks
-    /// `checkpoints`, and what its runs left is moved into it, `CheckpointTable`).
-    /// Concurrent callers serialize on an advisory lock, so six processes starting at once all
-    /// succeed.
+    /// `checkpoints`, and what its runs left is moved into it, `CheckpointTable`, and `runs` and
+    /// the postponement columns of `controls`). Concurrent callers serialize on an advisory
+    /// lock, so six processes starting at once all succeed.
     public static func bootstrap(on connection: PostgresConnection) throws {
         if try isCurrent(on: connection) { return }
         try connection.transaction {
@@ -107,6 +108,7 @@ public enum MetadataSchema {
         }
     }
 
+
     /// True when the metadata has the `store_schemas` table (layout 2 and later).
     static func hasStoreSchemas(on connection: PostgresConnection) throws -> Bool {
         !(try connection.execute(
@@ -115,12 +117,12 @@ public enum MetadataSchema {
     }
 
     /// True when the metadata has every table of this layout: `store_schemas` (layout 2),
-    /// `controls` (layout 3) and `checkpoints` (layout 4).
+    /// `controls` (layout 3), `checkpoints` and `runs` (layout 4).
     static func isCurrent(on connection: PostgresConnection) throws -> Bool {
-        try connection.execute("""
-            SELECT count(*) AS n FROM information_schema.tables
-            WHERE table_schema = \(schema) AND table_name IN (\(literals: [StoreSchemas.table, StoreControls.table, CheckpointTable.table]))
-            """).int(0, "n") == 3
+        let tables = [StoreSchemas.table, StoreControls.table, CheckpointTable.table, StoreRuns.table]
+        return try connection.execute("""
+            SELECT count(*) AS n FROM information_schema.tables WHERE table_schema = \(schema) AND table_name IN (\(literals: tables))
+            """).int(0, "n") == Int64(tables.count)
     }
 
     /// True when the metadata schema exists (reading never creates it).

@@ -60,6 +60,8 @@ public struct ReplicatedApply {
         var subscriberOptions = options
         subscriberOptions.allowSubscriberAlone = true
         subscriberOptions.expectedPlan = nil
+        // The operator's proceed (on the publisher) let the switch-over go: the subscribers follow.
+        subscriberOptions.postponeSwitchOver = false
         var reports: [ApplyReport] = []
         for (subscriber, names) in zip(subscribers, subscriptions) {
             do {

@@ -107,9 +107,15 @@ public struct StoreMigrator {
         try OnlineNotSupported.check(plan, options: options)
         try StoreDependents.check(plan, online: options.online, on: connection)
         try RebuiltExtraColumns.check(plan, options: options, model: model, contracts: contracts, on: connection)
+        // What `status` shows of the run, from its first step to its end.
+        var options = options
+        let record = RunRecord(store: store, connection: connection)
+        options.runRecord = record
+        defer { record.end() }
         var applied: [AppliedStep] = []
         for (index, step) in plan.steps.enumerated() {
             onStep(index + 1, plan.steps.count, step)
+            record.step(index + 1, of: plan.steps.count, kind: step.kind.rawValue, from: step.from, to: step.to)
             let event = ProgressEvent(
                 kind: .stepStarted, step: index + 1, stepCount: plan.steps.count, stepKind: step.kind.rawValue,
                 from: step.from, to: step.to, pass: 1, passCount: 1, stage: .step, rowsTotal: step.rowEstimate

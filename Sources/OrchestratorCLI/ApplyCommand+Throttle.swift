@@ -25,4 +25,13 @@ extension ApplyCommand {
         }
         return ReplicationThrottle(maxReplicaLagSeconds: replicaLag, maxSlotLagBytes: maxSlotLag, timeoutSeconds: timeout ?? ReplicationThrottle.defaultTimeoutSeconds)
     }
+
+    /// `--postpone-timeout` in seconds (default `ApplyOptions.defaultPostponeTimeoutSeconds`).
+    func postponeTimeoutSeconds() throws -> Double {
+        guard let text = postponeTimeout else { return ApplyOptions.defaultPostponeTimeoutSeconds }
+        guard let seconds = DurationText.seconds(text, bareUnitSeconds: 1) else {
+            throw ValidationError("--postpone-timeout must be a positive duration: seconds, or 30m, 24h (got '\(text)')")
+        }
+        return seconds
+    }
 }

@@ -52,6 +52,12 @@ struct ApplyCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("The longest a run waits between batches while `orchestrator control pause` holds it; it then stops, and apply again continues (seconds, or 10m, 2h; default 1h).", valueName: "duration"))
     var pauseTimeout: String?
 
+    @Flag(name: .long, help: "With --online: each step does all its work, then waits before its switch-over (the application's writes going on) until `orchestrator control proceed --store S`, at most --postpone-timeout.")
+    var postponeSwitchOver = false
+
+    @Option(name: .long, help: ArgumentHelp("The longest --postpone-switch-over waits for `orchestrator control proceed`; the run then stops, and apply again continues (seconds, or 30m, 24h; default 24h).", valueName: "duration"))
+    var postponeTimeout: String?
+
     @Option(name: .long, help: ArgumentHelp("Batches wait while a physical standby's replay lags the primary by more than this, or its replay has stood still this long (seconds, or 500ms, 1m; default 10 s; 0 turns it off).", valueName: "duration"))
     var maxReplicaLag: String?
 
@@ -81,6 +87,8 @@ struct ApplyCommand: ParsableCommand {
         if dryRun && online {
             throw ValidationError("--dry-run rehearses every step in one transaction, and --online commits in phases (CREATE INDEX CONCURRENTLY cannot run in a transaction): rehearse without --online")
         }
+        if postponeSwitchOver && !online { throw ValidationError("--postpone-switch-over needs --online: only an online step keeps the application writing while it waits") }
+        _ = try postponeTimeoutSeconds()
         if !subscriber.isEmpty && dryRun { throw ValidationError("--dry-run rehearses one database: rehearse the publisher and each subscriber on its own") }
     }
 
@@ -116,6 +124,8 @@ struct ApplyCommand: ParsableCommand {
                 var options = ApplyOptions(lockTimeoutMilliseconds: lockTimeout, allowDataLoss: allowDataLoss, restart: restart, lockWaitSeconds: lockWait, idleInTransactionTimeoutMilliseconds: idleTimeout, online: online)
                 (options.batchSize, options.batchTimeMilliseconds, options.pauseTimeoutSeconds) = try batchTiming()
                 options.jobs = jobs
+                options.postponeSwitchOver = postponeSwitchOver
+                options.postponeTimeoutSeconds = try postponeTimeoutSeconds()
                 options.betweenBatches.append(try throttle())
                 options.expectedPlan = expectedPlan
                 options.allowSubscriberAlone = allowSubscriberAlone

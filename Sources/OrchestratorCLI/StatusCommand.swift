@@ -45,6 +45,7 @@ struct StatusCommand: ParsableCommand {
                 } catch let error as DriftNotReadable {
                     status.driftNotReadable = error
                 }
+                status.run = try RunningMigration.read(store: store, on: connection)
             } catch let error as PostgresError where error.sqlState == .lockNotAvailable {
                 throw CouldNotCheck(lockWait: error.lockWait, seconds: lockWaitOptions.lockWait)
             }
@@ -85,6 +86,8 @@ struct StoreStatus {
     var drift: DriftReport?
     /// The store's tables were locked too long to compare them.
     var driftNotReadable: DriftNotReadable?
+    /// The `apply` running on the store now, if any (`orchestrator.runs`).
+    var run: RunningMigration?
 
     init(model: VersionedModel, snapshot: StoreSnapshot, recordedVersions: [RecordedVersion]) {
         let current = VersionHash.hashes(of: model.currentVersion).model
@@ -111,6 +114,7 @@ struct StoreStatus {
         return exists && isCompatible ? 0 : 2
     }
 
+    /// `run` is there only while an `apply` runs, so a store at rest prints as it always has.
     var json: JSONValue {
         .object([
             ("store", .string(store)),
@@ -123,10 +127,14 @@ struct StoreStatus {
             ("storeModelHash", storeModelHash.map(JSONValue.string) ?? .null),
             ("driftCheckedAgainst", drift.map { .string($0.version) } ?? .null),
             ("drift", .array((drift?.items ?? []).map(\.json))),
-        ])
+        ] + (run.map { [("run", $0.json)] } ?? []))
     }
 
     var textLines: [String] {
+        statusLines + (run.map { [$0.textLine] } ?? [])
+    }
+
+    private var statusLines: [String] {
         guard exists else {
             if isForeignSchema {
                 return ["store \(store): schema exists but is not an orchestrator store (no metadata)"]
@@ -156,6 +164,7 @@ struct StoreStatus {
 
 extension DriftItem {
     /// One entry of `status`'s `drift` array; a public contract.
+    /// `run` is there only while an `apply` runs, so a store at rest prints as it always has.
     var json: JSONValue {
         .object([
             ("kind", .string(kind.rawValue)),
@@ -166,5 +175,27 @@ extension DriftItem {
             ("expected", expected.map(JSONValue.string) ?? .null),
             ("found", found.map(JSONValue.string) ?? .null),
         ])
+    }
+}
+
+extension RunningMigration {
+    /// `status`'s `run` object; a public contract.
+    var json: JSONValue {
+        .object([
+            ("step", .string(step)),
+            ("phase", phase.map(JSONValue.string) ?? .null),
+            ("rowsDone", .number(rowsDone)),
+            ("state", .string(state.rawValue)),
+            ("reason", reason.map(JSONValue.string) ?? .null),
+            ("updatedAt", .string(updatedAt)),
+            ("pid", .number(pid)),
+        ])
+    }
+
+    /// `running: step 1 of 1: lightweight 'v1' -> 'v2', backfill item.rating, 5000 rows, paused: … (updated …, pid 123)`.
+    var textLine: String {
+        let place = [step, phase, rowsDone > 0 ? "\(rowsDone) rows" : nil].compactMap { $0 }.joined(separator: ", ")
+        let how = state == .running ? "running" : "\(state.rawValue)\(reason.map { ": " + $0 } ?? "")"
+        return "migration running: \(place); \(how) (updated \(updatedAt), pid \(pid))"
     }
 }

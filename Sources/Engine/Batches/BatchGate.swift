@@ -11,6 +11,8 @@ struct BatchGate {
     var pollSeconds: Double = 1
     /// Told once when a pause starts, with its reason, so that progress can show it.
     var onPause: (String) -> Void = { _ in }
+    /// The store's row of `orchestrator.runs`: rows done, and why the run waits.
+    var record: RunRecord?
 
     /// The gate of `options` on `migrator`'s connection: none in a rehearsal, whose one
     /// transaction must not wait.
@@ -19,6 +21,7 @@ struct BatchGate {
         self.connection = connection
         pauseTimeoutSeconds = options.pauseTimeoutSeconds
         self.onPause = onPause
+        record = connection.isRehearsing ? nil : options.runRecord
     }
 
     /// The hooks' answer: the most cautious one wins (stop, then pause, then the longest slow).
@@ -41,11 +44,14 @@ struct BatchGate {
     /// Between two batches: returns when the run may go on.
     func pass(_ position: BatchPosition) throws {
         var pausedSince: Date?
+        record?.rows(position.rowsDone)
         while true {
             switch try decide(at: position) {
             case .proceed:
+                record?.waiting(nil)
                 return
             case .slow(let seconds):
+                record?.waiting(nil)
                 Thread.sleep(forTimeInterval: min(max(0, seconds), pauseTimeoutSeconds))
                 return
             case .stop(let reason):
@@ -57,6 +63,7 @@ struct BatchGate {
                 let since = pausedSince ?? Date()
                 if pausedSince == nil {
                     pausedSince = since
+                    record?.waiting(reason)
                     onPause(reason)
                 }
                 let left = pauseTimeoutSeconds - Date().timeIntervalSince(since)

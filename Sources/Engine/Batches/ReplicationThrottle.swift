@@ -14,6 +14,8 @@ public final class ReplicationThrottle: BetweenBatches, @unchecked Sendable {
 
     public static let defaultMaxReplicaLagSeconds = 10.0
     public static let defaultTimeoutSeconds = 600.0
+    /// How its reasons begin: `status` tells a throttled run from a paused one by it.
+    public static let reasonPrefix = "throttled:"
 
     private let lock = NSLock()
     /// Since when the run has been over a limit without a break.

@@ -2,10 +2,11 @@ import Foundation
 import PostgresClient
 import SQLBuilding
 
-/// `orchestrator control pause|resume`: one row per store in `orchestrator.controls`
-/// (docs/store-format.md), read between the batches of every run of that store. A paused
+/// `orchestrator control pause|resume|proceed`: one row per store in `orchestrator.controls`
+/// (docs/metadata-schema.md), read between the batches of every run of that store. A paused
 /// store's runs wait after their current batch, as "paused by orchestrator control", until it
-/// is resumed or their `--pause-timeout` runs out (they then stop, resumably).
+/// is resumed or their `--pause-timeout` runs out (they then stop, resumably). `proceed` lets
+/// a run postponed before its switch-over go on (`PostponedSwitchOver`).
 public struct StoreControls: BetweenBatches {
     public var store: String
 
@@ -48,5 +49,20 @@ public struct StoreControls: BetweenBatches {
         guard present.bool(0, "present") == true else { return false }
         let row = try connection.execute("SELECT paused FROM \(ident: MetadataSchema.schema, table) WHERE store = \(store)")
         return !row.isEmpty && row.bool(0, "paused") == true
+    }
+
+    /// Lets the store's run postponed before its switch-over switch over (`apply
+    /// --postpone-switch-over`). Returns the step it holds back (`'v1' -> 'v2' (plan 1a2b…)`), nil when no
+    /// run of the store postpones one: a run started later with --postpone-switch-over then
+    /// waits for a proceed of its own.
+    @discardableResult
+    public static func proceed(store: String, on connection: PostgresConnection) throws -> String? {
+        try MetadataSchema.bootstrap(on: connection)
+        let row = try connection.execute("""
+            INSERT INTO \(ident: MetadataSchema.schema, table) AS c (store, paused, proceed) VALUES (\(store), false, true)
+            ON CONFLICT (store) DO UPDATE SET proceed = true
+            RETURNING c.postponed
+            """)
+        return row.value(0, "postponed")
     }
 }

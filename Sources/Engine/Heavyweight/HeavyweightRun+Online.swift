@@ -59,6 +59,7 @@ extension HeavyweightRun {
             event.rowsDone = pending
             onProgress(event)
         }
+        options.runRecord?.phase(of: progress(.passStarted, pass: passCount, of: nil))
         var last = try self.catchUp(catchUp, after: last, tracking, onRound: onRound)
         if try !isStageThreeBuilt() {
             // Each attempt after a round mapping every write logged, so that the staging
@@ -69,6 +70,21 @@ extension HeavyweightRun {
             guard built else { return last }
         }
         return try self.catchUp(catchUp, after: last, tracking, onRound: onRound)
+    }
+
+    /// `--postpone-switch-over`, after the rounds and the build: wait for the proceed, with
+    /// rounds meanwhile, so that the last one (under the write guard) stays short.
+    func waitToSwitchOver(_ postponed: PostponedSwitchOver, _ catchUp: OnlineCatchUp, after last: Checkpoint?, _ tracking: ChangeTracking) throws -> Checkpoint? {
+        var last = last
+        options.runRecord?.phase(of: progress(.passStarted, pass: passCount, of: nil))
+        try postponed.wait(gate: gate(pass: passCount, of: nil), position: BatchPosition(store: migrator.store, rowsDone: 0, holdsWrites: false), onWaiting: { reason in
+            var event = progress(.paused, pass: passCount, of: nil)
+            event.reason = reason
+            onProgress(event)
+        }, meanwhile: {
+            last = try self.catchUp(catchUp, after: last, tracking, onRound: { _, _ in })
+        })
+        return last
     }
 
     /// Asks the run's hooks after a committed pass or catch-up round (`BetweenBatches`); a
@@ -90,6 +106,7 @@ extension HeavyweightRun {
             pass: stage == .install ? 1 : passCount, passCount: passCount, stage: stage
         )
         onProgress(event)
+        options.runRecord?.phase(of: event)
         let started = Date()
         let result = try body()
         event.kind = .passFinished

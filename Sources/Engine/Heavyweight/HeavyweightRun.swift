@@ -44,6 +44,8 @@ struct HeavyweightRun {
     func run(plan: MigrationPlan, started: Date) throws -> (rows: Int, deferred: DeferredCleanup?) {
         let tracking = step.changeTracking!
         let catchUp = isOnline ? onlinePlan() : nil
+        let postponed = catchUp == nil ? nil : PostponedSwitchOver.of(step, digest: fingerprint, store: migrator.store, options: options, on: connection)
+        try postponed?.hold(on: connection)
         let stagingExists = try schemaExists(staging)
         let checkpoints = self.checkpoints
         let decision = try ResumeDecision.decide(
@@ -93,6 +95,7 @@ struct HeavyweightRun {
             }
             var event = progress(.passStarted, pass: index + 1, of: pass)
             onProgress(event)
+            options.runRecord?.phase(of: event)
             let passStarted = Date()
             let validated = try validatePass(pass)
             let checkpoint = try options.executionPolicy.transaction(on: connection) {
@@ -112,6 +115,7 @@ struct HeavyweightRun {
 
         if let catchUp {
             last = try catchUpAndBuild(catchUp, after: last, tracking)
+            if let postponed { last = try waitToSwitchOver(postponed, catchUp, after: last, tracking) }
             // Counting every staging row takes a scan: before the guard, not under it.
             if let last { try verifyStagingRows(against: last, tracking) }
             writeGuard = try reportingOnline(.writeGuard) { try takeWriteGuard(tracking) }
@@ -122,13 +126,17 @@ struct HeavyweightRun {
             pass: passCount, passCount: passCount, stage: .swap
         )
         onProgress(swapEvent)
+        options.runRecord?.phase(of: swapEvent)
         let swapStarted = Date()
         let (old, role) = step.backupSchema.map { ($0, StoreSchemas.Role.backup) } ?? (HeavyweightMigration.retiredSchema(for: migrator.store), .retired)
         try options.executionPolicy.transaction(on: connection) {
             try connection.execute(ExecutionPolicy.setIdleTimeout(milliseconds: WriteGuard.swapIdleTimeout(options.executionPolicy)))
             if let last, catchUp == nil { try verifyStagingRows(against: last, tracking) }
             if catchUp == nil { try writeGuard?.requireNoWrites(seen: try changesSeen(tracking)) }
-            if let catchUp { try finishOnline(catchUp, validate: validate) }
+            if let catchUp {
+                try finishOnline(catchUp, validate: validate)
+                try PostponedSwitchOver.clear(store: migrator.store, on: connection)
+            }
             let rowLog = try hasRowLog(step.onlineCatchUp)
             try StoreSchemas.requireOwnable(old, role: role, store: migrator.store, on: connection)
             try StoreAccess.carrying(schema: migrator.store, tables: nil, on: connection) {

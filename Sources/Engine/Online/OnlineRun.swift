@@ -11,7 +11,8 @@ import SQLBuilding
 ///    own transaction, or a statement outside any transaction; every transaction under the
 ///    execution policy (`lock_timeout`, retried), each saving the checkpoint with its work;
 /// 3. the last phase is the switch-over: it drops the triggers and records the new version, in
-///    one transaction.
+///    one transaction; with `--postpone-switch-over`, once `orchestrator control proceed`
+///    lets it (`PostponedSwitchOver`).
 struct OnlineRun {
     var migrator: StoreMigrator
     var step: PlannedStep
@@ -53,12 +54,16 @@ struct OnlineRun {
             event.resumed = true
             onProgress(event)
         }
+        let postponed = PostponedSwitchOver.of(step, digest: online.digest, store: migrator.store, options: options, on: connection)
+        try postponed?.hold(on: connection)
         var rows = 0
         for index in online.phases.indices where index >= start.phase {
             let phase = online.phases[index]
             let isLast = index == online.phases.count - 1
+            if isLast, let postponed { try waitToSwitchOver(postponed, phase: index) }
             var event = progress(.passStarted, phase: index)
             onProgress(event)
+            options.runRecord?.phase(of: event)
             let phaseStarted = Date(), rowsBefore = rows
             switch phase.execution {
             case .transaction:
@@ -73,6 +78,7 @@ struct OnlineRun {
                     failure.statement = nil
                     if isLast {
                         try checkpoint.clear(on: connection)
+                        try PostponedSwitchOver.clear(store: migrator.store, on: connection)
                         try migrator.record(step, plan: plan, rows: rows + done, started: started)
                     } else {
                         try checkpoint.save(.init(phase: index + 1), on: connection)
@@ -142,6 +148,17 @@ struct OnlineRun {
     /// Asks the run's hooks between batches; a pause is reported as a `paused` event of the phase.
     private func gate(phase index: Int) -> BatchGate {
         BatchGate(options: options, store: migrator.store, connection: connection) { reason in
+            var event = progress(.paused, phase: index)
+            event.reason = reason
+            onProgress(event)
+        }
+    }
+
+    /// `--postpone-switch-over`: every phase before the switch-over is done, and the triggers
+    /// keep the new columns and tables right while the application writes; wait for the proceed.
+    private func waitToSwitchOver(_ postponed: PostponedSwitchOver, phase index: Int) throws {
+        options.runRecord?.phase(of: progress(.passStarted, phase: index))
+        try postponed.wait(gate: gate(phase: index), position: BatchPosition(store: migrator.store, rowsDone: 0, holdsWrites: false)) { reason in
             var event = progress(.paused, phase: index)
             event.reason = reason
             onProgress(event)

@@ -1,0 +1,78 @@
+import Foundation
+import PostgresClient
+import Testing
+import TestSupport
+
+/// Issue 24 item 5 as an operator runs it: `apply --online --postpone-switch-over`, seen by
+/// `status` from another process while paused and while waiting to switch over, let go by
+/// `orchestrator control resume` and `proceed`.
+@Suite(integration) struct SteeringCommandTests {
+    static let status = ["status", "--model", "bench/model", "--store", "recipes"]
+
+    /// `status --format json`'s `run`, once `accepted` takes it (asked every 0.2 s, at most 120 s).
+    static func run(on url: String, where accepted: ([String: Any]?) -> Bool) throws -> [String: Any]? {
+        let deadline = Date().addingTimeInterval(120)
+        var last: [String: Any]?
+        repeat {
+            let result = try OrchestratorBinary.run(status + ["--format", "json"], databaseURL: url)
+            #expect(result.exitCode == 0, "\(result)")
+            last = try jsonObject(result.stdout)["run"] as? [String: Any]
+            if accepted(last) { return last }
+            Thread.sleep(forTimeInterval: 0.2)
+        } while Date() < deadline
+        Issue.record("status never showed the expected run; last: \(String(describing: last))")
+        return last
+    }
+
+    @Test func statusShowsAPausedThenPostponedRunWhichSwitchesOverOnProceed() throws {
+        try TestDatabase.withFreshDatabase { url in
+            try Pipeline.benchAtVersionOne(url)
+            let connection = try PostgresConnection(url: url)
+            defer { connection.close() }
+            let pause = try OrchestratorBinary.run(["control", "pause", "--store", "recipes"], databaseURL: url)
+            #expect(pause.exitCode == 0, "\(pause)")
+            let running = try RunningOrchestrator(
+                ["apply", "--online", "--postpone-switch-over", "--batch-size", "2", "--model", "bench/model", "--store", "recipes", "--format", "json"], databaseURL: url
+            )
+            defer { if running.isRunning { running.kill() } }
+
+            let paused = try Self.run(on: url) { $0?["state"] as? String == "paused" }
+            #expect((paused?["step"] as? String) == "step 1 of 1: lightweight 'Bench 1' -> 'Bench 2'", "\(String(describing: paused))")
+            #expect((paused?["phase"] as? String)?.isEmpty == false, "\(String(describing: paused))")
+            #expect((paused?["reason"] as? String)?.hasPrefix("paused by orchestrator control") == true, "\(String(describing: paused))")
+            let text = try OrchestratorBinary.run(Self.status, databaseURL: url)
+            #expect(text.stdoutLines.contains { $0.hasPrefix("migration running: step 1 of 1: lightweight 'Bench 1' -> 'Bench 2', ") && $0.contains("; paused: paused by orchestrator control") }, "\(text)")
+
+            let resume = try OrchestratorBinary.run(["control", "resume", "--store", "recipes"], databaseURL: url)
+            #expect(resume.exitCode == 0, "\(resume)")
+            let waiting = try Self.run(on: url) { $0?["state"] as? String == "waitingToSwitchOver" }
+            #expect((waiting?["reason"] as? String)?.contains("orchestrator control proceed --store recipes") == true, "\(String(describing: waiting))")
+            #expect(running.isRunning)
+            #expect(try connection.execute("SELECT version_name FROM orchestrator.stores WHERE store = 'recipes'").value(0, "version_name") == "Bench 1")
+
+            let proceed = try OrchestratorBinary.run(["control", "proceed", "--store", "recipes", "--format", "json"], databaseURL: url)
+            #expect(proceed.exitCode == 0, "\(proceed)")
+            let answer = try jsonObject(proceed.stdout)
+            #expect(answer["proceed"] as? Bool == true && (answer["postponedStep"] as? String)?.hasPrefix("'Bench 1' -> 'Bench 2' (plan ") == true, "\(proceed)")
+            let finished = try running.finish()
+            #expect(finished.exitCode == 0, "\(finished)")
+            #expect(finished.stdoutLines.contains { $0.contains(#""event":"paused""#) && $0.contains("switch-over postponed") }, "\(finished)")
+            #expect(try connection.execute("SELECT version_name FROM orchestrator.stores WHERE store = 'recipes'").value(0, "version_name") == "Bench 2")
+            let after = try OrchestratorBinary.run(Self.status + ["--format", "json"], databaseURL: url)
+            #expect(try jsonObject(after.stdout)["run"] == nil, "\(after)")
+            let proceedAgain = try OrchestratorBinary.run(["control", "proceed", "--store", "recipes"], databaseURL: url)
+            #expect(proceedAgain.stdoutLines == ["store recipes: proceed recorded, but no run of it postpones a switch-over now; a run started later with --postpone-switch-over waits for a proceed of its own"], "\(proceedAgain)")
+        }
+    }
+
+    @Test(arguments: [
+        (["apply", "--postpone-switch-over", "--model", "bench/model"], "--postpone-switch-over needs --online"),
+        (["apply", "--online", "--postpone-switch-over", "--postpone-timeout", "soon", "--model", "bench/model"], "--postpone-timeout must be a positive duration"),
+        (["control", "proceed"], "control needs --store"),
+    ])
+    func aPostponementWithoutOnlineOrWithABadTimeoutIsAUsageError(arguments: [String], message: String) throws {
+        let result = try OrchestratorBinary.run(arguments, databaseURL: "postgres://nowhere.invalid/db")
+        #expect(result.exitCode == 64, "\(result)")
+        #expect(result.stderr.contains(message), "\(result)")
+    }
+}
