@@ -44,7 +44,7 @@ struct HeavyweightRun {
     func run(plan: MigrationPlan, started: Date) throws -> (rows: Int, deferred: DeferredCleanup?) {
         let tracking = step.changeTracking!
         let catchUp = isOnline ? onlinePlan() : nil
-        let postponed = catchUp == nil ? nil : PostponedSwitchOver.of(step, digest: fingerprint, store: migrator.store, options: options, on: connection)
+        let postponed = catchUp == nil ? nil : PostponedSwitchOver.of(step, digest: step.digest, store: migrator.store, options: options, on: connection)
         try postponed?.hold(on: connection)
         let stagingExists = try schemaExists(staging)
         let checkpoints = self.checkpoints

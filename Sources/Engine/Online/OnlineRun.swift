@@ -54,7 +54,7 @@ struct OnlineRun {
             event.resumed = true
             onProgress(event)
         }
-        let postponed = PostponedSwitchOver.of(step, digest: online.digest, store: migrator.store, options: options, on: connection)
+        let postponed = PostponedSwitchOver.of(step, digest: step.digest, store: migrator.store, options: options, on: connection)
         try postponed?.hold(on: connection)
         var rows = 0
         for index in online.phases.indices where index >= start.phase {
