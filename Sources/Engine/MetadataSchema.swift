@@ -111,24 +111,37 @@ public enum MetadataSchema {
 
     /// True when the metadata has the `store_schemas` table (layout 2 and later).
     static func hasStoreSchemas(on connection: PostgresConnection) throws -> Bool {
-        !(try connection.execute(
-            "SELECT 1 FROM information_schema.tables WHERE table_schema = \(schema) AND table_name = \(StoreSchemas.table)"
-        )).isEmpty
+        try hasTable(StoreSchemas.table, on: connection)
     }
 
     /// True when the metadata has every table of this layout: `store_schemas` (layout 2),
     /// `controls` (layout 3), `checkpoints` and `runs` (layout 4).
     static func isCurrent(on connection: PostgresConnection) throws -> Bool {
-        let tables = [StoreSchemas.table, StoreControls.table, CheckpointTable.table, StoreRuns.table]
-        return try connection.execute("""
-            SELECT count(*) AS n FROM information_schema.tables WHERE table_schema = \(schema) AND table_name IN (\(literals: tables))
-            """).int(0, "n") == Int64(tables.count)
+        try [StoreSchemas.table, StoreControls.table, CheckpointTable.table, StoreRuns.table].allSatisfy { try hasTable($0, on: connection) }
     }
 
     /// True when the metadata schema exists (reading never creates it).
     public static func exists(on connection: PostgresConnection) throws -> Bool {
-        !(try connection.execute(
-            "SELECT 1 FROM information_schema.tables WHERE table_schema = \(schema) AND table_name = 'stores'"
-        )).isEmpty
+        try hasTable("stores", on: connection)
+    }
+
+    /// True when the metadata table `name` is there and this user may use it: the rows
+    /// `information_schema.tables` shows, looked up by name in pg_class's index (the view
+    /// compares the schema name as another type and so reads all of pg_class, which a server
+    /// with thousands of stores makes slow, several times for every store `apply` runs on).
+    /// A session that keeps facts (`fleet apply`'s) asks once: orchestrator never drops them.
+    static func hasTable(_ name: String, on connection: PostgresConnection) throws -> Bool {
+        guard let facts = connection.sessionFacts else { return try readHasTable(name, on: connection) }
+        return try facts.value("metadata table \(name)") { try readHasTable(name, on: connection) ? "yes" : nil } == "yes"
+    }
+
+    private static func readHasTable(_ name: String, on connection: PostgresConnection) throws -> Bool {
+        !(try connection.execute("""
+            SELECT 1 FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+            WHERE n.nspname = \(schema) AND c.relname = \(name) AND c.relkind IN ('r', 'v', 'f', 'p')
+              AND (pg_catalog.pg_has_role(c.relowner, 'USAGE')
+                   OR pg_catalog.has_table_privilege(c.oid, 'SELECT, INSERT, UPDATE, DELETE, TRUNCATE, REFERENCES, TRIGGER')
+                   OR pg_catalog.has_any_column_privilege(c.oid, 'SELECT, INSERT, UPDATE, REFERENCES'))
+            """)).isEmpty
     }
 }

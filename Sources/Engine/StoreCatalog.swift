@@ -13,7 +13,15 @@ public enum StoreCatalog {
         return snapshot
     }
 
+    /// The lock table's size, set only at server start: a session that keeps facts asks once.
     static func lockTable(on connection: PostgresConnection) throws -> LockTableSettings? {
+        guard let facts = connection.sessionFacts else { return try readLockTable(on: connection) }
+        let known = try facts.value("lock table") { try readLockTable(on: connection).map { "\($0.maxLocksPerTransaction) \($0.backends)" } }
+        let parts = known?.split(separator: " ").compactMap { Int($0) } ?? []
+        return parts.count == 2 ? LockTableSettings(maxLocksPerTransaction: parts[0], backends: parts[1]) : nil
+    }
+
+    private static func readLockTable(on connection: PostgresConnection) throws -> LockTableSettings? {
         let result = try connection.execute("""
             SELECT current_setting('max_locks_per_transaction') AS per_transaction,
                    (current_setting('max_connections')::int + current_setting('autovacuum_max_workers')::int + 1

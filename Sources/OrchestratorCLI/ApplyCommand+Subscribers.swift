@@ -15,7 +15,7 @@ extension ApplyCommand {
         defer { connections.forEach { $0.close() } }
         var subscribers: [ReplicatedApply.Subscriber] = []
         for url in subscriber {
-            let connection = try connect(url, lockWait: lockWait)
+            let connection = try connect(url, lockWait: lockOptions.lockWait)
             connections.append(connection)
             var theirs = migrator
             theirs.connection = connection

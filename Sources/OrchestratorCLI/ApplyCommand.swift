@@ -19,17 +19,7 @@ struct ApplyCommand: ParsableCommand {
     @Option(name: .long, help: "Bring the store to this version instead of the current one.")
     var to: String?
 
-    @Option(name: .long, help: "lock_timeout of each migration transaction, in milliseconds: the longest a reader or writer waits behind one of apply's lock requests; a transaction that times out is retried with backoff.")
-    var lockTimeout: Int = ApplyOptions.defaultLockTimeoutMilliseconds
-
-    @Option(name: .long, help: "idle_in_transaction_session_timeout of each migration transaction and of the heavyweight write guard, in milliseconds: how soon after the process stops answering (SIGSTOP, a paused VM) PostgreSQL ends its sessions and releases their locks.")
-    var idleTimeout: Int = ApplyOptions.defaultIdleInTransactionTimeoutMilliseconds
-
-    @Option(name: .long, help: "Seconds to wait for another apply of the same store to finish, or for a lock another session holds on orchestrator's tables or the store's catalog (the holder is named while waiting); then exit 1.")
-    var lockWait: Double = ApplyOptions.defaultLockWaitSeconds
-
-    @Flag(name: .long, help: "Run steps that drop entities, attributes or relationships (and their data), or leave rows behind (a mapping model that does not read them): the backup alone is not consent.")
-    var allowDataLoss = false
+    @OptionGroup var lockOptions: ApplyLockOptions
 
     @Flag(name: .long, help: "Discard what an interrupted heavyweight step left in <store>~staging and start it over (default: continue after its last checkpoint).")
     var restart = false
@@ -77,13 +67,10 @@ struct ApplyCommand: ParsableCommand {
     var allowSubscriberAlone = false
 
     func validate() throws {
-        guard lockTimeout > 0 else { throw ValidationError("--lock-timeout must be a positive number of milliseconds") }
-        guard idleTimeout >= 3 else { throw ValidationError("--idle-timeout must be a number of milliseconds, 3 or more") }
         if let batchSize, batchSize <= 0 { throw ValidationError("--batch-size must be a positive number of rows") }
         _ = try batchTiming()
         _ = try throttle()
         if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
-        guard lockWait >= 0, lockWait.isFinite else { throw ValidationError("--lock-wait must be a number of seconds, 0 or more") }
         if dryRun && online {
             throw ValidationError("--dry-run rehearses every step in one transaction, and --online commits in phases (CREATE INDEX CONCURRENTLY cannot run in a transaction): rehearse without --online")
         }
@@ -115,13 +102,13 @@ struct ApplyCommand: ParsableCommand {
         try reportingFailures {
             // A saved plan that cannot be used stops the command before anything else.
             let expectedPlan = try plan.map { ExpectedPlan(saved: try SavedPlan.read(from: $0), file: $0) }
-            try migrationOptions.withMigrator(model: modelOptions, store: storeOptions, target: to, lockWait: lockWait) { _, migrator in
+            try migrationOptions.withMigrator(model: modelOptions, store: storeOptions, target: to, lockWait: lockOptions.lockWait) { _, migrator in
                 let store = migrator.store
                 let isText = formatOptions.format == .text
                 let progress = ProgressReporter(mode: ProgressReporter.Mode(format: formatOptions.format))
                 // A failure mid-pass leaves a bar open: end its line before the error is printed.
                 defer { progress.finish() }
-                var options = ApplyOptions(lockTimeoutMilliseconds: lockTimeout, allowDataLoss: allowDataLoss, restart: restart, lockWaitSeconds: lockWait, idleInTransactionTimeoutMilliseconds: idleTimeout, online: online)
+                var options = ApplyOptions(lockTimeoutMilliseconds: lockOptions.lockTimeout, allowDataLoss: lockOptions.allowDataLoss, restart: restart, lockWaitSeconds: lockOptions.lockWait, idleInTransactionTimeoutMilliseconds: lockOptions.idleTimeout, online: online)
                 (options.batchSize, options.batchTimeMilliseconds, options.pauseTimeoutSeconds) = try batchTiming()
                 options.jobs = jobs
                 options.postponeSwitchOver = postponeSwitchOver
@@ -136,7 +123,7 @@ struct ApplyCommand: ParsableCommand {
                     }
                 }
                 let onLockWait: LockWaitHandler = { holders in
-                    printNotice("waiting up to \(String(format: "%g", lockWait)) s (--lock-wait) for store \(store), which is being migrated by \(holders.map(\.description).joined(separator: "; "))")
+                    printNotice("waiting up to \(String(format: "%g", lockOptions.lockWait)) s (--lock-wait) for store \(store), which is being migrated by \(holders.map(\.description).joined(separator: "; "))")
                 }
                 if dryRun {
                     let rehearsal = try migrator.rehearse(options: options, onStep: onStep, onProgress: progress.report, onLockWait: onLockWait)

@@ -26,6 +26,9 @@ public final class PostgresConnection: @unchecked Sendable, CustomStringConverti
     /// Where each statement is logged with its duration and row count (`debug` level); nil
     /// logs nothing. Sessions opened by `reconnect()` log to it too.
     public var statementLogger: Logger?
+    /// What a caller that keeps this session for many stores (`fleet apply`) learned once about
+    /// the server and does not ask again; nil (the default): nothing is kept.
+    public var sessionFacts: SessionFacts?
     /// The FATAL the server sent when it ended the session on its own, if it did.
     private let endedSession = EndedSession()
 

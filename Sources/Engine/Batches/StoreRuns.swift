@@ -56,9 +56,7 @@ enum StoreRuns {
 
     /// True when the metadata has the `runs` table (layout 4 and later).
     static func exists(on connection: PostgresConnection) throws -> Bool {
-        !(try connection.execute(
-            "SELECT 1 FROM information_schema.tables WHERE table_schema = \(MetadataSchema.schema) AND table_name = \(table)"
-        )).isEmpty
+        try MetadataSchema.hasTable(table, on: connection)
     }
 }
 

@@ -44,11 +44,20 @@ public struct FleetServer: Sendable, Hashable {
     public var url: String
     /// Glob patterns over schema names; nil: every store the server's metadata knows.
     public var stores: [String]?
+    /// The subscribers of this server's stores: `fleet apply` migrates each store with those
+    /// whose patterns take it, as `apply --subscriber` does.
+    public var subscribers: [FleetSubscriber]
 
-    public init(name: String, url: String, stores: [String]? = nil) {
+    public init(name: String, url: String, stores: [String]? = nil, subscribers: [FleetSubscriber] = []) {
         self.name = name
         self.url = url
         self.stores = stores
+        self.subscribers = subscribers
+    }
+
+    /// The subscribers that hold `store` (their patterns take it).
+    public func subscribers(of store: String) -> [FleetSubscriber] {
+        subscribers.filter { subscriber in subscriber.stores.map { patterns in patterns.contains { StorePattern.matches($0, store) } } ?? true }
     }
 
     /// What libpq is given: a bare name (no `=`, no `://`) is a service name.
@@ -111,7 +120,8 @@ public struct FleetLocation: YAMLLocation {
 
 extension FleetFile {
     static let keys: Set<String> = ["model", "journal", "servers", "waves", "perServerJobs", "stopAfterFailures", "claimTimeout", "waveWait"]
-    static let serverKeys: Set<String> = ["name", "url", "stores"]
+    static let serverKeys: Set<String> = ["name", "url", "stores", "subscribers"]
+    static let subscriberKeys: Set<String> = ["name", "url", "stores"]
     static let waveKeys: Set<String> = ["name", "stores"]
 
     /// Reads and checks the file at `path`. A password in it never reaches an issue's message:
@@ -159,56 +169,10 @@ extension FleetFile {
         return file
     }
 
-    private static func positive(_ node: Node, key: String, reader: YAMLReader<FleetLocation>) throws -> Int {
+    static func positive(_ node: Node, key: String, reader: YAMLReader<FleetLocation>) throws -> Int {
         let value = try reader.int(node, what: key)
         guard value > 0 else { throw reader.issue("\(key) must be at least 1", at: node) }
         return value
-    }
-
-    private static func servers(_ node: Node, reader: YAMLReader<FleetLocation>) throws -> [FleetServer] {
-        guard let sequence = node.sequence else {
-            throw reader.at(FleetLocation(key: "servers")).issue("servers must be a list of {name, url, stores}", at: node)
-        }
-        var servers: [FleetServer] = []
-        var seen: Set<String> = []
-        for (index, item) in sequence.enumerated() {
-            let place = "servers[\(index)]"
-            var name: String?
-            var url: String?
-            var stores: [String]?
-            for pair in try reader.at(FleetLocation(key: place)).mapping(item, what: "a server", allowed: serverKeys) {
-                let at = reader.at(FleetLocation(key: "\(place).\(pair.key)"))
-                switch pair.key {
-                case "name":
-                    let value = try at.nonEmptyString(pair.value, what: "name")
-                    guard !value.contains("/") else { throw at.issue("a server's name cannot contain '/' (waves name stores as server/store)", at: pair.value) }
-                    guard seen.insert(value).inserted else { throw at.issue("duplicate server name '\(value)'", at: pair.value) }
-                    name = value
-                case "url":
-                    // Checked for safe redaction now, so no later message can print a secret.
-                    let value = try at.string(pair.value, what: "url")
-                    if case .failure = Result(catching: { try ConnectionString(FleetServer.connectionString(value)) }) {
-                        throw at.issue("the url cannot be read as a PostgreSQL URL, conninfo or service name (not shown)", at: pair.value)
-                    }
-                    url = value
-                case "stores":
-                    let patterns = try at.strings(pair.value, what: "stores")
-                    for pattern in patterns {
-                        if let problem = StorePattern.problem(pattern) {
-                            throw at.issue("bad store pattern '\(pattern)': \(problem)", at: pair.value)
-                        }
-                    }
-                    stores = patterns
-                default:
-                    break
-                }
-            }
-            let at = reader.at(FleetLocation(key: place))
-            guard let name else { throw at.issue("a server needs a name", at: item) }
-            guard let url else { throw at.issue("server '\(name)' needs a url", at: item) }
-            servers.append(FleetServer(name: name, url: url, stores: stores))
-        }
-        return servers
     }
 
     private static func waves(_ node: Node, reader: YAMLReader<FleetLocation>) throws -> [FleetWave] {

@@ -70,13 +70,15 @@ extension FleetJournal {
         }
     }
 
-    /// One of `server`'s claim slots for this transaction; false when every one is taken.
+    /// One of `server`'s claim slots for this transaction; false when every one is taken. The
+    /// slots are tried in order, in one statement: the scan stops at the first one taken (no
+    /// ORDER BY, which would try them all).
     private func takeSlot(of server: String, slots: Int) throws -> Bool {
-        for slot in 0..<max(1, slots) {
-            let key = PostgresConnection.advisoryLockKey(for: "orchestrator:fleet-slot:\(run):\(server):\(slot)")
-            if try connection.execute("SELECT pg_try_advisory_xact_lock(\(key)) AS taken").bool(0, "taken") == true { return true }
-        }
-        return false
+        let keys = (0..<max(1, slots)).map { String(PostgresConnection.advisoryLockKey(for: "orchestrator:fleet-slot:\(run):\(server):\($0)")) }
+        return !(try connection.execute("""
+            SELECT k FROM unnest(\("{" + keys.joined(separator: ",") + "}")::bigint[]) WITH ORDINALITY AS s(k, i)
+            WHERE pg_try_advisory_xact_lock(k) LIMIT 1
+            """)).isEmpty
     }
 
     /// Records the claimed store's outcome and ends the claim.

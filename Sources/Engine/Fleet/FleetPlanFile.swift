@@ -35,7 +35,7 @@ public struct FleetPlanFile: Sendable {
             for name in cohort.stores {
                 let parts = name.split(separator: "/", maxSplits: 1).map(String.init)
                 guard parts.count == 2 else { continue }
-                cohorts[FleetStore(server: parts[0], store: parts[1])] = CohortPlan(saved: saved, plannedOn: cohort.plannedOn, file: path)
+                cohorts[FleetStore(server: parts[0], store: parts[1])] = CohortPlan(saved: saved.upgradedFromLayoutThree(), plannedOn: cohort.plannedOn, file: path)
             }
         }
         return FleetPlanFile(path: path, target: document.target, cohorts: cohorts)

@@ -103,9 +103,13 @@ public final class FleetRun: @unchecked Sendable {
         var migrator = StoreMigrator(connection: connection, model: model, store: store.store, targetVersion: target.name, explicitMappings: explicitMappings)
         migrator.contracts = connections.contracts(of: server.name)
         do {
-            let report = try migrator.applyUnderLock(options: options, cohortPlan: try savedPlan?.expected(for: store))
+            let subscribers = server.subscribers(of: store.store)
+            let cohortPlan = try savedPlan?.expected(for: store)
+            let (report, changed) = subscribers.isEmpty
+                ? try migrator.applyUnderLock(options: options, cohortPlan: cohortPlan).changing
+                : try applyReplicated(migrator, server: server, subscribers: subscribers, cohortPlan: cohortPlan)
             connections.give(connection, of: server)
-            let kind: FleetOutcome.Kind = report.appliedSteps.isEmpty ? .upToDate : .migrated
+            let kind: FleetOutcome.Kind = changed ? .migrated : .upToDate
             return FleetOutcome(
                 store: store, kind: kind, from: report.plan.storeVersion ?? claim.from, to: target.name,
                 durationMilliseconds: milliseconds(since: started)
@@ -116,4 +120,9 @@ public final class FleetRun: @unchecked Sendable {
             return FleetOutcome(store: store, kind: .failed, from: claim.from, durationMilliseconds: milliseconds(since: started), error: text)
         }
     }
+}
+
+extension ApplyReport {
+    /// The report, and whether it changed the store.
+    var changing: (report: ApplyReport, changed: Bool) { (self, !appliedSteps.isEmpty) }
 }

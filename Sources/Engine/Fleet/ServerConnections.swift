@@ -27,7 +27,10 @@ final class ServerConnections: @unchecked Sendable {
         }
         if let reused { return reused }
         do {
-            return try connectToURL(server.connectionString)
+            let connection = try connectToURL(server.connectionString)
+            // Kept from store to store: what it learns once about the server is not asked again.
+            connection.sessionFacts = SessionFacts()
+            return connection
         } catch {
             lock.withLock { down[server.name] = error }
             throw error

@@ -25,14 +25,7 @@ struct FleetApplyCommand: ParsableCommand {
     @Option(name: .customLong("run"), help: "The run's name in the journal: a new name starts a run, a known one resumes it (default: a new name, printed).")
     var runName: String?
 
-    @Option(name: .long, help: "lock_timeout of each migration transaction, in milliseconds, as for apply.")
-    var lockTimeout: Int = ApplyOptions.defaultLockTimeoutMilliseconds
-
-    @Option(name: .long, help: "Seconds to wait for another apply of the same store, as for apply.")
-    var lockWait: Double = ApplyOptions.defaultLockWaitSeconds
-
-    @Flag(name: .long, help: "Run steps that drop entities, attributes or relationships (and their data), as for apply.")
-    var allowDataLoss = false
+    @OptionGroup var lockOptions: ApplyLockOptions
 
     @Flag(name: .long, help: "Run each store's steps online (docs/online-migrations.md).")
     var online = false
@@ -45,9 +38,7 @@ struct FleetApplyCommand: ParsableCommand {
 
     func validate() throws {
         guard jobs > 0 else { throw ValidationError("--jobs must be at least 1") }
-        guard lockTimeout > 0 else { throw ValidationError("--lock-timeout must be a positive number of milliseconds") }
         guard batchSize > 0 else { throw ValidationError("--batch-size must be a positive number of rows") }
-        guard lockWait >= 0, lockWait.isFinite else { throw ValidationError("--lock-wait must be a number of seconds, 0 or more") }
         if let runName, runName.isEmpty { throw ValidationError("--run must be a name") }
     }
 
@@ -60,7 +51,10 @@ struct FleetApplyCommand: ParsableCommand {
                 throw ValidationError("the fleet plan \(savedPlan.path) brings the stores to '\(savedPlan.target)', and this apply to '\(target.name)' (give --to, or run fleet plan --out again)")
             }
             let explicitMappings = try mappingOptions.explicitMappings(for: model)
-            var applyOptions = ApplyOptions(lockTimeoutMilliseconds: lockTimeout, allowDataLoss: allowDataLoss, lockWaitSeconds: lockWait, online: online)
+            var applyOptions = ApplyOptions(
+                lockTimeoutMilliseconds: lockOptions.lockTimeout, allowDataLoss: lockOptions.allowDataLoss, lockWaitSeconds: lockOptions.lockWait,
+                idleInTransactionTimeoutMilliseconds: lockOptions.idleTimeout, online: online
+            )
             applyOptions.batchSize = batchSize
             let name = runName ?? Self.newRunName()
             if runName == nil { printNotice("run \(name) (resume it with --run \(name))") }
