@@ -12,8 +12,9 @@ import SQLBuilding
 /// 2. Wait until each subscription has applied everything the publisher wrote so far, then
 ///    disable it (what the publisher writes waits in the slot) and wait for its worker to stop.
 /// 3. Migrate the publisher; 4. each subscriber (a heavyweight step builds the new tables from
-///    the subscriber's own rows, and the subscription's record moves to them in its swap).
-/// 5. Enable the subscriptions: what the publisher wrote meanwhile arrives in the new shape.
+///    the subscriber's own rows).
+/// 5. Enable the subscriptions and refresh them, so that they write into the new tables
+///    (`SubscriptionRefresh`): what the publisher wrote meanwhile arrives in the new shape.
 /// A failure in 3 enables the subscriptions again (nothing changed on either side); in 4 they
 /// stay disabled, and the error says so.
 public struct ReplicatedApply {
@@ -59,15 +60,19 @@ public struct ReplicatedApply {
         }
         var subscriberOptions = options
         subscriberOptions.allowSubscriberAlone = true
+        subscriberOptions.refreshesSubscriptionsAfter = true
         subscriberOptions.expectedPlan = nil
         var reports: [ApplyReport] = []
+        let store = publisher.store
         for (subscriber, names) in zip(subscribers, subscriptions) {
             do {
                 reports.append(try subscriber.migrator.apply(options: subscriberOptions, onStep: onStep, onProgress: onProgress, onLockWait: onLockWait))
+                try SubscriptionRefresh.enable(
+                    names.map(\.subscription), store: store, policy: options.executionPolicy, on: subscriber.migrator.connection
+                )
             } catch {
                 throw SubscriberFailed(subscriber: subscriber.name, subscriptions: names.map(\.subscription), underlying: error)
             }
-            try setEnabled(true, names.map(\.subscription), on: subscriber)
         }
         return (published, reports)
     }
