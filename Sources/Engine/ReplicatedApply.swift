@@ -124,11 +124,18 @@ public struct ReplicatedApply {
         return all
     }
 
-    /// Step 2, first half: every slot confirmed up to the publisher's position now.
+    /// Step 2, first half: every slot confirmed up to the publisher's position now. A
+    /// subscription already disabled (an earlier run's subscriber failed) has its changes
+    /// waiting in its slot: nothing to wait for.
     private func catchUp(_ subscriptions: [[(subscription: String, slot: String)]]) throws {
         let position = try publisher.connection.execute("SELECT pg_current_wal_lsn()::text AS lsn").value(0, "lsn") ?? "0/0"
         for (subscriber, names) in zip(subscribers, subscriptions) {
             for name in names {
+                let enabled = try subscriber.migrator.connection.execute("""
+                    SELECT subenabled FROM pg_subscription WHERE subname = \(name.subscription)
+                      AND subdbid = (SELECT oid FROM pg_database WHERE datname = current_database())
+                    """).bool(0, "subenabled")
+                guard enabled == true else { continue }
                 try wait("subscription \(name.subscription) of subscriber \(subscriber.name) to apply what the publisher wrote (slot \(name.slot) at \(position))") {
                     try publisher.connection.execute("""
                         SELECT coalesce(confirmed_flush_lsn >= \(position)::pg_lsn, false) AS yes FROM pg_replication_slots WHERE slot_name = \(name.slot)
