@@ -21,7 +21,7 @@ SWIFTPM_FLAGS ?=
 export SWIFTPM_FLAGS
 
 .DEFAULT_GOAL := build
-.PHONY: build test fuzz demo bench bench-positions bench-online bench-fleet clean deps
+.PHONY: build test fuzz demo bench bench-positions bench-online bench-fleet bench-replication clean deps
 
 build:
 	$(SWIFT) build $(SWIFTPM_FLAGS)
@@ -80,6 +80,12 @@ bench-online: deps
 bench-fleet: deps
 	command -v /usr/bin/time >/dev/null || (apt-get update -qq && apt-get install -y -qq time)
 	bash scripts/with-postgres.sh bash scripts/bench-fleet.sh
+
+# A standby's replay lag during an online backfill under pgbench load, with --max-replica-lag
+# throttling and without, on a primary and a standby in containers (scripts/bench-replication.sh,
+# docs/replication.md).
+bench-replication: deps
+	bash scripts/bench-replication.sh
 
 clean:
 	$(SWIFT) package $(SWIFTPM_FLAGS) clean

@@ -52,6 +52,9 @@ public struct ApplyOptions: Sendable {
 
     /// Migrate a store a subscription writes into without its publisher (`SubscriberAlone`).
     public var allowSubscriberAlone = false
+    /// `apply --subscriber` on a subscriber: the swap leaves the subscriptions' records of the
+    /// replaced tables alone, `SubscriptionRefresh` gives them the new ones once it has run.
+    var refreshesSubscriptionsAfter = false
     /// `apply --plan`: the plan must be this one, planned again under the store's lock.
     public var expectedPlan: ExpectedPlan?
     /// Counts the transactions retried for a lock or a deadlock (`apply --dry-run`).

@@ -12,8 +12,9 @@ import SQLBuilding
 /// 2. Wait until each subscription has applied everything the publisher wrote so far, then
 ///    disable it (what the publisher writes waits in the slot) and wait for its worker to stop.
 /// 3. Migrate the publisher; 4. each subscriber (a heavyweight step builds the new tables from
-///    the subscriber's own rows, and the subscription's record moves to them in its swap).
-/// 5. Enable the subscriptions: what the publisher wrote meanwhile arrives in the new shape.
+///    the subscriber's own rows).
+/// 5. Enable the subscriptions and refresh them, so that they write into the new tables
+///    (`SubscriptionRefresh`): what the publisher wrote meanwhile arrives in the new shape.
 /// A failure in 3 enables the subscriptions again (nothing changed on either side); in 4 they
 /// stay disabled, and the error says so.
 public struct ReplicatedApply {
@@ -59,17 +60,21 @@ public struct ReplicatedApply {
         }
         var subscriberOptions = options
         subscriberOptions.allowSubscriberAlone = true
+        subscriberOptions.refreshesSubscriptionsAfter = true
         subscriberOptions.expectedPlan = nil
         // The operator's proceed (on the publisher) let the switch-over go: the subscribers follow.
         subscriberOptions.postponeSwitchOver = false
         var reports: [ApplyReport] = []
+        let store = publisher.store
         for (subscriber, names) in zip(subscribers, subscriptions) {
             do {
                 reports.append(try subscriber.migrator.apply(options: subscriberOptions, onStep: onStep, onProgress: onProgress, onLockWait: onLockWait))
+                try SubscriptionRefresh.enable(
+                    names.map(\.subscription), store: store, policy: options.executionPolicy, on: subscriber.migrator.connection
+                )
             } catch {
                 throw SubscriberFailed(subscriber: subscriber.name, subscriptions: names.map(\.subscription), underlying: error)
             }
-            try setEnabled(true, names.map(\.subscription), on: subscriber)
         }
         return (published, reports)
     }
@@ -121,11 +126,18 @@ public struct ReplicatedApply {
         return all
     }
 
-    /// Step 2, first half: every slot confirmed up to the publisher's position now.
+    /// Step 2, first half: every slot confirmed up to the publisher's position now. A
+    /// subscription already disabled (an earlier run's subscriber failed) has its changes
+    /// waiting in its slot: nothing to wait for.
     private func catchUp(_ subscriptions: [[(subscription: String, slot: String)]]) throws {
         let position = try publisher.connection.execute("SELECT pg_current_wal_lsn()::text AS lsn").value(0, "lsn") ?? "0/0"
         for (subscriber, names) in zip(subscribers, subscriptions) {
             for name in names {
+                let enabled = try subscriber.migrator.connection.execute("""
+                    SELECT subenabled FROM pg_subscription WHERE subname = \(name.subscription)
+                      AND subdbid = (SELECT oid FROM pg_database WHERE datname = current_database())
+                    """).bool(0, "subenabled")
+                guard enabled == true else { continue }
                 try wait("subscription \(name.subscription) of subscriber \(subscriber.name) to apply what the publisher wrote (slot \(name.slot) at \(position))") {
                     try publisher.connection.execute("""
                         SELECT coalesce(confirmed_flush_lsn >= \(position)::pg_lsn, false) AS yes FROM pg_replication_slots WHERE slot_name = \(name.slot)

@@ -12,7 +12,9 @@ import SQLBuilding
 /// - `REPLICA IDENTITY` other than the default is set on the new table;
 /// - on a subscriber, a subscription's record of a table it writes into (`pg_subscription_rel`,
 ///   by oid: without it the apply worker skips the new table's changes, silently) is moved to
-///   the new table, with its state. Catalog rows: this needs a superuser.
+///   the new table, with its state. Catalog rows: this needs a superuser. Only for a subscriber
+///   migrated alone: `apply --subscriber` refreshes the subscription instead, the supported way
+///   (`SubscriptionRefresh`, which says why that cannot serve here).
 /// A `FOR ALL TABLES` publication publishes the new tables by itself. All of it runs in the
 /// caller's transaction (the swap's), so subscribers never see the store unpublished.
 struct StorePublications {
@@ -48,9 +50,13 @@ struct StorePublications {
 
     /// Reads how `schema` (or its `tables`) is published, runs `body` (which puts new tables or
     /// a new schema in their place under the same names), then publishes the new ones so. In
-    /// the caller's transaction.
-    static func carrying<T>(schema: String, tables: [String]?, on connection: PostgresConnection, _ body: () throws -> T) throws -> T {
-        let published = try read(schema: schema, tables: tables, on: connection)
+    /// the caller's transaction. Without `subscriptionRecords`, the subscriptions' records stay
+    /// as they are: the caller refreshes the subscriptions afterwards (`SubscriptionRefresh`).
+    static func carrying<T>(
+        schema: String, tables: [String]?, subscriptionRecords: Bool = true, on connection: PostgresConnection, _ body: () throws -> T
+    ) throws -> T {
+        var published = try read(schema: schema, tables: tables, on: connection)
+        if !subscriptionRecords { published.subscribed = [] }
         let value = try body()
         let republished = try read(schema: schema, tables: tables, on: connection)
         for statement in try published.statements(after: republished, in: schema, on: connection) { _ = try connection.execute(statement) }

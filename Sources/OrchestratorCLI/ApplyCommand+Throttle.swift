@@ -2,7 +2,7 @@ import ArgumentParser
 import Engine
 
 extension ApplyCommand {
-    /// `--max-replica-lag`, `--max-slot-lag` and `--throttle-timeout` as the run's
+    /// `--max-replica-lag`, `--max-slot-lag`, `--slot` and `--throttle-timeout` as the run's
     /// `ReplicationThrottle` (docs/replication.md, "Throttling").
     func throttle() throws -> ReplicationThrottle {
         var replicaLag: Double? = ReplicationThrottle.defaultMaxReplicaLagSeconds
@@ -23,7 +23,10 @@ extension ApplyCommand {
             }
             return seconds
         }
-        return ReplicationThrottle(maxReplicaLagSeconds: replicaLag, maxSlotLagBytes: maxSlotLag, timeoutSeconds: timeout ?? ReplicationThrottle.defaultTimeoutSeconds)
+        if !slot.isEmpty && maxSlotLag == nil { throw ValidationError("--slot names the slots --max-slot-lag watches: give --max-slot-lag too") }
+        let throttle = ReplicationThrottle(maxReplicaLagSeconds: replicaLag, maxSlotLagBytes: maxSlotLag, timeoutSeconds: timeout ?? ReplicationThrottle.defaultTimeoutSeconds)
+        throttle.slots = slot
+        return throttle
     }
 
     /// `--postpone-timeout` in seconds (default `ApplyOptions.defaultPostponeTimeoutSeconds`).

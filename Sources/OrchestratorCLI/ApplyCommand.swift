@@ -54,6 +54,9 @@ struct ApplyCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Batches wait while a logical replication slot is more than this many bytes of WAL behind (default: off).", valueName: "bytes"))
     var maxSlotLag: Int64?
 
+    @Option(name: .long, help: ArgumentHelp("A logical replication slot of the store's database that --max-slot-lag watches (repeatable; default: every logical slot of the server).", valueName: "name"))
+    var slot: [String] = []
+
     @Option(name: .long, help: ArgumentHelp("The longest a run waits for a standby or a slot (--max-replica-lag, --max-slot-lag); it then stops, and apply again continues (seconds, or 10m, 1h; default 10 min).", valueName: "duration"))
     var throttleTimeout: String?
 
@@ -113,7 +116,9 @@ struct ApplyCommand: ParsableCommand {
                 options.jobs = jobs
                 options.postponeSwitchOver = postponeSwitchOver
                 options.postponeTimeoutSeconds = try postponeTimeoutSeconds()
-                options.betweenBatches.append(try throttle())
+                let throttle = try throttle()
+                try throttle.requireSlots(on: migrator.connection)
+                options.betweenBatches.append(throttle)
                 options.expectedPlan = expectedPlan
                 options.allowSubscriberAlone = allowSubscriberAlone
                 let onStep = { (number: Int, count: Int, step: PlannedStep) in

@@ -136,6 +136,9 @@ struct ReplicationTests {
             #expect(apply.stdoutLines.contains { $0.hasPrefix("subscriber ") && $0.contains(": store kitchen: now at 'Kitchen 2'") }, "\(apply)")
             #expect(!apply.stdout.contains(publisher.password) && !apply.stderr.contains(subscriber.password))
             #expect(try subscribing.execute("SELECT subenabled FROM pg_subscription WHERE subname = 'kitchen'").bool(0, "subenabled") == true)
+            // Refreshed: the subscription's records name the new tables, ready, and nothing of the backup.
+            let records = try subscribing.execute("SELECT string_agg(srrelid::regclass::text || ' ' || srsubstate::text, ',' ORDER BY srrelid::regclass::text) AS r FROM pg_subscription_rel")
+            #expect(records.value(0, "r") == "kitchen.chef r,kitchen.recipe r")
             try Self.writeAfterAndConverge(publisher, subscriber, publishing, during: written)
         }
     }

@@ -51,6 +51,7 @@ struct ThrottleTests {
         (["apply", "--max-replica-lag", "soon", "--model", "bench/model"], "--max-replica-lag must be a positive duration"),
         (["apply", "--max-slot-lag", "0", "--model", "bench/model"], "--max-slot-lag must be a positive number of bytes"),
         (["apply", "--throttle-timeout", "0", "--model", "bench/model"], "--throttle-timeout must be a positive duration"),
+        (["apply", "--slot", "cdc", "--model", "bench/model"], "--slot names the slots --max-slot-lag watches: give --max-slot-lag too"),
     ])
     func aBadLimitIsAUsageError(arguments: [String], message: String) throws {
         let result = try OrchestratorBinary.run(arguments, databaseURL: "postgres://nowhere.invalid/db")

@@ -10,6 +10,8 @@ import SQLBuilding
 public final class ReplicationThrottle: BetweenBatches, @unchecked Sendable {
     public var maxReplicaLagSeconds: Double?
     public var maxSlotLagBytes: Int64?
+    /// `--slot`: the logical slots `maxSlotLagBytes` watches; empty: every logical slot.
+    public var slots: [String] = []
     public var timeoutSeconds: Double
 
     public static let defaultMaxReplicaLagSeconds = 10.0
@@ -46,10 +48,30 @@ public final class ReplicationThrottle: BetweenBatches, @unchecked Sendable {
         }
     }
 
+    /// Each of `slots` must be a logical slot of the store's database (the one `connection`
+    /// is on): a slot that is not the store's is a mistake to stop on before anything changes,
+    /// never a limit that holds nothing back.
+    public func requireSlots(on connection: PostgresConnection) throws {
+        guard !slots.isEmpty else { return }
+        let result = try connection.execute("""
+            SELECT slot_name::text AS name, slot_type AS kind, coalesce(database::text, '') AS database, current_database()::text AS here
+            FROM pg_replication_slots ORDER BY slot_name
+            """)
+        let here = result.rows.isEmpty ? "" : result.value(0, "here") ?? ""
+        let logical = result.rows.indices.filter { result.value($0, "kind") == "logical" && result.value($0, "database") == here }
+            .compactMap { result.value($0, "name") }
+        for slot in slots where !logical.contains(slot) {
+            let row = result.rows.indices.first { result.value($0, "name") == slot }
+            let what = row.map { result.value($0, "kind") == "physical" ? "a physical slot (--max-replica-lag watches standbys)" : "a slot of database \(result.value($0, "database") ?? "?")" }
+            throw SlotNotTheStores(slot: slot, what: what ?? "no replication slot of this server", slots: logical)
+        }
+    }
+
     /// Why the run must wait now, or nil. A standby counts when its `replay_lag` is over the
     /// limit, or when its replay has stood still for longer than the limit while WAL was sent
     /// to it (`replay_lag` only grows while the standby answers).
     func overLimit(on connection: PostgresConnection) throws -> String? {
+        let chosen: SQL = slots.isEmpty ? "" : "AND slot_name::text IN (\(literals: slots))"
         let result = try connection.execute("""
             SELECT 'standby' AS kind, coalesce(nullif(application_name, ''), client_addr::text, pid::text) AS name,
                    extract(epoch FROM replay_lag)::float8 AS lag, replay_lsn::text AS replay,
@@ -59,6 +81,7 @@ public final class ReplicationThrottle: BetweenBatches, @unchecked Sendable {
             SELECT 'slot', slot_name::text, (pg_current_wal_lsn() - confirmed_flush_lsn)::float8, NULL, NULL
             FROM pg_replication_slots
             WHERE slot_type = 'logical' AND confirmed_flush_lsn IS NOT NULL AND NOT pg_is_in_recovery()
+              \(chosen)
             """)
         let now = Date()
         return lock.withLock {
@@ -89,5 +112,19 @@ public final class ReplicationThrottle: BetweenBatches, @unchecked Sendable {
             replaySeen = seen
             return reasons.isEmpty ? nil : reasons.joined(separator: "; ")
         }
+    }
+}
+
+/// `--slot` names a slot that is not a logical slot of the store's database; nothing was changed.
+public struct SlotNotTheStores: Error, CustomStringConvertible {
+    public var slot: String
+    /// What the slot is instead.
+    public var what: String
+    /// The logical slots of the store's database.
+    public var slots: [String]
+
+    public var description: String {
+        let here = slots.isEmpty ? "none" : slots.joined(separator: ", ")
+        return "--slot \(slot): \(what), not a logical slot of the store's database (its logical slots: \(here)); nothing was changed"
     }
 }

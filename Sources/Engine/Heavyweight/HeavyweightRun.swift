@@ -139,7 +139,7 @@ struct HeavyweightRun {
             }
             let rowLog = try hasRowLog(step.onlineCatchUp)
             try StoreSchemas.requireOwnable(old, role: role, store: migrator.store, on: connection)
-            try StoreAccess.carrying(schema: migrator.store, tables: nil, on: connection) {
+            try StoreAccess.carrying(schema: migrator.store, tables: nil, options: options, on: connection) {
                 for statement in step.swap { _ = try connection.execute(statement.sql) }
             }
             if rowLog { for sql in OnlineCatchUp.afterSwap(store: migrator.store, old: old) { _ = try connection.execute(sql) } }

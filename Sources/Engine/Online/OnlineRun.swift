@@ -69,7 +69,7 @@ struct OnlineRun {
             case .transaction:
                 rows += try policy.transaction(on: connection) {
                     var done = 0
-                    try StoreAccess.carrying(schema: migrator.store, tables: isLast ? online.rebuiltTables : [], on: connection) {
+                    try StoreAccess.carrying(schema: migrator.store, tables: isLast ? online.rebuiltTables : [], options: options, on: connection) {
                         for statement in phase.statements {
                             failure.statement = statement
                             done += try connection.execute(statement.sql).affectedRows
