@@ -115,6 +115,18 @@ final class RunningOrchestrator {
         _ = Foundation.kill(process.processIdentifier, SIGKILL)
     }
 
+    /// Waits until the process has printed `text` on stdout (true), or has ended or `timeout`
+    /// seconds have passed without it (false).
+    func waitForOutput(containing text: String, timeout: TimeInterval = 120) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if let printed = try? String(contentsOf: stdoutFile, encoding: .utf8), printed.contains(text) { return true }
+            if !process.isRunning { return false }
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        return false
+    }
+
     /// Waits for the process and reads what it printed.
     func finish() throws -> CLIResult {
         process.waitUntilExit()

@@ -46,7 +46,8 @@ struct SlotThrottleTests {
 
             // Again, with the default timeout: it waits, then finishes once a consumer reads the slot.
             let running = try RunningOrchestrator(arguments + ["--format", "json"], databaseURL: url)
-            Thread.sleep(forTimeInterval: 5)
+            // Once it says it is throttled, no batch runs while the slot stays behind.
+            #expect(running.waitForOutput(containing: "throttled: logical slot cdc is "), "the second run never said it waits for the slot")
             let waiting = try connection.execute(SQL(unsafeRaw: Self.checked)).int(0, "n")
             Thread.sleep(forTimeInterval: 3)
             #expect(running.isRunning)
