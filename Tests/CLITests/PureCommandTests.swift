@@ -19,7 +19,7 @@ struct PureCommandTests {
     /// Issue 22: what a new user meets first.
     @Test("--version prints the release and the metadata layout version it writes")
     func versionNamesReleaseAndLayout() throws {
-        try assertCommand(["--version"], output: "orchestrator 0.1.0 (writes metadata layout version 3)")
+        try assertCommand(["--version"], output: "orchestrator 0.1.0 (writes metadata layout version 4)")
     }
 
     @Test("--help lists each subcommand once")
