@@ -348,8 +348,16 @@ import TestSupport
         writer.start()
         writer.waitForCommits(5)
         let before = writer.commits
+        // A lock timeout of 5 s, not 500 ms: the writer writes without pause, taking a join table
+        // and the table its key points at in either order (a link inserted, an animal deleted with
+        // its links), so a phase's ACCESS EXCLUSIVE locks can meet it the other way round; past
+        // PostgreSQL's deadlock_timeout (1 s) one side is aborted and tried again. With 500 ms,
+        // each of the switch-over's 10 attempts timed out first on a loaded CI machine once, and
+        // apply stopped as documented ("run apply again to continue"), which this test is not about.
+        var options = ApplyOptions(allowDataLoss: allowDataLoss, batchSize: 7, online: true)
+        options.lockTimeoutMilliseconds = 5000
         let report = try StoreMigrator(connection: connection, model: model, store: S.store)
-            .apply(options: ApplyOptions(allowDataLoss: allowDataLoss, batchSize: 7, online: true), onProgress: { writer.interleave($0, untilCommitted: 20, since: before) })
+            .apply(options: options, onProgress: { writer.interleave($0, untilCommitted: 20, since: before) })
         let during = writer.commits - before
         writer.stop()
         print("online migration: \(during) writer transactions committed while apply --online ran, \(writer.commits) in all")
