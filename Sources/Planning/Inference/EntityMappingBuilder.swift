@@ -13,15 +13,15 @@ struct EntityMappingBuilder {
             // A new entity has no rows: nothing to refuse.
             let mapping = EntityMapping(
                 kind: .add, sourceEntity: nil, destinationEntity: destination.name,
-                attributeMappings: matches.destination.storedAttributes(of: destination).map { .init(kind: .add, source: nil, destination: $0.name) },
-                relationshipMappings: matches.destination.storedRelationships(of: destination).map { .init(kind: .add, source: nil, destination: $0.name) }
+                attributeMappings: InheritedProperty<Attribute>.stored(of: destination, in: matches.destination).map { .init(kind: .add, source: nil, destination: $0.name) },
+                relationshipMappings: InheritedProperty<Relationship>.stored(of: destination, in: matches.destination).map { .init(kind: .add, source: nil, destination: $0.name) }
             )
             return (mapping, [])
         case (let source?, nil):
             let mapping = EntityMapping(
                 kind: .remove, sourceEntity: source.name, destinationEntity: nil, sourceIsAbstract: source.isAbstract,
-                attributeMappings: matches.source.storedAttributes(of: source).map { .init(kind: .remove, source: $0.name, destination: nil) },
-                relationshipMappings: matches.source.storedRelationships(of: source).map { .init(kind: .remove, source: $0.name, destination: nil) }
+                attributeMappings: InheritedProperty<Attribute>.stored(of: source, in: matches.source).map { .init(kind: .remove, source: $0.name, destination: nil) },
+                relationshipMappings: InheritedProperty<Relationship>.stored(of: source, in: matches.source).map { .init(kind: .remove, source: $0.name, destination: nil) }
             )
             return (mapping, [])
         case (nil, nil):

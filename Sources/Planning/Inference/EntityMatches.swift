@@ -46,24 +46,25 @@ struct InheritedProperty<Property: RenamableElement>: RenamableElement {
     var renamingIdentifier: String? { property.renamingIdentifier }
 }
 
-extension ModelVersion {
-    /// Stored attributes of the entity, inherited ones first (transient ones have no storage).
-    func storedAttributes(of entity: Entity) -> [InheritedProperty<Attribute>] {
-        let ancestry = self.ancestry(of: entity)
+extension InheritedProperty {
+    /// The stored properties of `entity` in `version` that `declared` picks from each entity of
+    /// its ancestry, inherited ones first (transient ones have no storage).
+    static func stored(of entity: Entity, in version: ModelVersion, _ declared: (Entity) -> [Property]) -> [InheritedProperty] {
+        let ancestry = version.ancestry(of: entity)
         return ancestry.enumerated().flatMap { position, declaring in
-            declaring.attributes.filter { !$0.isTransient }.map {
-                InheritedProperty(property: $0, declaringEntity: declaring.name, level: ancestry.count - 1 - position)
-            }
+            declared(declaring).map { InheritedProperty(property: $0, declaringEntity: declaring.name, level: ancestry.count - 1 - position) }
         }
     }
+}
 
-    /// Stored relationships of the entity, inherited ones first.
-    func storedRelationships(of entity: Entity) -> [InheritedProperty<Relationship>] {
-        let ancestry = self.ancestry(of: entity)
-        return ancestry.enumerated().flatMap { position, declaring in
-            declaring.relationships.filter { !$0.isTransient }.map {
-                InheritedProperty(property: $0, declaringEntity: declaring.name, level: ancestry.count - 1 - position)
-            }
-        }
+extension InheritedProperty<Attribute> {
+    static func stored(of entity: Entity, in version: ModelVersion) -> [Self] {
+        stored(of: entity, in: version) { $0.attributes.filter { !$0.isTransient } }
+    }
+}
+
+extension InheritedProperty<Relationship> {
+    static func stored(of entity: Entity, in version: ModelVersion) -> [Self] {
+        stored(of: entity, in: version) { $0.relationships.filter { !$0.isTransient } }
     }
 }

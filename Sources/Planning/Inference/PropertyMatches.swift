@@ -11,12 +11,12 @@ struct PropertyMatches {
         for pair in matches.matching.pairs {
             guard let source = pair.source, let destination = pair.destination else { continue }
             attributes[source.name] = NameMatching(
-                source: matches.source.storedAttributes(of: source),
-                destination: matches.destination.storedAttributes(of: destination)
+                source: InheritedProperty<Attribute>.stored(of: source, in: matches.source),
+                destination: InheritedProperty<Attribute>.stored(of: destination, in: matches.destination)
             )
             var relationshipMatching = NameMatching(
-                source: matches.source.storedRelationships(of: source),
-                destination: matches.destination.storedRelationships(of: destination)
+                source: InheritedProperty<Relationship>.stored(of: source, in: matches.source),
+                destination: InheritedProperty<Relationship>.stored(of: destination, in: matches.destination)
             )
             relationshipMatching.unpair { old, _ in RelationshipRules.keepsLinks(old.property, matches: matches) }
             relationships[source.name] = relationshipMatching

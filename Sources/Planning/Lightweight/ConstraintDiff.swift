@@ -4,14 +4,35 @@ import SQLBuilding
 /// Constraints and indexes of a continued table. A source constraint is kept when the
 /// destination has the same one once columns and tables are renamed (renamed itself if its name
 /// changed); otherwise it is dropped first and the destination's is added at the end.
-extension LightweightDiff {
-    mutating func constraints(of table: TableLayout, from sourceTable: TableLayout) {
+struct ConstraintDiff {
+    typealias Phase = LightweightDiff.Phase
+    typealias ColumnKey = LightweightDiff.ColumnKey
+
+    let pairing: LayoutPairing
+    /// The changes found, in the order found, and the constraints to rename
+    /// (`LightweightDiff.renameConstraint`).
+    private(set) var changes: [(phase: Phase, change: any SchemaChange)] = []
+    private(set) var renames: [RenameConstraint] = []
+
+    var schema: String { pairing.sourceLayout.schema }
+    var source: ModelVersion { pairing.source }
+
+    init(of table: TableLayout, from sourceTable: TableLayout, pairing: LayoutPairing) {
+        self.pairing = pairing
         let columns = pairing.sourceColumnOf[table.name] ?? [:]
         let renamed = Dictionary(uniqueKeysWithValues: columns.map { ($0.value, $0.key) })
         foreignKeys(of: table, from: sourceTable, columns: columns, renamed: renamed)
         checks(of: table, from: sourceTable, columns: columns, renamed: renamed)
         uniques(of: table, from: sourceTable, columns: columns, renamed: renamed)
         indexes(of: table, from: sourceTable, renamed: renamed)
+    }
+
+    private mutating func add(_ phase: Phase, _ change: any SchemaChange) {
+        changes.append((phase, change))
+    }
+
+    private mutating func renameConstraint(_ kind: RenameConstraint.Kind, table: String, from: String, to: String) {
+        renames.append(RenameConstraint(kind: kind, table: table, from: from, to: to))
     }
 
     /// Kept when the column, the referenced table and the delete rule all continue.
@@ -81,8 +102,8 @@ extension LightweightDiff {
         if let sourceColumn { offending.append(" AND \(ident: sourceColumn) IS NULL") }
         add(.checkData, DataCheck(
             table: sourceTable.name, offending: offending,
-            problem: "rows of \(sourceScope.joined(separator: ", ")) without \(sourceColumn ?? column.name) (\(Self.describe(column.role)) \(sourceColumn == nil ? "added as" : "made") required)",
-            hint: Self.requiredHint
+            problem: "rows of \(sourceScope.joined(separator: ", ")) without \(sourceColumn ?? column.name) (\(LightweightDiff.describe(column.role)) \(sourceColumn == nil ? "added as" : "made") required)",
+            hint: LightweightDiff.requiredHint
         ))
     }
 

@@ -1,4 +1,5 @@
 import ObjectModel
+import SQLBuilding
 
 /// The changes that turn a store laid out for the source version into one laid out for the
 /// destination, computed from a `LayoutPairing` and nothing else.
@@ -118,5 +119,100 @@ struct LightweightDiff {
             return
         }
         constraints.forEach { add(.renameConstraints, $0) }
+    }
+}
+
+/// What nothing in the destination continues: source columns and tables dropped.
+extension LightweightDiff {
+    /// Source columns and tables without a continuation: dropped after the copies that read
+    /// them, or as removed (lossy) before anything else.
+    mutating func dropUnclaimed() {
+        for table in pairing.destinationLayout.tables {
+            guard let sourceName = pairing.sourceTableOf[table.name], let sourceTable = pairing.sourceLayout.table(named: sourceName) else { continue }
+            let claimed = Set((pairing.sourceColumnOf[table.name] ?? [:]).values)
+            for column in sourceTable.columns where !claimed.contains(column.name) {
+                if consumedColumns.contains(ColumnKey(table: sourceName, column: column.name)) {
+                    // Still there while the copies run: its name cannot be taken before.
+                    if table.column(named: column.name) != nil {
+                        problems.append("column \(table.name).\(column.name) would be added while the old \(column.name) is still being copied elsewhere; not supported in place")
+                    }
+                    add(.dropMoved, DropColumn(table: table.name, column: column.name, reason: .moved))
+                } else if case .order(let owner, let name) = column.role, relationshipIsKept(name, of: owner) {
+                    add(.remove, DropColumn(table: sourceName, column: column.name, reason: .madeUnordered))
+                } else {
+                    // Its key must not point at a table the step drops first (a removed entity's).
+                    let keyed = table.column(named: column.name) == nil && sourceTable.foreignKeys.contains {
+                        $0.column == column.name && pairing.destinationTable(continuing: $0.referencedTable) != nil
+                    }
+                    add(.remove, DropColumn(table: sourceName, column: column.name, reason: .removed, keyedTableAfterRenames: keyed ? table.name : nil))
+                }
+            }
+        }
+        var removed: [String] = []
+        var moved: [String] = []
+        for table in pairing.sourceLayout.tables where pairing.destinationTable(continuing: table.name) == nil {
+            if consumedTables.contains(table.name) {
+                if pairing.destinationLayout.table(named: table.name) != nil {
+                    problems.append("table \(table.name) would be created while the old \(table.name) is still being copied; not supported in place")
+                }
+                moved.append(table.name)
+            } else {
+                removed.append(table.name)
+            }
+        }
+        if !removed.isEmpty { add(.remove, DropTables(tables: removed, isLossy: true)) }
+        if !moved.isEmpty { add(.dropMoved, DropTables(tables: moved, isLossy: false)) }
+    }
+
+    private func relationshipIsKept(_ name: String, of sourceEntity: String) -> Bool {
+        guard let mapping = pairing.mapping.mapping(forSourceEntity: sourceEntity) else { return false }
+        return mapping.relationshipMappings.contains { $0.source == name && $0.destination != nil }
+    }
+}
+
+extension LightweightDiff {
+    /// Before anything changes: rows whose required link points at a row moving out of
+    /// `sourceTable` with `delete` stop the step (source names; `delete` has the destination's).
+    mutating func checkRequiredLinks(of delete: DeleteRows, movingOutOf sourceTable: String) {
+        for (referencing, key) in delete.movedLinks {
+            guard let required = DeleteRows.requiredEntities(of: key.column, in: referencing),
+                  let sourceReferencing = pairing.sourceTableOf[referencing.name],
+                  let sourceColumn = pairing.sourceColumnOf[referencing.name]?[key.column] else { continue }
+            // Entities new in the destination have no rows to check.
+            let sourceEntities = required.compactMap(pairing.sourceEntity(ofDestination:))
+            guard required.isEmpty || !sourceEntities.isEmpty else { continue }
+            var offending: SQL = required.isEmpty ? "true" : "\(ident: "_entity") IN (\(literals: sourceEntities))"
+            if sourceReferencing == sourceTable { offending.append(" AND \(ident: "_entity") NOT IN (\(literals: delete.entities))") }
+            add(.checkData, DataCheck(
+                table: sourceReferencing, offending: offending,
+                problem: DeleteRows.requiredLinkProblem(sourceReferencing, sourceColumn, delete.entities, sourceTable),
+                hint: DeleteRows.requiredLinkHint, linkingTo: (sourceColumn, sourceTable, delete.entities)
+            ))
+        }
+    }
+
+    /// What `plan` names of the links to moved rows that are cleared or dropped: a link whose
+    /// relationship has an inverse is named already, as the moved entity's inverse removed
+    /// (`Hazard.dataLosses`); one without is named here.
+    func lostLinks(of delete: DeleteRows) -> [Hazard] {
+        guard !delete.isLossy, let staying = delete.staying else { return [] }
+        let moved = delete.entities.joined(separator: ", ")
+        return staying.referencing.compactMap { referencing, key in
+            let owner: (entity: String, relationship: String)
+            switch (referencing.kind, referencing.column(named: key.column)?.role) {
+            case (.hierarchy, .toOne(let entity, let relationship)?), (.join(let entity, let relationship), .joinTarget?):
+                owner = (entity, relationship)
+            default:
+                return nil
+            }
+            // A required link is never cleared: it stops the step.
+            guard !referencing.kind.isHierarchy || DeleteRows.requiredEntities(of: key.column, in: referencing) == nil,
+                  let sourceEntity = pairing.sourceEntity(ofDestination: owner.entity), let entity = source.entity(named: sourceEntity),
+                  let sourceName = pairing.sourceRelationship(owner.relationship, of: owner.entity),
+                  let relationship = LayoutPairing.declaringEntity(of: sourceName, from: entity, in: source).relationship(named: sourceName),
+                  source.inverse(of: relationship) == nil else { return nil }
+            let what = referencing.kind.isHierarchy ? "cleared" : "dropped"
+            return .dataLoss("\(owner.entity).\(owner.relationship): its links to rows of \(moved) are \(what) (\(moved) moved out of \(delete.table), so the link cannot stay)")
+        }
     }
 }
