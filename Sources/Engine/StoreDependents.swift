@@ -11,42 +11,26 @@ import SQLBuilding
 /// it rebuilds (`OnlinePlan.rebuiltTables`): `apply --online` checks them under the store's
 /// lock before any step runs.
 enum StoreDependents {
-    static func blockers(of plan: MigrationPlan, on connection: PostgresConnection) throws -> [Blocker] {
-        try found(in: plan, online: false, on: connection).map { Blocker(.dependentObjects, "\($0): drop it before migrating and create it again after (docs/store-format.md, \"What the application added\")") }
-    }
-
+    /// The dependents of the tables the plan's online steps rebuild (a heavyweight step's are
+    /// blockers of the plan: `StoreSurroundings`).
     static func check(_ plan: MigrationPlan, online: Bool, on connection: PostgresConnection) throws {
-        guard online else { return }
-        let found = try found(in: plan, online: true, on: connection)
-        if !found.isEmpty { throw DependentObjects(objects: found) }
-    }
-
-    /// Heavyweight steps' dependents, or (`online`) those of the tables online steps rebuild.
-    private static func found(in plan: MigrationPlan, online: Bool, on connection: PostgresConnection) throws -> [String] {
-        guard plan.status == .migrationRequired else { return [] }
+        guard online, plan.status == .migrationRequired else { return }
         let store = plan.store
         var found: [String] = []
         for (index, step) in plan.steps.enumerated() {
-            let tables: [String]?
-            if !online, !step.passes.isEmpty {
-                tables = nil
-            } else if online, step.passes.isEmpty, let rebuilt = step.online?.rebuiltTables, !rebuilt.isEmpty {
-                tables = rebuilt
-            } else {
-                continue
-            }
-            let what = tables.map { "rebuilds " + $0.map { "\(store).\($0)" }.joined(separator: ", ") } ?? "replaces every table of \(store)"
-            for dependent in try dependents(of: store, tables: tables, on: connection) {
-                found.append("\(dependent) (step \(index + 1) of \(plan.steps.count) \(what))")
+            guard step.passes.isEmpty, let rebuilt = step.online?.rebuiltTables, !rebuilt.isEmpty else { continue }
+            let what = "rebuilds " + rebuilt.map { "\(store).\($0)" }.joined(separator: ", ")
+            for dependent in try dependents(of: store, tables: rebuilt, on: connection) {
+                found.append("\(dependent.object) on \(store).\(dependent.table) (step \(index + 1) of \(plan.steps.count) \(what))")
             }
         }
-        return found
+        if !found.isEmpty { throw DependentObjects(objects: found) }
     }
 
-    /// Each dependent as "view public.names on store.animal"; our own triggers (named
+    /// Each dependent ("view public.names" on `animal`); our own triggers (named
     /// `_orchestrator_…` and `orchestrator_online_…`) and what the store's own schemas hold
     /// (`<store>~…`) are not the application's.
-    static func dependents(of store: String, tables: [String]?, on connection: PostgresConnection) throws -> [String] {
+    static func dependents(of store: String, tables: [String]?, on connection: PostgresConnection) throws -> [StoreDependent] {
         let chosen: SQL = tables.map { "AND c.relname IN (\(literals: $0))" } ?? ""
         let ours: SQL = "left(n.nspname, \(store.count + 1)) = \(store + "~")"
         let result = try connection.execute("""
@@ -81,7 +65,7 @@ enum StoreDependents {
             ORDER BY 1, 2
             """)
         return result.rows.indices.map { row in
-            "\(result.value(row, "object") ?? "") on \(store).\(result.value(row, "name") ?? "")"
+            StoreDependent(object: result.value(row, "object") ?? "", table: result.value(row, "name") ?? "")
         }
     }
 }

@@ -46,20 +46,34 @@ public struct StoreMigrator {
             // Only then can a heavyweight step drop the team's own objects with the old store.
             snapshot.extraObjects = try ExtraObjectReader.read(drift, store: store, on: connection)
         }
+        snapshot.surroundings = try surroundings(of: snapshot)
         let recorded = try StoreCatalog.recordedVersions(model: model.name, on: connection)
-        var plan = try Planner.plan(
+        return try Planner.plan(
             model: model, targetVersion: targetVersion, snapshot: snapshot, recordedVersions: recorded,
             explicitMappings: explicitMappings,
             options: PlanningOptions(registeredPolicies: policies.names, forceStreaming: forceStreaming, keepBackup: keepBackup, policyHooks: policies.declaredHooks, perRoundPolicies: policies.perRoundPolicies)
         )
-        plan.blockerDetails += try StoreSchemas.blockers(of: plan, on: connection)
-        plan.blockerDetails += try StoreDependents.blockers(of: plan, on: connection)
-        if plan.status == .migrationRequired {
-            for index in plan.steps.indices {
-                plan.steps[index].passesDone = try PassCheckpoints.passesDone(of: plan.steps[index], store: store, on: connection)
-            }
+    }
+
+    /// What Planning needs to know beside the store (`StoreSurroundings`): for a missing store,
+    /// whether its name is free; when the plan may hold a heavyweight step (a mapping model
+    /// given, the store not at the target), the schemas such a step makes, what the application
+    /// built on the store's tables, and the passes an interrupted run committed.
+    private func surroundings(of snapshot: StoreSnapshot) throws -> StoreSurroundings {
+        guard let metadata = snapshot.metadata else {
+            return snapshot.schemaExists ? StoreSurroundings() : try StoreSchemas.nameFacts(store: store, on: connection)
         }
-        return plan
+        let target = model.version(named: targetVersion ?? model.currentVersionName)
+        guard !explicitMappings.isEmpty, let target, VersionHash.hashes(of: target).model != metadata.modelHash else { return StoreSurroundings() }
+        var found = StoreSurroundings()
+        let staging = HeavyweightMigration.stagingSchema(for: store)
+        found.recordsSchemas = try MetadataSchema.hasStoreSchemas(on: connection)
+        found.neighbours = try StoreSchemas.neighbours(
+            [staging, HeavyweightMigration.backupSchema(for: store), HeavyweightMigration.retiredSchema(for: store)], on: connection
+        )
+        found.dependents = try StoreDependents.dependents(of: store, tables: nil, on: connection)
+        if found.neighbours[staging]?.present == true { found.passesCommitted = try PassCheckpoints.committed(store: store, staging: staging, on: connection) }
+        return found
     }
 
     /// 1. Plan without writing anything (but what a crash or a deferred cleanup after a

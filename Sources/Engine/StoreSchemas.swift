@@ -10,56 +10,63 @@ import SQLBuilding
 public enum StoreSchemas {
     static let table = "store_schemas"
 
-    public enum Role: String, Sendable {
-        case staging, backup, retired
+    public typealias Role = StoreSchemaRole
 
-        var description: String {
-            switch self {
-            case .staging: "staging schema"
-            case .backup: "backup"
-            case .retired: "retired old store"
-            }
-        }
-    }
-
-    /// Store names ending like the schemas made beside a store are refused: `x~` would be the
-    /// backup of `x`, `x~staging` its staging schema.
-    public static let reservedSuffixes = ["~", "~staging", "~retired"]
+    public static var reservedSuffixes: [String] { StoreSurroundings.reservedSuffixes }
 
     /// Why `schema` cannot be dropped or replaced as the `role` schema of `store`; nil when it
-    /// does not exist or is recorded as exactly that.
+    /// does not exist or is recorded as exactly that (`StoreSurroundings.conflict`).
     static func conflict(_ schema: String, role: Role, store: String, on connection: PostgresConnection) throws -> String? {
+        let neighbour = try neighbours([schema], on: connection)[schema] ?? NeighbourSchema(present: false, isStore: false, record: nil)
+        return StoreSurroundings.conflict(schema, role: role, store: store, neighbour: neighbour)
+    }
+
+    /// Each of `schemas`: whether it exists, is a store, and how `store_schemas` records it (when
+    /// the metadata has that table).
+    static func neighbours(_ schemas: [String], on connection: PostgresConnection) throws -> [String: NeighbourSchema] {
+        let meta = MetadataSchema.schema
+        let recorded = try MetadataSchema.hasStoreSchemas(on: connection)
+        let isStore: SQL = try MetadataSchema.exists(on: connection) ? "EXISTS (SELECT 1 FROM \(ident: meta, "stores") WHERE store = v.name)" : "false"
+        let record: SQL = recorded
+            ? "(SELECT r.store FROM \(ident: meta, table) r WHERE r.schema = v.name), (SELECT r.role FROM \(ident: meta, table) r WHERE r.schema = v.name)"
+            : "NULL::text, NULL::text"
         let result = try connection.execute("""
-            SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = \(schema)) AS present,
-                   EXISTS (SELECT 1 FROM \(ident: MetadataSchema.schema, "stores") WHERE store = \(schema)) AS is_store,
-                   EXISTS (SELECT 1 FROM \(ident: MetadataSchema.schema, table) WHERE schema = \(schema) AND store = \(store) AND role = \(role.rawValue)) AS is_ours
+            SELECT v.name, EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = v.name) AS present, \(isStore) AS is_store, \(record)
+            FROM unnest(ARRAY[\(literals: schemas)]::text[]) AS v(name)
             """)
-        let name = quoteIdentifier(schema)
-        if result.bool(0, "is_store") == true {
-            return "schema \(name), which would be the \(role.description) of store \(store), is a store of its own; nothing was changed (give one of the two stores another name)"
+        var found: [String: NeighbourSchema] = [:]
+        for row in result.rows.indices {
+            guard let name = result.rows[row][0] else { continue }
+            let store = result.rows[row][3]
+            found[name] = NeighbourSchema(
+                present: result.bool(row, "present") == true, isStore: result.bool(row, "is_store") == true,
+                record: store.map { NeighbourSchema.Record(store: $0, role: Role(rawValue: result.rows[row][4] ?? "")) }
+            )
         }
-        guard result.bool(0, "present") == true, result.bool(0, "is_ours") != true else { return nil }
-        return "schema \(name) exists and was not made by orchestrator as the \(role.description) of store \(store); it is never dropped or replaced, and nothing was changed (rename or drop it yourself if it is not needed)"
+        return found
     }
 
     /// Why `store` cannot be created under that name; nil when it can.
     static func nameConflict(store: String, on connection: PostgresConnection) throws -> String? {
-        if let suffix = reservedSuffixes.first(where: store.hasSuffix) {
-            return "store name \(store) ends with '\(suffix)', which orchestrator keeps for the schemas it makes beside a store (<store>~, <store>~staging, <store>~retired); choose another name"
-        }
+        try nameFacts(store: store, on: connection).nameConflict(store: store)
+    }
+
+    /// What decides whether a missing store may take its name (`StoreSurroundings.nameConflict`).
+    static func nameFacts(store: String, on connection: PostgresConnection) throws -> StoreSurroundings {
+        var facts = StoreSurroundings()
+        guard !reservedSuffixes.contains(where: store.hasSuffix) else { return facts }
         // The other way round: a store (named before this rule) in the place of one of its schemas.
         let derived = [HeavyweightMigration.backupSchema(for: store), HeavyweightMigration.stagingSchema(for: store), HeavyweightMigration.retiredSchema(for: store)]
         if try MetadataSchema.exists(on: connection) {
             let taken = try connection.execute("SELECT store FROM \(ident: MetadataSchema.schema, "stores") WHERE store IN (\(SQL.joined(derived.map { "\($0)" }, separator: ", "))) ORDER BY store")
-            if let other = taken.rows.first?[0] ?? nil {
-                return "store name \(store) would have its backup and staging schemas where store \(other) is; choose another name"
-            }
+            facts.storesInDerivedPlaces = taken.rows.compactMap { $0[0] }
         }
-        guard try MetadataSchema.hasStoreSchemas(on: connection) else { return nil }
+        guard try MetadataSchema.hasStoreSchemas(on: connection) else { return facts }
         let owner = try connection.execute("SELECT store, role FROM \(ident: MetadataSchema.schema, table) WHERE schema = \(store)")
-        guard !owner.isEmpty, let other = owner.value(0, "store") else { return nil }
-        let role = Role(rawValue: owner.value(0, "role") ?? "")?.description ?? "schema"
-        return "store name \(store) is the \(role) of store \(other); choose another name"
+        if !owner.isEmpty, let other = owner.value(0, "store") {
+            facts.nameRecordedAs = NeighbourSchema.Record(store: other, role: Role(rawValue: owner.value(0, "role") ?? ""))
+        }
+        return facts
     }
 
     /// Checks `conflict` and throws it.
@@ -148,29 +155,4 @@ public enum StoreSchemas {
 public struct ForeignSchema: Error, CustomStringConvertible {
     public var reason: String
     public var description: String { reason }
-}
-
-extension StoreSchemas {
-    /// Why `plan` cannot run: a store name that collides with the schemas made beside stores,
-    /// or a schema in the place of one of a heavyweight step's that is not its own. `apply`
-    /// checks them again under the store's lock, and once more right before each drop or
-    /// rename. Layout 1 metadata is checked by `apply` after upgrading it.
-    static func blockers(of plan: MigrationPlan, on connection: PostgresConnection) throws -> [Blocker] {
-        if plan.status == .missing {
-            return try nameConflict(store: plan.store, on: connection).map { [Blocker(.storeNameConflict, $0)] } ?? []
-        }
-        var blockers: [Blocker] = []
-        guard try MetadataSchema.hasStoreSchemas(on: connection) else { return [] }
-        for step in plan.steps {
-            guard let staging = step.stagingSchema else { continue }
-            let old = step.backupSchema.map { ($0, Role.backup) } ?? (HeavyweightMigration.retiredSchema(for: plan.store), .retired)
-            for (schema, role) in [(staging, Role.staging), old] {
-                if let reason = try conflict(schema, role: role, store: plan.store, on: connection) {
-                    let blocker = Blocker(.foreignSchema, reason)
-                    if !blockers.contains(blocker) { blockers.append(blocker) }
-                }
-            }
-        }
-        return blockers
-    }
 }

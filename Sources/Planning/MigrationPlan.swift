@@ -18,6 +18,8 @@ public struct StoreSnapshot: Sendable, Hashable {
     public var extraObjects: [ExtraObject] = []
     /// Publications, subscriptions, slots and standbys around the store (`ReplicationTopology`).
     public var replication = ReplicationTopology()
+    /// What is beside the store: schemas, dependent objects, committed passes.
+    public var surroundings = StoreSurroundings()
 
     public init(
         store: String, schemaExists: Bool, metadata: StoreMetadata?, rowEstimates: RowEstimates = RowEstimates(),

@@ -15,10 +15,27 @@ public enum Planner {
     ///    defines), the stretches between them lightweight steps, inferred directly or through
     ///    the versions in between (`LightweightPath`); none, and the blockers say why. A version
     ///    found only in the database's record has no definition here to infer from.
+    /// 5. What is beside the store (`StoreSurroundings`) adds its blockers, and each
+    ///    heavyweight step the passes an interrupted `apply` of it committed.
     public static func plan(
         model: VersionedModel, targetVersion: String? = nil, snapshot: StoreSnapshot,
         recordedVersions: [RecordedVersion] = [], explicitMappings: [ExplicitMapping] = [],
         options: PlanningOptions = PlanningOptions()
+    ) throws -> MigrationPlan {
+        var plan = try planOfSteps(
+            model: model, targetVersion: targetVersion, snapshot: snapshot, recordedVersions: recordedVersions,
+            explicitMappings: explicitMappings, options: options
+        )
+        plan.blockerDetails += snapshot.surroundings.blockers(of: plan)
+        if plan.status == .migrationRequired {
+            for index in plan.steps.indices { plan.steps[index].passesDone = snapshot.surroundings.passesDone(of: plan.steps[index]) }
+        }
+        return plan
+    }
+
+    private static func planOfSteps(
+        model: VersionedModel, targetVersion: String?, snapshot: StoreSnapshot,
+        recordedVersions: [RecordedVersion], explicitMappings: [ExplicitMapping], options: PlanningOptions
     ) throws -> MigrationPlan {
         let targetName = targetVersion ?? model.currentVersionName
         let targetProblems = model.problems(ofVersion: targetName)

@@ -87,26 +87,21 @@ struct PassCheckpoints {
             """)
     }
 
-    /// How many passes of `step` an earlier run committed (for `plan`, which writes nothing);
-    /// 0 without its staging schema, or when another step's passes are recorded (which `apply`
-    /// then refuses). Before the metadata is upgraded to layout 4, from the staging schema's
-    /// `_checkpoint`, as layout 3 kept them.
-    static func passesDone(of step: PlannedStep, store: String, on connection: PostgresConnection) throws -> Int {
-        guard let staging = step.stagingSchema,
-              try connection.execute("SELECT 1 FROM pg_namespace WHERE nspname = \(staging)").rows.count == 1 else { return 0 }
-        let accepted = [step.digest] + step.earlierDigests + [""]
+    /// The passes an interrupted heavyweight `apply` of `store` committed, each with the step
+    /// digest it was recorded under (`StoreSurroundings.passesDone` decides which step they
+    /// belong to); none without the staging schema. Before the metadata is upgraded to layout 4,
+    /// from the staging schema's `_checkpoint`, as layout 3 kept them.
+    static func committed(store: String, staging: String, on connection: PostgresConnection) throws -> [CommittedPass] {
         if try CheckpointTable.exists(on: connection) {
             let result = try connection.execute("""
-                SELECT count(*) FILTER (WHERE pass > 0) AS n, bool_and(step_digest IN (\(literals: accepted))) AS same
-                FROM \(ident: MetadataSchema.schema, CheckpointTable.table) WHERE store = \(store) AND kind = 'heavyweight'
+                SELECT pass, step_digest FROM \(ident: MetadataSchema.schema, CheckpointTable.table)
+                WHERE store = \(store) AND kind = 'heavyweight' ORDER BY pass
                 """)
-            return result.bool(0, "same") == true ? Int(result.int(0, "n") ?? 0) : 0
+            return result.rows.indices.map { CommittedPass(pass: Int(result.int($0, "pass") ?? 0), stepDigest: result.value($0, "step_digest") ?? "") }
         }
         let legacy = quoteIdentifier(staging) + "." + quoteIdentifier(CheckpointTable.legacyTable)
-        guard try connection.execute("SELECT to_regclass(\(legacy)) IS NOT NULL AS present").bool(0, "present") == true else { return 0 }
-        let result = try connection.execute("""
-            SELECT count(*) AS n, bool_and(fingerprint IN (\(literals: accepted))) AS same FROM \(ident: staging, CheckpointTable.legacyTable)
-            """)
-        return result.bool(0, "same") == true ? Int(result.int(0, "n") ?? 0) : 0
+        guard try connection.execute("SELECT to_regclass(\(legacy)) IS NOT NULL AS present").bool(0, "present") == true else { return [] }
+        let result = try connection.execute("SELECT fingerprint FROM \(ident: staging, CheckpointTable.legacyTable)")
+        return result.rows.indices.map { CommittedPass(pass: $0 + 1, stepDigest: result.value($0, "fingerprint") ?? "") }
     }
 }
