@@ -1,6 +1,9 @@
 import Foundation
 import Planning
 import PostgresClient
+import JSONRendering
+import ObjectModel
+import SQLBuilding
 
 /// Running one step: a heavyweight step through `HeavyweightRun`, pass by pass; any other as one
 /// transaction under the execution policy. A failure is recorded in the history and thrown as
@@ -52,5 +55,88 @@ extension StoreMigrator {
             try? recordFailure(step, plan: plan, started: started, error: error)
             throw StepFailure(stepNumber: number, stepCount: count, step: step, statement: failedStatement, underlying: error)
         }
+    }
+}
+
+/// What a step leaves in the metadata schema: the store's version and hashes, the version's
+/// definition, and a row of history for each step that ran, succeeded or failed.
+extension StoreMigrator {
+    /// Metadata and history, in the step's transaction.
+    func record(_ step: PlannedStep, plan: MigrationPlan, rows: Int, started: Date) throws {
+        for statement in StepRecord(store: store, model: model, step: step, plan: plan).metadata() {
+            _ = try connection.execute(statement)
+        }
+        try insertHistory(step, plan: plan, rows: rows, started: started, outcome: "succeeded", error: nil)
+        if step == plan.steps.last { try StoreSchemas.finishChain(store: store, on: connection) }
+    }
+
+    func recordFailure(_ step: PlannedStep, plan: MigrationPlan, started: Date, error: Error) throws {
+        try insertHistory(step, plan: plan, rows: 0, started: started, outcome: "failed", error: String(describing: error))
+    }
+
+    func insertHistory(_ step: PlannedStep, plan: MigrationPlan, rows: Int, started: Date, outcome: String, error: String?) throws {
+        let startedText = ISO8601DateFormatter.withFractionalSeconds.string(from: started)
+        _ = try connection.execute(StepRecord(store: store, model: model, step: step, plan: plan).history(
+            rows: "\(rows)", startedAt: "\(startedText)::timestamptz", durationMilliseconds: "\(milliseconds(since: started))",
+            appliedBy: "current_user || ' (' || \(Self.operatingSystemUser) || ')'", outcome: outcome, error: error
+        ))
+    }
+
+    static var operatingSystemUser: String {
+        let environment = ProcessInfo.processInfo.environment
+        let user = environment["USER"] ?? environment["LOGNAME"] ?? "unknown"
+        return "\(user)@\(ProcessInfo.processInfo.hostName)"
+    }
+}
+
+func milliseconds(since start: Date) -> Int {
+    Int((Date().timeIntervalSince(start) * 1000).rounded())
+}
+
+extension ISO8601DateFormatter {
+    nonisolated(unsafe) static let withFractionalSeconds: ISO8601DateFormatter = {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter
+    }()
+}
+
+extension StoreMigrator {
+    /// A lightweight step under `apply --online`, or one an interrupted `apply --online` left
+    /// half done (plain `apply` finishes it online rather than run offline statements over
+    /// it); nil for every other step.
+    func runOnline(
+        _ step: PlannedStep, number: Int, of count: Int, plan: MigrationPlan, options: ApplyOptions, started: Date,
+        onProgress: (ProgressEvent) -> Void = { _ in }
+    ) throws -> AppliedStep? {
+        guard step.kind == .lightweight else { return nil }
+        let unfinished = try OnlineCheckpoint.unfinished(store: store, on: connection)
+        guard options.online || unfinished != nil else { return nil }
+        let failure = OnlineRun.Failure()
+        do {
+            let rows = try withoutActuallyEscaping(onProgress) { onProgress in
+                try OnlineRun(migrator: self, step: step, plan: plan, options: options, number: number, count: count, onProgress: onProgress)
+                    .run(started: started, failure: failure)
+            }
+            return AppliedStep(step: step, rows: rows, durationMilliseconds: milliseconds(since: started))
+        } catch let error as OnlineStepUnfinished {
+            throw error
+        } catch {
+            try? recordFailure(step, plan: plan, started: started, error: error)
+            throw StepFailure(
+                stepNumber: number, stepCount: count, step: step, statement: failure.statement,
+                underlying: OnlineInterrupted(underlying: error)
+            )
+        }
+    }
+}
+
+/// A phase of `apply --online` failed: the phases before it stay in the store, and the next
+/// `apply` continues from it.
+public struct OnlineInterrupted: Error, CustomStringConvertible {
+    public var underlying: Error
+
+    public var description: String {
+        "\(underlying) (apply --online: the phases done stay in the store, the store's metadata stays at the step's source version; run apply again to continue)"
     }
 }

@@ -229,17 +229,3 @@ extension Planner {
         return reasons.isEmpty ? .success(steps) : .failure(LightweightPath.Blockers(reasons: reasons))
     }
 }
-
-extension PlannedStep {
-    /// The step with the store's rows as estimates: every row for the step, a pass's source
-    /// table for the pass.
-    func estimated(by estimates: RowEstimates) -> PlannedStep {
-        var step = self
-        step.rowEstimate = estimates.total
-        for index in step.passes.indices {
-            guard let table = step.passes[index].sourceTable else { continue }
-            step.passes[index].rowEstimate = estimates.tables[table] ?? 0
-        }
-        return step
-    }
-}

@@ -147,23 +147,3 @@ public struct ServerStoppedAnswering {
         )
     }
 }
-
-extension PostgresConnection {
-    /// Runs `body`, a blocking libpq call running `statement`, under a liveness watch: when the
-    /// server stops answering, the call returns early and this throws `ServerStoppedAnswering`.
-    func watchingLiveness<T>(of statement: String, _ body: () throws -> T) throws -> T {
-        let connection = openConnection()
-        guard let settings = livenessSettings,
-              let watch = LivenessWatch(socket: PQsocket(connection), settings: settings, probe: { [probeOptions] in serverAnswers(options: probeOptions) })
-        else { return try body() }
-        let value = Result { try body() }
-        watch.finish()
-        if watch.didCut {
-            let server = probeOptions.last { $0.keyword == "host" }.map { host in
-                host.value + (probeOptions.last { $0.keyword == "port" }.map { ":" + $0.value } ?? "")
-            } ?? target
-            throw ServerStoppedAnswering.error(statement: statement, server: server, waited: watch.waited, settings: settings)
-        }
-        return try value.get()
-    }
-}

@@ -64,25 +64,6 @@ public struct LockWaitBound: Sendable {
     var lookAfter: TimeInterval { min(1, Double(milliseconds) / 2000) }
 }
 
-extension PostgresConnection {
-    /// Sets `lock_timeout` for the rest of the session and watches every statement's lock waits
-    /// (`LockWaitBound`); sessions opened by `reconnect()` get the same bound.
-    public func bound(lockWaits bound: LockWaitBound) throws {
-        try execute("SELECT set_config('lock_timeout', \(String(bound.milliseconds) + "ms"), false)")
-        lockWatcher = LockWatcher(bound: bound, session: self)
-    }
-
-    /// While `body` runs, waiting statements are looked at after `seconds` instead of the
-    /// bound's time: inside a transaction with a shorter `lock_timeout` of its own.
-    public func lookingAtLockWaits<T>(after seconds: TimeInterval, _ body: () throws -> T) rethrows -> T {
-        guard let lockWatcher else { return try body() }
-        let previous = lockWatcher.lookAfter
-        lockWatcher.lookAfter = seconds
-        defer { lockWatcher.lookAfter = previous }
-        return try body()
-    }
-}
-
 /// Looks, from a second session of its own, at statements of a session that run longer than
 /// `lookAfter`: when one waits for a lock, tells `bound.onWait` who holds it (once per holder
 /// set within `repeatAfter`), and keeps the last wait seen for the error of a lock timeout.

@@ -102,31 +102,3 @@ final class ConcurrentPasses: @unchecked Sendable {
         condition.broadcast()
     }
 }
-
-extension HeavyweightRun {
-    /// A set-based stage 1 pass on `session`, in its transaction with its checkpoint.
-    func runSetBased(_ pass: PlannedPass, number: Int, after previous: Checkpoint?, on session: PostgresConnection, writeGuard: WriteGuard? = nil) throws -> Checkpoint {
-        try options.executionPolicy.transaction(on: session) {
-            var rows = 0
-            for statement in pass.statements {
-                let affected = try execute(statement, on: session)
-                if Self.countsRows(statement, of: pass) { rows = affected }
-            }
-            let checkpoint = try recordCheckpoint(pass, number: number, rows: rows, after: previous, step.changeTracking!, on: session)
-            try writeGuard?.requireNoWrites(seen: checkpoint.changesSeen)
-            return checkpoint
-        }
-    }
-
-    /// Set-based stage 1 counts the rows of its INSERT of the destination rows: the last
-    /// statement taking ROW EXCLUSIVE (after the association's, before the primary key's).
-    static func countsRows(_ statement: PlannedStatement, of pass: PlannedPass) -> Bool {
-        pass.stage == .createInstances && pass.stream == nil && statement.lock == .rowExclusive
-    }
-
-    /// How many sessions a heavyweight step's passes may use at once: `--jobs`, else this
-    /// machine's processors, at most 4; one in a rehearsal (a single transaction).
-    var jobs: Int {
-        connection.isRehearsing ? 1 : max(1, options.jobs ?? min(ProcessInfo.processInfo.activeProcessorCount, ApplyOptions.defaultJobsLimit))
-    }
-}

@@ -27,7 +27,7 @@ let operatorWords: Set<String> = ["AND", "OR", "NOT", "IN", "LIKE", "CONTAINS", 
 let unsupportedWords: Set<String> = ["ANY", "ALL", "SOME", "NONE", "SUBQUERY", "FETCH", "SELF", "ANYKEY", "MATCHES", "BETWEEN", "TERNARY"]
 
 /// Recursive descent over the tokens; one method per grammar rule: arithmetic and operands in
-/// ExpressionParser+Operands.swift, function calls and casts in ExpressionParser+Calls.swift,
+/// ExpressionParser+Operands.swift, function calls and casts below,
 /// predicates in PredicateParser.swift.
 ///
 ///     expression := term (('+' | '-') term)*

@@ -115,7 +115,7 @@ extension DeleteRows: OnlineChange {
     /// until then. The links to them are cleared before, under triggers (`MovedLinks`); rows
     /// whose required link points at them stop the step at its start (the step's `DataCheck`)
     /// and again in the switch-over, for links written meanwhile. Rows of removed entities go
-    /// in batches (`OnlineRemovedRows`).
+    /// in batches (`OnlineTrigger.linkWritten`, OnlinePlanner.swift).
     func onlineForm(in schema: String) -> OnlineForm {
         if isLossy { return removedRowsForm(in: schema) }
         let clearing = clearings.flatMap { clearing -> [OnlinePhase] in

@@ -74,3 +74,67 @@ extension HeavyweightRun {
         try ResumeDecision.verifyRows(against: checkpoint, staging: staging, stagingTables: tracking.stagingTables, stagingRows: try stagingRows(tracking))
     }
 }
+
+/// The streamed parts of a catch-up round (`OnlineCatchUp.CatchUpStep`): stage 1 again for the
+/// round's source rows, through the entity mapping's policy when it has one, and a policy's
+/// stage 2 hooks again for the rows made from them (`CatchUpPolicies` in planning); the hooks
+/// are told the round's source rows (`CatchUpRoundScope`).
+extension HeavyweightRun {
+    /// Online, what the instance writers record and where kept-key tables take new keys.
+    var onlineInstances: OnlineInstances? {
+        guard isOnline, let catchUp = step.onlineCatchUp else { return nil }
+        return OnlineInstances(store: migrator.store, keptKeys: catchUp.keptKeys)
+    }
+
+    func streamAgain(_ stream: StreamedMapping, source: ModelVersion, destination: ModelVersion) throws {
+        let pass = PlannedPass(stage: .createInstances, entityMapping: stream.entityMapping, execution: .streaming, statements: [], stream: stream)
+        let context = try self.context(for: pass, stream: stream, source: source, destination: destination)
+        context.catchUpRound = catchUpRound(of: stream.entityMapping)
+        let policy = try policyInstance(for: stream.entityMapping)
+        _ = try StreamingPass(context: context, policy: policy, sizing: options.streamingSizing) { _ in }.createInstances()
+    }
+
+    func relateAgain(_ entityMapping: String, sourceKeys: SQL, source: ModelVersion, destination: ModelVersion) throws {
+        let pass = PlannedPass(stage: .createRelationships, part: .toMany, entityMapping: entityMapping, execution: .streaming, statements: [])
+        let context = try self.context(for: pass, stream: nil, source: source, destination: destination)
+        context.catchUpRound = catchUpRound(of: entityMapping)
+        let policy = try policyInstance(for: entityMapping)
+        _ = try StreamingPass(context: context, policy: policy, sizing: options.streamingSizing) { _ in }
+            .createRelationships(mappingName: entityMapping, sourceKeys: sourceKeys)
+    }
+
+    /// What the hooks of `entityMapping` are told in a round: nil when it runs whole there.
+    func catchUpRound(of entityMapping: String) -> CatchUpRoundScope? {
+        guard let catchUp = step.onlineCatchUp, !catchUp.rerunWhole.contains(entityMapping),
+              let table = step.passes.first(where: { $0.stage == .createInstances && $0.entityMapping == entityMapping })?.sourceTable else { return nil }
+        return CatchUpRoundScope(sourceTable: table, sourceKeys: catchUp.keys(of: table))
+    }
+}
+
+extension HeavyweightRun {
+    /// A set-based stage 1 pass on `session`, in its transaction with its checkpoint.
+    func runSetBased(_ pass: PlannedPass, number: Int, after previous: Checkpoint?, on session: PostgresConnection, writeGuard: WriteGuard? = nil) throws -> Checkpoint {
+        try options.executionPolicy.transaction(on: session) {
+            var rows = 0
+            for statement in pass.statements {
+                let affected = try execute(statement, on: session)
+                if Self.countsRows(statement, of: pass) { rows = affected }
+            }
+            let checkpoint = try recordCheckpoint(pass, number: number, rows: rows, after: previous, step.changeTracking!, on: session)
+            try writeGuard?.requireNoWrites(seen: checkpoint.changesSeen)
+            return checkpoint
+        }
+    }
+
+    /// Set-based stage 1 counts the rows of its INSERT of the destination rows: the last
+    /// statement taking ROW EXCLUSIVE (after the association's, before the primary key's).
+    static func countsRows(_ statement: PlannedStatement, of pass: PlannedPass) -> Bool {
+        pass.stage == .createInstances && pass.stream == nil && statement.lock == .rowExclusive
+    }
+
+    /// How many sessions a heavyweight step's passes may use at once: `--jobs`, else this
+    /// machine's processors, at most 4; one in a rehearsal (a single transaction).
+    var jobs: Int {
+        connection.isRehearsing ? 1 : max(1, options.jobs ?? min(ProcessInfo.processInfo.activeProcessorCount, ApplyOptions.defaultJobsLimit))
+    }
+}

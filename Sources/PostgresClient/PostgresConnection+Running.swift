@@ -1,5 +1,7 @@
 import CLibPQ
 import SQLBuilding
+import Foundation
+import Logging
 
 /// `COPY ... FROM STDIN` in text format.
 extension PostgresConnection {
@@ -123,4 +125,87 @@ func appendCopyLine(_ row: [String?], to buffer: inout [UInt8]) {
         }
     }
     buffer.append(UInt8(ascii: "\n"))
+}
+
+extension PostgresConnection {
+    /// Runs `body`, a blocking libpq call running `statement`, under a liveness watch: when the
+    /// server stops answering, the call returns early and this throws `ServerStoppedAnswering`.
+    func watchingLiveness<T>(of statement: String, _ body: () throws -> T) throws -> T {
+        let connection = openConnection()
+        guard let settings = livenessSettings,
+              let watch = LivenessWatch(socket: PQsocket(connection), settings: settings, probe: { [probeOptions] in serverAnswers(options: probeOptions) })
+        else { return try body() }
+        let value = Result { try body() }
+        watch.finish()
+        if watch.didCut {
+            let server = probeOptions.last { $0.keyword == "host" }.map { host in
+                host.value + (probeOptions.last { $0.keyword == "port" }.map { ":" + $0.value } ?? "")
+            } ?? target
+            throw ServerStoppedAnswering.error(statement: statement, server: server, waited: watch.waited, settings: settings)
+        }
+        return try value.get()
+    }
+}
+
+/// The statement log (`orchestrator --verbose`): each statement a connection runs, with its
+/// duration and row count, at `debug` level. Binds are not logged (they are data), and the
+/// connection string is never part of a message.
+extension PostgresConnection {
+    /// Runs `body`, which executes `statement`, and logs it when `statementLogger` is set: after
+    /// it finishes (with its rows) or fails (with the error's one-line message).
+    func logging<T>(_ statement: String, rowCount: (T) -> Int, _ body: () throws -> T) throws -> T {
+        guard let statementLogger else { return try body() }
+        let started = DispatchTime.now().uptimeNanoseconds
+        func elapsed() -> String {
+            String(format: "%.1f ms", Double(DispatchTime.now().uptimeNanoseconds - started) / 1_000_000)
+        }
+        do {
+            let value = try body()
+            let rows = rowCount(value)
+            statementLogger.debug("\(elapsed()), \(rows) row\(rows == 1 ? "" : "s"): \(statement)")
+            return value
+        } catch {
+            let reason = (error as? PostgresError).map { singleLine($0.message) } ?? String(describing: error)
+            statementLogger.debug("\(elapsed()), failed (\(reason)): \(statement)")
+            throw error
+        }
+    }
+}
+
+/// A rehearsal runs work exactly as it would run for real, then undoes all of it: one
+/// transaction that is always rolled back, in which every `transaction(_:)` becomes a
+/// savepoint (released on success, rolled back to on a thrown error, as a transaction would
+/// be). Nothing of it is ever committed.
+extension PostgresConnection {
+    public var isRehearsing: Bool { rehearsalSavepoints != nil }
+
+    /// Runs `body` inside one transaction and rolls it back, also when `body` returns.
+    public func rehearsing<T>(_ body: () throws -> T) throws -> T {
+        precondition(!isRehearsing, "rehearsing(_:) called inside a rehearsal on \(self)")
+        try execute("BEGIN")
+        rehearsalSavepoints = 0
+        defer {
+            rehearsalSavepoints = nil
+            _ = try? execute("ROLLBACK")
+        }
+        return try body()
+    }
+
+    /// `transaction(_:)` inside a rehearsal.
+    func savepoint<T>(_ body: () throws -> T) throws -> T {
+        let depth = (rehearsalSavepoints ?? 0) + 1
+        rehearsalSavepoints = depth
+        defer { rehearsalSavepoints = depth - 1 }
+        let name = "orchestrator_rehearsal_\(depth)"
+        try execute("SAVEPOINT \(ident: name)")
+        do {
+            let value = try body()
+            try execute("RELEASE SAVEPOINT \(ident: name)")
+            return value
+        } catch {
+            _ = try? execute("ROLLBACK TO SAVEPOINT \(ident: name)")
+            _ = try? execute("RELEASE SAVEPOINT \(ident: name)")
+            throw error
+        }
+    }
 }

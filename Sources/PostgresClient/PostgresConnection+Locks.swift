@@ -1,5 +1,6 @@
 import CLibPQ
 import SQLBuilding
+import Foundation
 
 /// Session- and transaction-scoped advisory locks (`pg_advisory_lock` and friends).
 extension PostgresConnection {
@@ -87,5 +88,24 @@ extension PostgresConnection {
                 state: result.value(row, "state")
             )
         }
+    }
+}
+
+extension PostgresConnection {
+    /// Sets `lock_timeout` for the rest of the session and watches every statement's lock waits
+    /// (`LockWaitBound`); sessions opened by `reconnect()` get the same bound.
+    public func bound(lockWaits bound: LockWaitBound) throws {
+        try execute("SELECT set_config('lock_timeout', \(String(bound.milliseconds) + "ms"), false)")
+        lockWatcher = LockWatcher(bound: bound, session: self)
+    }
+
+    /// While `body` runs, waiting statements are looked at after `seconds` instead of the
+    /// bound's time: inside a transaction with a shorter `lock_timeout` of its own.
+    public func lookingAtLockWaits<T>(after seconds: TimeInterval, _ body: () throws -> T) rethrows -> T {
+        guard let lockWatcher else { return try body() }
+        let previous = lockWatcher.lookAfter
+        lockWatcher.lookAfter = seconds
+        defer { lockWatcher.lookAfter = previous }
+        return try body()
     }
 }
