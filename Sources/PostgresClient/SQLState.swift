@@ -41,4 +41,6 @@ extension SQLState {
     public static let undefinedTable: SQLState = "42P01"
     // Class 55: object not in prerequisite state.
     public static let lockNotAvailable: SQLState = "55P03"
+    // Class 57: operator intervention.
+    public static let queryCanceled: SQLState = "57014"
 }
