@@ -76,7 +76,7 @@ bench-online: deps
 	bash scripts/with-postgres.sh bash scripts/bench-online.sh
 
 # fleet status of 10,000 stores, and fleet apply against xargs -P 4 apply over identical
-# copies (scripts/bench-fleet.sh, docs/fleets.md).
+# copies (scripts/bench-fleet.sh, docs/fleets-reference.md).
 bench-fleet: deps
 	command -v /usr/bin/time >/dev/null || (apt-get update -qq && apt-get install -y -qq time)
 	bash scripts/with-postgres.sh bash scripts/bench-fleet.sh
