@@ -59,6 +59,21 @@ struct FleetApplyTests {
         }
     }
 
+    @Test("a claim's BEGIN rides with its SELECT, an outcome's UPDATE with its COMMIT: one round trip each", integration)
+    func journalRoundTrips() throws {
+        try withFleet { urls, fleet, _ in
+            let apply = try FleetFixture.run(["fleet", "apply", "--fleet", fleet, "--run", "trips", "--jobs", "1", "--verbose"])
+            #expect(apply.exitCode == 0, "\(apply)")
+            #expect(apply.stdoutLines.last == "run trips: 6 stores: 6 migrated", "\(apply)")
+            let lines = apply.stderrLines
+            // The statement log: `sql: 0.4 ms, 1 row: BEGIN;`, the SELECT on continuation lines.
+            #expect(lines.filter { $0.hasPrefix("sql: ") && $0.hasSuffix(": BEGIN;") }.count >= 6, "\(apply)")
+            #expect(lines.filter { $0.hasSuffix("'; COMMIT") }.count == 6, "\(apply)")
+            #expect(try journal(urls[0], run: "trips").map { $0[1] } == Array(repeating: "migrated", count: 6))
+            #expect(try journal(urls[0], run: "trips").map { $0[2] } == Array(repeating: "1", count: 6))
+        }
+    }
+
     @Test("a store whose step fails is reported with the step's error, the others go on, and the run resumed finishes it", integration)
     func failureAndResume() throws {
         try withFleet { urls, fleet, _ in

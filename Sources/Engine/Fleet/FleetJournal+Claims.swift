@@ -46,12 +46,13 @@ extension FleetJournal {
     func claim(wave: Int, perServer: Int) throws -> FleetClaim? {
         var full: [String] = []
         while true {
-            try connection.execute("BEGIN")
             do {
+                // BEGIN and the claim in one round trip: literals, no binds, so one PQexec.
                 let row = try connection.execute("""
+                    BEGIN;
                     SELECT server, store, from_version FROM \(ident: Self.schema, "stores")
-                    WHERE run = \(run) AND wave = \(wave) AND outcome IS NULL
-                      AND server <> ALL(\(CatalogReader.arrayLiteral(full))::text[])
+                    WHERE run = \(literal: run) AND wave = \(literal: wave) AND outcome IS NULL
+                      AND server <> ALL(\(literal: CatalogReader.arrayLiteral(full))::text[])
                     ORDER BY position LIMIT 1 FOR UPDATE SKIP LOCKED
                     """)
                 guard !row.isEmpty, let server = row.value(0, "server"), let store = row.value(0, "store") else {
@@ -84,22 +85,24 @@ extension FleetJournal {
     /// Records the claimed store's outcome and ends the claim.
     func finish(_ outcome: FleetOutcome, worker: String) throws {
         do {
-            try record(outcome, worker: worker)
-            try connection.execute("COMMIT")
+            try connection.execute("\(recording(outcome, worker: worker)); COMMIT")
         } catch {
             _ = try? connection.execute("ROLLBACK")
             throw error
         }
     }
 
-    func record(_ outcome: FleetOutcome, worker: String) throws {
-        try connection.execute("""
+    /// The UPDATE that records `outcome`, with literals (no binds): `finish` sends it with the
+    /// COMMIT in one round trip; when it fails, the COMMIT is not run and the claim rolls back.
+    func recording(_ outcome: FleetOutcome, worker: String) -> SQL {
+        func text(_ value: String?) -> String { value.map(quoteLiteral) ?? "NULL" }
+        return """
             UPDATE \(ident: Self.schema, "stores")
-            SET outcome = \(outcome.kind.rawValue), from_version = coalesce(\(outcome.from), from_version), to_version = \(outcome.to),
-                worker = \(worker), attempts = attempts + 1, finished_at = now(), duration_ms = \(outcome.durationMilliseconds.map(Int64.init).map(SQLValue.int) ?? .null),
-                error = \(outcome.error)
-            WHERE run = \(run) AND server = \(outcome.store.server) AND store = \(outcome.store.store)
-            """)
+            SET outcome = \(literal: outcome.kind.rawValue), from_version = coalesce(\(unsafeRaw: text(outcome.from)), from_version),
+                to_version = \(unsafeRaw: text(outcome.to)), worker = \(literal: worker), attempts = attempts + 1, finished_at = now(),
+                duration_ms = \(unsafeRaw: outcome.durationMilliseconds.map { String($0) } ?? "NULL"), error = \(unsafeRaw: text(outcome.error))
+            WHERE run = \(literal: run) AND server = \(literal: outcome.store.server) AND store = \(literal: outcome.store.store)
+            """
     }
 
     /// Stores of `wave` (of every wave: nil) not finished: unclaimed, or held by a worker now.
