@@ -1,4 +1,5 @@
 import Foundation
+import Planning
 
 /// Options of `apply` that do not change the plan.
 public struct ApplyOptions: Sendable {
@@ -42,6 +43,8 @@ public struct ApplyOptions: Sendable {
     /// (docs/online-migrations.md): a step kind that cannot run so is refused before anything
     /// changes, never run offline instead.
     public var online: Bool
+    /// The mode the steps are planned for: `online`'s.
+    public var planMode: PlanMode { online ? .online : .offline }
     /// Sessions a heavyweight step's set-based stage 1 passes may use at once (`--jobs`); nil:
     /// this machine's processors, at most `defaultJobsLimit` (PostgreSQL does not tell a
     /// client the server's).

@@ -81,7 +81,7 @@ public struct ReplicatedApply {
 
     /// Step 1: each subscriber's subscriptions with their slots.
     private func check(_ options: ApplyOptions) throws -> [[(subscription: String, slot: String)]] {
-        let plan = try publisher.plan()
+        let plan = try publisher.plan(mode: options.planMode)
         let store = publisher.store
         if plan.isExecutable, let loss = plan.steps.enumerated().first(where: { $0.element.hazards.contains { $0.code == ReplicationHazards.dataWrites } }) {
             let message = loss.element.hazards.first { $0.code == ReplicationHazards.dataWrites }!.message
@@ -96,7 +96,7 @@ public struct ReplicatedApply {
         }
         var all: [[(subscription: String, slot: String)]] = []
         for subscriber in subscribers {
-            let theirs = try subscriber.migrator.plan()
+            let theirs = try subscriber.migrator.plan(mode: options.planMode)
             guard theirs.status != .missing else {
                 throw ReplicatedApplyRefused(reason: "subscriber \(subscriber.name) has no store \(store); nothing was changed")
             }

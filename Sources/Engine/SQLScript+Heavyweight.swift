@@ -7,17 +7,15 @@ extension SQLScript {
     /// lock, the passes, the swap, the schemas' records, then the triggers (and a retired old
     /// store) dropped.
     /// `body` runs before the step's metadata and history, `cleanup` after them.
-    func heavyweightLines(_ step: PlannedStep) -> (body: [String], cleanup: [String]) {
-        guard let staging = step.stagingSchema, let tracking = step.changeTracking else {
-            preconditionFailure("a heavyweight step has a staging schema and change tracking")
-        }
-        let (old, role) = step.backupSchema.map { ($0, StoreSchemas.Role.backup) } ?? (HeavyweightMigration.retiredSchema(for: store), .retired)
+    func heavyweightLines(_ step: PlannedStep, _ work: StagedWork) -> (body: [String], cleanup: [String]) {
+        let staging = work.stagingSchema, tracking = work.changeTracking
+        let (old, role) = work.oldStorePlace(store: store)
         var lines = [ownershipGuard(staging, role: .staging), ownershipGuard(old, role: role)]
         lines += statementLines(tracking.install, counted: false)
         lines.append(StoreSchemas.registration(staging, role: .staging, store: store, version: step.to).inlined + ";")
-        if let guardStatement = step.writeGuard { lines += statementLines([guardStatement], counted: false) }
-        for (number, pass) in step.passes.enumerated() {
-            lines.append("-- pass \(number + 1) of \(step.passes.count + 1): \(pass.name)")
+        lines += statementLines([work.writeGuard], counted: false)
+        for (number, pass) in work.passes.enumerated() {
+            lines.append("-- pass \(number + 1) of \(work.passes.count + 1): \(pass.name)")
             // Stage 1 counts the rows its INSERT of the destination rows wrote, as apply does
             // (`HeavyweightRun.countsRows`).
             let counted = pass.statements.lastIndex { HeavyweightRun.countsRows($0, of: pass) }
@@ -26,8 +24,8 @@ extension SQLScript {
                 if index == counted { lines.append(countRows()) }
             }
         }
-        lines.append("-- pass \(step.passes.count + 1) of \(step.passes.count + 1): swap")
-        lines += statementLines(step.swap, counted: false)
+        lines.append("-- pass \(work.passes.count + 1) of \(work.passes.count + 1): swap")
+        lines += statementLines(work.swap, counted: false)
         lines.append(StoreSchemas.unregistration(staging).inlined + ";")
         lines.append(StoreSchemas.registration(old, role: role, store: store, version: step.from, chainFinished: false).inlined + ";")
         var cleanup = statementLines([ChangeTracking.remove(from: old)], counted: false)

@@ -59,11 +59,11 @@ public struct SQLScript {
         for (index, step) in plan.steps.enumerated() {
             lines += ["", "-- step \(index + 1) of \(plan.steps.count): \(Self.title(step)), \(step.statements.count) statements"]
             lines += ["\\set \(Self.rows) 0", "SELECT clock_timestamp() AS \(Self.started) \\gset"]
-            if step.passes.isEmpty {
-                lines += statementLines(step.statements, counted: true) + recordLines(step)
-            } else {
-                let heavyweight = heavyweightLines(step)
+            if let work = step.staged {
+                let heavyweight = heavyweightLines(step, work)
                 lines += heavyweight.body + recordLines(step) + heavyweight.cleanup
+            } else {
+                lines += statementLines(step.statements, counted: true) + recordLines(step)
             }
         }
         return lines

@@ -110,7 +110,7 @@ extension SavedPlan {
         steps = plan.steps.map { step in
             Step(
                 kind: step.kind.rawValue, from: step.from, to: step.to, statements: step.statements.map(\.sql.text),
-                writeGuard: step.writeGuard?.sql.text,
+                writeGuard: step.staged?.writeGuard.sql.text,
                 streamedReads: step.passes.compactMap { pass in pass.stream.map { ($0.policy.map { "policy \($0): " } ?? "") + $0.sourceRows.text } },
                 hazards: step.hazards.map(\.code), digest: step.digest
             )

@@ -18,7 +18,7 @@ enum StoreDependents {
         let store = plan.store
         var found: [String] = []
         for (index, step) in plan.steps.enumerated() {
-            guard step.passes.isEmpty, let rebuilt = step.online?.rebuiltTables, !rebuilt.isEmpty else { continue }
+            guard let rebuilt = step.phases?.rebuiltTables, !rebuilt.isEmpty else { continue }
             let what = "rebuilds " + rebuilt.map { "\(store).\($0)" }.joined(separator: ", ")
             for dependent in try dependents(of: store, tables: rebuilt, on: connection) {
                 found.append("\(dependent.object) on \(store).\(dependent.table) (step \(index + 1) of \(plan.steps.count) \(what))")

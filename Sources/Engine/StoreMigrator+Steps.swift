@@ -5,8 +5,8 @@ import JSONRendering
 import ObjectModel
 import SQLBuilding
 
-/// Running one step: a heavyweight step through `HeavyweightRun`, pass by pass; any other as one
-/// transaction under the execution policy. A failure is recorded in the history and thrown as
+/// Running one step, by its body: a heavyweight step through `HeavyweightRun`, pass by pass; a
+/// phased one through `OnlineRun`; any other as one transaction under the execution policy. A failure is recorded in the history and thrown as
 /// `StepFailure`.
 extension StoreMigrator {
     func run(
@@ -14,10 +14,11 @@ extension StoreMigrator {
         onProgress: (ProgressEvent) -> Void = { _ in }
     ) throws -> AppliedStep {
         let started = Date()
-        if !step.passes.isEmpty {
+        switch step.body {
+        case .staged(let work):
             do {
                 let (rows, deferred) = try withoutActuallyEscaping(onProgress) { onProgress in
-                    try HeavyweightRun(migrator: self, step: step, number: number, count: count, options: options, onProgress: onProgress)
+                    try HeavyweightRun(migrator: self, step: step, work: work, number: number, count: count, options: options, onProgress: onProgress)
                         .run(plan: plan, started: started)
                 }
                 return AppliedStep(step: step, rows: rows, durationMilliseconds: milliseconds(since: started), deferredCleanup: deferred)
@@ -31,13 +32,19 @@ extension StoreMigrator {
                     stepNumber: number, stepCount: count, step: step, statement: (error as? PassFailure)?.statement,
                     underlying: (error as? PassFailure)?.underlying ?? error
                 )
-                failure.partialWork = step.stagingSchema
+                failure.partialWork = work.stagingSchema
                 throw failure
             }
+        case .phased:
+            return try runOnline(step, number: number, of: count, plan: plan, options: options, started: started, onProgress: onProgress)
+        case .create, .inPlace:
+            return try runInOneTransaction(step, number: number, of: count, plan: plan, options: options, started: started)
         }
-        if let done = try runOnline(step, number: number, of: count, plan: plan, options: options, started: started, onProgress: onProgress) {
-            return done
-        }
+    }
+
+    /// A new store or a lightweight step run in place: its statements, metadata and history in
+    /// one transaction under the execution policy.
+    private func runInOneTransaction(_ step: PlannedStep, number: Int, of count: Int, plan: MigrationPlan, options: ApplyOptions, started: Date) throws -> AppliedStep {
         var failedStatement: PlannedStatement?
         do {
             let rows = try options.executionPolicy.transaction(on: connection) {
@@ -102,16 +109,13 @@ extension ISO8601DateFormatter {
 }
 
 extension StoreMigrator {
-    /// A lightweight step under `apply --online`, or one an interrupted `apply --online` left
-    /// half done (plain `apply` finishes it online rather than run offline statements over
-    /// it); nil for every other step.
+    /// A lightweight step planned in phases: under `apply --online`, or the one an interrupted
+    /// `apply --online` left half done (plain `apply` finishes it online rather than run
+    /// offline statements over it).
     func runOnline(
         _ step: PlannedStep, number: Int, of count: Int, plan: MigrationPlan, options: ApplyOptions, started: Date,
         onProgress: (ProgressEvent) -> Void = { _ in }
-    ) throws -> AppliedStep? {
-        guard step.kind == .lightweight else { return nil }
-        let unfinished = try OnlineCheckpoint.unfinished(store: store, on: connection)
-        guard options.online || unfinished != nil else { return nil }
+    ) throws -> AppliedStep {
         let failure = OnlineRun.Failure()
         do {
             let rows = try withoutActuallyEscaping(onProgress) { onProgress in

@@ -35,23 +35,27 @@ public struct StoreMigrator {
         self.explicitMappings = explicitMappings
     }
 
-    /// The plan for the store as it is now, read without taking any lock or writing anything.
-    public func plan() throws -> MigrationPlan {
+    /// The plan for the store as it is now, for `apply` (`mode` offline) or `apply --online`,
+    /// read without taking any lock or writing anything.
+    public func plan(mode: PlanMode = .offline) throws -> MigrationPlan {
         var snapshot = try StoreCatalog.snapshot(store: store, on: connection)
         // An interrupted `apply --online` left its step half in the store, by design: its
         // checkpoint, which names the plan, decides whether the run may continue.
-        if try OnlineCheckpoint.unfinished(store: store, on: connection) == nil,
+        let runLeft = try OnlineCheckpoint.unfinished(store: store, on: connection)
+        if runLeft == nil,
            let drift = try DriftCheck.requireNoBlockingDrift(snapshot, model: model, on: connection, contracts: contracts),
            !keepBackup || snapshot.unfinishedChainBackup != nil {
             // Only then can a heavyweight step drop the team's own objects with the old store.
             snapshot.extraObjects = try ExtraObjectReader.read(drift, store: store, on: connection)
         }
         snapshot.surroundings = try surroundings(of: snapshot)
+        snapshot.surroundings.onlineRunLeft = runLeft.map { OnlineRunLeft(from: $0.from, to: $0.to) }
         let recorded = try StoreCatalog.recordedVersions(model: model.name, on: connection)
         return try Planner.plan(
             model: model, targetVersion: targetVersion, snapshot: snapshot, recordedVersions: recorded,
             explicitMappings: explicitMappings,
-            options: PlanningOptions(registeredPolicies: policies.names, forceStreaming: forceStreaming, keepBackup: keepBackup, policyHooks: policies.declaredHooks, perRoundPolicies: policies.perRoundPolicies)
+            options: PlanningOptions(registeredPolicies: policies.names, forceStreaming: forceStreaming, keepBackup: keepBackup, policyHooks: policies.declaredHooks, perRoundPolicies: policies.perRoundPolicies),
+            mode: mode
         )
     }
 
@@ -95,7 +99,7 @@ public struct StoreMigrator {
         let deferred = try StoreCleanup.removeLeftovers(
             store: store, on: connection, lockWaitSeconds: options.lockWaitSeconds, policy: options.executionPolicy, deferring: true, onLockWait: onLockWait
         )
-        let preliminary = try plan()
+        let preliminary = try plan(mode: options.planMode)
         try options.expectedPlan?.requireSame(as: preliminary, migrator: self, online: options.online)
         if preliminary.isUpToDate { return ApplyReport(plan: preliminary, appliedSteps: [], deferredCleanups: deferred) }
         guard preliminary.isExecutable else { throw NotExecutable(blockerDetails: preliminary.blockerDetails) }
@@ -113,7 +117,7 @@ public struct StoreMigrator {
     func applyHoldingLock(
         options: ApplyOptions, deferred: [DeferredCleanup] = [], onStep: (Int, Int, PlannedStep) -> Void = { _, _, _ in }, onProgress: (ProgressEvent) -> Void = { _ in }
     ) throws -> ApplyReport {
-        let plan = try self.plan()
+        let plan = try self.plan(mode: options.planMode)
         try options.expectedPlan?.requireSame(as: plan, migrator: self, online: options.online)
         guard plan.isExecutable else { throw NotExecutable(blockerDetails: plan.blockerDetails) }
         try DataLossNotAllowed.check(plan, options: options)
@@ -164,7 +168,7 @@ extension StoreMigrator {
         let lock = StoreLock(store: store, connection: connection)
         try lock.acquire(waitingAtMost: options.lockWaitSeconds, onWait: { _ in })
         defer { lock.release() }
-        if let cohortPlan { try cohortPlan.requireSame(as: try plan(), migrator: self, online: options.online) }
+        if let cohortPlan { try cohortPlan.requireSame(as: try plan(mode: options.planMode), migrator: self, online: options.online) }
         return try applyHoldingLock(options: options, deferred: deferred)
     }
 }

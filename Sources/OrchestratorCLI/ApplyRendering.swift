@@ -10,7 +10,7 @@ enum ApplyRendering {
     /// a chain keep none); nil with --no-backup. After a chain an earlier run did not finish,
     /// the backup that run made is kept.
     static func backupSchema(of report: ApplyReport) -> String? {
-        report.appliedSteps.lazy.compactMap(\.step.backupSchema).first
+        report.appliedSteps.lazy.compactMap { $0.step.staged?.backupSchema }.first
             ?? report.plan.keptBackup.flatMap { kept in report.appliedSteps.contains { $0.step.kind == .heavyweight } ? kept : nil }
     }
 

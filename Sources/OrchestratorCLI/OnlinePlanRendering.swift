@@ -21,7 +21,7 @@ enum OnlinePlanRendering {
                     lines.append("    \(number + 1). \(phase.summary)")
                     lines.append("       \(phase.lock.rawValue), \(phase.holdText)")
                 }
-            } else if let online = step.online {
+            } else if let online = step.phases {
                 lines.append("  \(title): \(online.phases.count) phases")
                 for (number, phase) in online.phases.enumerated() {
                     lines.append("    \(number + 1). \(phase.summary)")
@@ -69,7 +69,7 @@ enum OnlinePlanRendering {
 
     static func stepJSON(_ step: PlannedStep) -> JSONValue {
         let reason = OnlineNotSupported.refusal(of: step)
-        let phases = reason == nil ? step.online?.phases ?? [] : []
+        let phases: [OnlinePhase] = reason == nil ? step.phases?.phases ?? [] : []
         return .object([
             ("supported", .bool(reason == nil)),
             ("refusal", reason.map(JSONValue.string) ?? .null),

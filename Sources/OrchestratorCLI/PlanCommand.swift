@@ -43,7 +43,7 @@ struct PlanCommand: ParsableCommand {
     func run() throws {
         try reportingFailures {
             try migrationOptions.withMigrator(model: modelOptions, store: storeOptions, target: to, lockWait: lockWaitOptions.lockWait) { model, migrator in
-                let plan = try migrator.plan()
+                let plan = try migrator.plan(mode: online ? .online : .offline)
                 // The script first: a plan it refuses is neither printed nor saved.
                 // A script runs without apply's checks: data loss needs the same consent here.
                 if format == .sql { try DataLossNotAllowed.check(plan, options: ApplyOptions(allowDataLoss: allowDataLoss)) }

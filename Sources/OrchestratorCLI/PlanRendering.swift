@@ -65,9 +65,9 @@ enum PlanRendering {
             })),
             ("hazards", .array(step.hazards.map(hazardJSON))),
             ("rowEstimate", .number(step.rowEstimate)),
-            ("stagingSchema", step.stagingSchema.map(JSONValue.string) ?? .null),
-            ("backupSchema", step.backupSchema.map(JSONValue.string) ?? .null),
-            ("passesDone", .number(step.passesDone)),
+            ("stagingSchema", step.staged.map { JSONValue.string($0.stagingSchema) } ?? .null),
+            ("backupSchema", step.staged?.backupSchema.map(JSONValue.string) ?? .null),
+            ("passesDone", .number(step.staged?.passesDone ?? 0)),
             ("passes", .array(step.passes.map { pass in
                 .object([
                     ("stage", .string(pass.stage.rawValue)),
@@ -132,19 +132,17 @@ enum PlanRendering {
             for hazard in step.hazards {
                 lines.append("-- hazard \(hazard.code): \(hazard.message)")
             }
-            guard !step.passes.isEmpty else {
+            guard let work = step.staged else {
                 lines += statementLines(step.statements)
                 continue
             }
-            let passCount = step.passes.count + 1
-            if step.passesDone > 0, let staging = step.stagingSchema {
-                lines.append("-- \(step.passesDone) of \(passCount) passes were done by an interrupted apply (kept in \(staging)): apply continues after them, apply --restart starts over")
+            let passCount = work.passes.count + 1
+            if work.passesDone > 0 {
+                lines.append("-- \(work.passesDone) of \(passCount) passes were done by an interrupted apply (kept in \(work.stagingSchema)): apply continues after them, apply --restart starts over")
             }
-            if let guardStatement = step.writeGuard {
-                lines.append("-- \(guardStatement.summary) [lock: \(guardStatement.lock.rawValue)]")
-                lines.append(guardStatement.sql.text + ";")
-            }
-            for (number, pass) in step.passes.enumerated() {
+            lines.append("-- \(work.writeGuard.summary) [lock: \(work.writeGuard.lock.rawValue)]")
+            lines.append(work.writeGuard.sql.text + ";")
+            for (number, pass) in work.passes.enumerated() {
                 var header = "-- pass \(number + 1) of \(passCount): \(pass.name), \(executionName(pass))"
                 if pass.sourceTable != nil { header += ", about \(pass.rowEstimate) rows" }
                 lines.append(header)
@@ -155,7 +153,7 @@ enum PlanRendering {
                 }
             }
             lines.append("-- pass \(passCount) of \(passCount): swap, with the store's metadata and history")
-            lines += statementLines(step.swap)
+            lines += statementLines(work.swap)
         }
         let losses = plan.steps.flatMap(\.hazards).filter(\.isDataLoss)
         if !losses.isEmpty {

@@ -17,10 +17,13 @@ public enum Planner {
     ///    found only in the database's record has no definition here to infer from.
     /// 5. What is beside the store (`StoreSurroundings`) adds its blockers, and each
     ///    heavyweight step the passes an interrupted `apply` of it committed.
+    /// 6. Each step keeps the form it runs in `mode` (`PlannedStep.planned(for:)`): offline, a
+    ///    lightweight step runs in place, but for the first one when an interrupted
+    ///    `apply --online` left its run (the run's checkpoint decides whether it may go on).
     public static func plan(
         model: VersionedModel, targetVersion: String? = nil, snapshot: StoreSnapshot,
         recordedVersions: [RecordedVersion] = [], explicitMappings: [ExplicitMapping] = [],
-        options: PlanningOptions = PlanningOptions()
+        options: PlanningOptions = PlanningOptions(), mode: PlanMode = .offline
     ) throws -> MigrationPlan {
         var plan = try planOfSteps(
             model: model, targetVersion: targetVersion, snapshot: snapshot, recordedVersions: recordedVersions,
@@ -28,7 +31,15 @@ public enum Planner {
         )
         plan.blockerDetails += snapshot.surroundings.blockers(of: plan)
         if plan.status == .migrationRequired {
-            for index in plan.steps.indices { plan.steps[index].passesDone = snapshot.surroundings.passesDone(of: plan.steps[index]) }
+            for index in plan.steps.indices {
+                guard case .staged(var work) = plan.steps[index].body else { continue }
+                work.passesDone = snapshot.surroundings.passesDone(of: plan.steps[index])
+                plan.steps[index].body = .staged(work)
+            }
+        }
+        let continued = snapshot.surroundings.onlineRunLeft == nil ? nil : plan.steps.firstIndex { $0.kind == .lightweight }
+        for index in plan.steps.indices {
+            plan.steps[index] = plan.steps[index].planned(for: mode, continuesOnlineRun: index == continued)
         }
         return plan
     }
@@ -54,7 +65,7 @@ public enum Planner {
             if snapshot.schemaExists { throw PlanningError.schemaWithoutMetadata(store: snapshot.store) }
             let layout = StoreLayout(version: target, schema: snapshot.store)
             let hazards = [snapshot.lockTable?.hazard(creating: layout)].compactMap { $0 }
-            plan.steps = [PlannedStep(kind: .create, from: nil, to: target.name, statements: CreateStore.statements(for: layout), hazards: hazards)]
+            plan.steps = [PlannedStep(body: .create, from: nil, to: target.name, statements: CreateStore.statements(for: layout), hazards: hazards)]
             return plan
         }
         if metadata.modelHash == targetHashes.model {

@@ -35,7 +35,7 @@ public enum ReplicationHazards {
         let store = destination.schema
         let name = { (table: String) in "\(store).\(table)" }
         let kept = Set(destination.tables.map(\.name))
-        let replaced: [String] = step.kind == .heavyweight ? source.tables.map(\.name) : (step.online?.rebuiltTables ?? [])
+        let replaced: [String] = step.kind == .heavyweight ? source.tables.map(\.name) : (step.phases?.rebuiltTables ?? [])
         var hazards: [Hazard] = []
         for publication in topology.publications where publication.form != .allTables {
             let carried = publication.tables.filter { replaced.contains($0) && kept.contains($0) }
@@ -72,10 +72,10 @@ public enum ReplicationHazards {
         if !written.isEmpty {
             hazards.append(Hazard(code: dataWrites, message: "the step writes rows of \(written.map(name).joined(separator: ", ")): the writes replicate to subscribers, which must not write the same rows themselves"))
         }
-        if topology.publications.contains(where: { $0.form == .allTables }), step.kind == .heavyweight || !(step.online?.rebuiltTables.isEmpty ?? true) {
+        if topology.publications.contains(where: { $0.form == .allTables }), step.kind == .heavyweight || !(step.phases?.rebuiltTables.isEmpty ?? true) {
             hazards.append(Hazard(code: allTables, message: "a FOR ALL TABLES publication also publishes the tables orchestrator builds beside the store (staging, change logs; each has a primary key, so the publisher never fails): a subscriber without them stops on their rows"))
         }
-        let work = tables(in: step.online?.phases.flatMap(\.statements) ?? [], prefixes: ["CREATE TABLE "], store: store)
+        let work = tables(in: step.phases?.phases.flatMap(\.statements) ?? [], prefixes: ["CREATE TABLE "], store: store)
         if !work.isEmpty, topology.publications.contains(where: { $0.form != .tableList }) {
             hazards.append(Hazard(code: workTables, message: "under apply --online the step creates \(work.map(name).joined(separator: ", ")): a FOR TABLES IN SCHEMA or FOR ALL TABLES publication publishes their rows, and a subscriber without them stops; run it without --online"))
         }

@@ -14,7 +14,8 @@ import ObjectModel
 /// done before.
 extension PlannedStep {
     public var digest: String {
-        VersionHash.digest(of: (["step", kind.rawValue, from ?? "", to] + workParts + [online?.digestedText ?? ""]).joined(separator: "\u{1}"))
+        if let identity { return identity.digest }
+        return VersionHash.digest(of: (["step", kind.rawValue, from ?? "", to] + workParts + [phases?.digestedText ?? ""]).joined(separator: "\u{1}"))
     }
 
     /// The identities releases before metadata layout 4 recorded for this step's work, still
@@ -22,11 +23,12 @@ extension PlannedStep {
     /// heavyweight step's checkpoint fingerprint, an online run's SHA-256 plan digest, and
     /// before layout 3 its two FNV-1a hashes (16 hex digits).
     public var earlierDigests: [String] {
+        if let identity { return identity.earlierDigests }
         var digests: [String] = []
         if kind == .heavyweight {
             digests.append(VersionHash.digest(of: ([from ?? "", to] + passParts).joined(separator: "\u{1}")))
         }
-        if let text = online?.digestedText {
+        if let text = phases?.digestedText {
             digests += [VersionHash.digest(of: text), OnlineTrigger.digest(text) + OnlineTrigger.digest(String(text.reversed()))]
         }
         return digests
@@ -35,7 +37,7 @@ extension PlannedStep {
     /// Passes and online stage 3, as the heavyweight fingerprint hashed them.
     private var passParts: [String] {
         passes.flatMap { pass in pass.statements.map(\.sql.text) + [pass.stream.map { $0.sourceRows.text + ($0.policy ?? "") } ?? ""] }
-            + (onlineStageThree.map { ($0.build + $0.guarded).map(\.sql.text) } ?? [])
+            + (staged?.stageThree.map { ($0.build + $0.guarded).map(\.sql.text) } ?? [])
     }
 
     private var workParts: [String] {

@@ -8,12 +8,11 @@ import Testing
 @Suite("online refusal rendering")
 struct OnlineRefusalRenderingTests {
     static func refusedStep() -> PlannedStep {
-        var step = PlannedStep(kind: .lightweight, from: "v1", to: "v2", statements: [PlannedStatement("SELECT 1", lock: .none, summary: "a statement")])
-        step.online = OnlinePlan(phases: [], refusals: [
+        let online = OnlinePlan(phases: [], refusals: [
             OnlineRefusal(.onlineUnsupportedPositionOwners, "number ingredient.position: the table of its owners is not known"),
             OnlineRefusal(.onlineUnsupportedLinkSide, "copy links from a into b.c: only a to-one column's links move online"),
         ])
-        return step
+        return PlannedStep(body: .phased(online), from: "v1", to: "v2", statements: [PlannedStatement("SELECT 1", lock: .none, summary: "a statement")])
     }
 
     @Test("the JSON of a refused step carries its codes beside its refusal")
@@ -23,8 +22,8 @@ struct OnlineRefusalRenderingTests {
         #expect(online["supported"] as? Bool == false)
         #expect(online["refusal"] as? String == "number ingredient.position: the table of its owners is not known; copy links from a into b.c: only a to-one column's links move online")
         #expect(online["refusalCodes"] as? [String] == ["onlineUnsupportedPositionOwners", "onlineUnsupportedLinkSide"])
-        var heavyweight = PlannedStep(kind: .heavyweight, from: "v1", to: "v2", statements: [])
-        heavyweight.onlineRefusal = OnlineRefusal(.onlineUnsupportedUntracedPath, "entity mapping RecipeToRecipe reads $source.card, a to-one kept in no column")
+        let refusal = OnlineRefusal(.onlineUnsupportedUntracedPath, "entity mapping RecipeToRecipe reads $source.card, a to-one kept in no column")
+        let heavyweight = PlannedStep(body: .staged(.sample(catchUpForm: .refused(refusal))), from: "v1", to: "v2", statements: [])
         let heavy = try #require(try JSONSerialization.jsonObject(with: Data(OnlinePlanRendering.heavyweightJSON(heavyweight, store: "s").rendered.utf8)) as? [String: Any])
         #expect(heavy["refusalCodes"] as? [String] == ["onlineUnsupportedUntracedPath"])
     }

@@ -27,10 +27,11 @@ import TestSupport
         var statements: [PlannedStatement] = []
         for step in plan.steps {
             statements += step.statements
-            statements += step.passes.flatMap(\.statements)
-            statements += step.swap
-            statements += step.changeTracking?.install ?? []
-            if let guardStatement = step.writeGuard { statements.append(guardStatement) }
+            guard let work = step.staged else { continue }
+            statements += work.passes.flatMap(\.statements)
+            statements += work.swap
+            statements += work.changeTracking.install
+            statements.append(work.writeGuard)
         }
         return statements
     }

@@ -61,16 +61,18 @@ struct ReplicationHazardsTests {
 
     @Test(arguments: cases)
     func hazards(of rule: Case) throws {
-        let step = PlannedStep(kind: rule.kind, from: "v1", to: "v2", statements: rule.statements)
+        let step = PlannedStep(body: rule.kind == .heavyweight ? .staged(.sample()) : .inPlace, from: "v1", to: "v2", statements: rule.statements)
         let hazards = ReplicationHazards.hazards(of: step, source: try Self.layout(Self.before), destination: try Self.layout(Self.after), topology: rule.topology)
         #expect(hazards.map(\.code) == rule.codes)
         #expect(hazards.allSatisfy { ReplicationHazards.codes.contains($0.code) })
     }
 
     @Test func workTablesOfAnOnlineStepAreAHazardUnderASchemaPublication() throws {
-        var step = PlannedStep(kind: .lightweight, from: "v1", to: "v2", statements: [])
         let log = PlannedStatement("CREATE TABLE IF NOT EXISTS \"shop\".\"_log\" (\"_pk\" bigint PRIMARY KEY)", lock: .accessExclusive, summary: "log")
-        step.online = OnlinePlan(phases: [OnlinePhase(summary: "install", statements: [log], lock: .accessExclusive, hold: .instant)], refusals: [])
+        let step = PlannedStep(
+            body: .phased(OnlinePlan(phases: [OnlinePhase(summary: "install", statements: [log], lock: .accessExclusive, hold: .instant)], refusals: [])),
+            from: "v1", to: "v2", statements: []
+        )
         let (source, destination) = (try Self.layout(Self.before), try Self.layout(Self.before))
         let schema = ReplicationTopology(publications: [.init(name: "p", form: .tablesInSchema, tables: ["item"])])
         let hazards = ReplicationHazards.hazards(of: step, source: source, destination: destination, topology: schema)
@@ -81,7 +83,7 @@ struct ReplicationHazardsTests {
     }
 
     @Test func columnsAreNamedWithTheirTables() throws {
-        let step = PlannedStep(kind: .heavyweight, from: "v1", to: "v2", statements: [])
+        let step = PlannedStep(body: .staged(.sample()), from: "v1", to: "v2", statements: [])
         let hazards = ReplicationHazards.hazards(
             of: step, source: try Self.layout(Self.before), destination: try Self.layout(Self.after), topology: ReplicationTopology(publications: [Self.list])
         )

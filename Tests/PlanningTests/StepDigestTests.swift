@@ -10,18 +10,18 @@ import SQLBuilding
     }
 
     static func heavyweight(swap: String = "ALTER SCHEMA \"shop\" RENAME TO \"shop~\"", copy: String = "INSERT INTO \"shop~staging\".recipe SELECT 1") -> PlannedStep {
-        var step = PlannedStep(kind: .heavyweight, from: "v1", to: "v2", statements: [])
-        step.passes = [PlannedPass(stage: .prepare, statements: [statement("CREATE TABLE \"shop~staging\".recipe ()")]), PlannedPass(stage: .createInstances, statements: [statement(copy)])]
-        step.swap = [statement(swap)]
-        step.statements = step.passes.flatMap(\.statements) + step.swap
-        return step
+        let passes = [PlannedPass(stage: .prepare, statements: [statement("CREATE TABLE \"shop~staging\".recipe ()")]), PlannedPass(stage: .createInstances, statements: [statement(copy)])]
+        let work = StagedWork.sample(passes: passes, swap: [statement(swap)])
+        return PlannedStep(body: .staged(work), from: "v1", to: "v2", statements: passes.flatMap(\.statements) + work.swap)
     }
 
-    @Test func theDigestIsSHA256OfTheWorkAndLeavesOutWhatAnEarlierRunOrTheCatalogAdds() {
+    @Test func theDigestIsSHA256OfTheWorkAndLeavesOutWhatAnEarlierRunOrTheCatalogAdds() throws {
         let step = Self.heavyweight()
         #expect(step.digest.count == 64 && step.digest.allSatisfy(\.isHexDigit))
         var counted = step
-        counted.passesDone = 2
+        var work = try #require(counted.staged)
+        work.passesDone = 2
+        counted.body = .staged(work)
         counted.rowEstimate = 1_000_000
         counted.hazards = [Hazard(code: "dataLoss", message: "rows left behind")]
         #expect(counted.digest == step.digest)
@@ -41,8 +41,8 @@ import SQLBuilding
     }
 
     @Test func aLightweightStepIsNamedByItsStatements() {
-        let step = PlannedStep(kind: .lightweight, from: "v1", to: "v2", statements: [Self.statement("ALTER TABLE shop.item ADD COLUMN rating smallint")])
-        let other = PlannedStep(kind: .lightweight, from: "v1", to: "v2", statements: [Self.statement("ALTER TABLE shop.item ADD COLUMN rating integer")])
+        let step = PlannedStep(body: .inPlace, from: "v1", to: "v2", statements: [Self.statement("ALTER TABLE shop.item ADD COLUMN rating smallint")])
+        let other = PlannedStep(body: .inPlace, from: "v1", to: "v2", statements: [Self.statement("ALTER TABLE shop.item ADD COLUMN rating integer")])
         #expect(step.digest != other.digest)
         #expect(step.earlierDigests.isEmpty, "no online plan, no earlier identity")
     }

@@ -38,7 +38,7 @@ import ObjectModel
         let plan = try Self.plan(facts)
         #expect(plan.steps.map(\.kind) == [.heavyweight])
         #expect(plan.blockerDetails.isEmpty)
-        #expect(plan.steps[0].passesDone == 0)
+        #expect(plan.steps[0].staged?.passesDone == 0)
     }
 
     @Test func aSchemaInTheStagingPlaceNotRecordedAsOursIsABlocker() throws {
@@ -76,12 +76,12 @@ import ObjectModel
         let digest = try Self.plan(facts).steps[0].digest
         facts.passesCommitted = [CommittedPass(pass: 0, stepDigest: digest), CommittedPass(pass: 1, stepDigest: digest), CommittedPass(pass: 2, stepDigest: digest)]
         // No staging schema: nothing was kept.
-        #expect(try Self.plan(facts).steps[0].passesDone == 0)
+        #expect(try Self.plan(facts).steps[0].staged?.passesDone == 0)
         facts.neighbours["shop~staging"] = NeighbourSchema(present: true, isStore: false, record: NeighbourSchema.Record(store: "shop", role: .staging))
-        #expect(try Self.plan(facts).steps[0].passesDone == 2)
+        #expect(try Self.plan(facts).steps[0].staged?.passesDone == 2)
         // One pass recorded for another plan: none is taken (apply refuses the leftovers).
         facts.passesCommitted.append(CommittedPass(pass: 3, stepDigest: "another plan"))
-        #expect(try Self.plan(facts).steps[0].passesDone == 0)
+        #expect(try Self.plan(facts).steps[0].staged?.passesDone == 0)
     }
 
     @Test func aMissingStoreWhoseNameIsTakenIsABlocker() throws {

@@ -34,7 +34,7 @@ extension FleetRun {
             theirs.append(ReplicatedApply.Subscriber(name: subscriber.name, migrator: migrator))
         }
         do {
-            if let cohortPlan { try cohortPlan.requireSame(as: try migrator.plan(), migrator: migrator, online: options.online) }
+            if let cohortPlan { try cohortPlan.requireSame(as: try migrator.plan(mode: options.planMode), migrator: migrator, online: options.online) }
             let reports = try ReplicatedApply(publisher: migrator, subscribers: theirs).apply(options: options)
             let changed = !([reports.publisher] + reports.subscribers).allSatisfy(\.appliedSteps.isEmpty)
             return (reports.publisher, changed)

@@ -33,7 +33,7 @@ final class ConcurrentPasses: @unchecked Sendable {
         self.writeGuard = writeGuard
         self.jobs = jobs
         self.last = last
-        let all = range.map { (number: $0 + 1, pass: run.step.passes[$0]) }
+        let all = range.map { (number: $0 + 1, pass: run.work.passes[$0]) }
         mappings = Set(all.compactMap(\.pass.entityMapping))
         passes = all.filter { done[$0.number] == nil }
         waiting = passes

@@ -13,12 +13,12 @@ extension HeavyweightRun {
     /// faster than the rounds map it still finishes.
     static let maximumRounds = 8
 
-    var isOnline: Bool { options.online }
+    var isOnline: Bool { work.runsOnline }
 
     /// The step's catch-up plan: `OnlineNotSupported.check` refused the plan before any step
     /// ran when a heavyweight step has none.
     func onlinePlan() -> OnlineCatchUp {
-        guard let catchUp = step.onlineCatchUp else { preconditionFailure("apply --online refuses heavyweight steps without a catch-up plan") }
+        guard let catchUp = work.catchUp else { preconditionFailure("apply --online refuses heavyweight steps without a catch-up plan") }
         return catchUp
     }
 
@@ -176,7 +176,7 @@ extension HeavyweightRun {
 extension HeavyweightRun {
     /// Whether the build has committed (this run's or an interrupted one's).
     func isStageThreeBuilt() throws -> Bool {
-        guard let stageThree = step.onlineStageThree else { return false }
+        guard let stageThree = work.stageThree else { return false }
         return try connection.execute(stageThree.isBuilt).bool(0, "present") == true
     }
 
@@ -190,7 +190,7 @@ extension HeavyweightRun {
     /// whole under the guard, failing there as offline when the rows are wrong), or when the
     /// role may not set `session_replication_role`, which the rounds after the build need.
     func buildStageThree(after mapPending: () throws -> Void) throws -> Bool {
-        guard let stageThree = step.onlineStageThree else { return false }
+        guard let stageThree = work.stageThree else { return false }
         for _ in 1...Self.buildAttempts {
             try mapPending()
             do {
@@ -221,7 +221,7 @@ extension HeavyweightRun {
     /// The validate pass as this staging schema needs it: once the build is there (a run
     /// interrupted after it), only what `OnlineStageThree.guarded` leaves.
     func validatePass(_ pass: PlannedPass) throws -> PlannedPass {
-        guard pass.stage == .validate, let stageThree = step.onlineStageThree, try isStageThreeBuilt() else { return pass }
+        guard pass.stage == .validate, let stageThree = work.stageThree, try isStageThreeBuilt() else { return pass }
         var guarded = pass
         guarded.statements = stageThree.guarded
         return guarded
@@ -235,7 +235,7 @@ extension HeavyweightRun {
     /// Continuing without `--online` a staging schema in which catch-up rounds ran while an
     /// entity mapping waits to run again whole: stops, nothing changed.
     func requireNoMappingLeftToRunWhole() throws {
-        guard !isOnline, let catchUp = step.onlineCatchUp, !catchUp.rerunWhole.isEmpty, try hasRowLog(catchUp) else { return }
+        guard !isOnline, let catchUp = work.catchUp, !catchUp.rerunWhole.isEmpty, try hasRowLog(catchUp) else { return }
         let position = try connection.execute("SELECT max(mapped_through) AS position FROM \(ident: staging, OnlineCatchUp.positionTable)")
         guard (position.int(0, "position") ?? 0) > 0 else { return }
         let names = catchUp.rerunWhole.joined(separator: ", ")

@@ -82,7 +82,7 @@ extension HeavyweightRun {
 extension HeavyweightRun {
     /// Online, what the instance writers record and where kept-key tables take new keys.
     var onlineInstances: OnlineInstances? {
-        guard isOnline, let catchUp = step.onlineCatchUp else { return nil }
+        guard isOnline, let catchUp = work.catchUp else { return nil }
         return OnlineInstances(store: migrator.store, keptKeys: catchUp.keptKeys)
     }
 
@@ -105,8 +105,8 @@ extension HeavyweightRun {
 
     /// What the hooks of `entityMapping` are told in a round: nil when it runs whole there.
     func catchUpRound(of entityMapping: String) -> CatchUpRoundScope? {
-        guard let catchUp = step.onlineCatchUp, !catchUp.rerunWhole.contains(entityMapping),
-              let table = step.passes.first(where: { $0.stage == .createInstances && $0.entityMapping == entityMapping })?.sourceTable else { return nil }
+        guard let catchUp = work.catchUp, !catchUp.rerunWhole.contains(entityMapping),
+              let table = work.passes.first(where: { $0.stage == .createInstances && $0.entityMapping == entityMapping })?.sourceTable else { return nil }
         return CatchUpRoundScope(sourceTable: table, sourceKeys: catchUp.keys(of: table))
     }
 }
@@ -120,7 +120,7 @@ extension HeavyweightRun {
                 let affected = try execute(statement, on: session)
                 if Self.countsRows(statement, of: pass) { rows = affected }
             }
-            let checkpoint = try recordCheckpoint(pass, number: number, rows: rows, after: previous, step.changeTracking!, on: session)
+            let checkpoint = try recordCheckpoint(pass, number: number, rows: rows, after: previous, work.changeTracking, on: session)
             try writeGuard?.requireNoWrites(seen: checkpoint.changesSeen)
             return checkpoint
         }

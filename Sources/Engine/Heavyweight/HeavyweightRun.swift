@@ -11,14 +11,16 @@ import SQLBuilding
 struct HeavyweightRun {
     var migrator: StoreMigrator
     var step: PlannedStep
+    /// The step's heavyweight work (`step.body`).
+    var work: StagedWork
     var number: Int
     var count: Int
     var options: ApplyOptions
     var onProgress: (ProgressEvent) -> Void
 
     var connection: PostgresConnection { migrator.connection }
-    var staging: String { step.stagingSchema! }
-    var passCount: Int { step.passes.count + 1 }
+    var staging: String { work.stagingSchema }
+    var passCount: Int { work.passes.count + 1 }
 
     /// Where the passes done are recorded, under the step's digest.
     var checkpoints: PassCheckpoints { PassCheckpoints(store: migrator.store, step: step) }
@@ -42,7 +44,7 @@ struct HeavyweightRun {
     /// 3's build of indexes and foreign keys and more rounds: the last round and the rest of
     /// stage 3 run in the swap's transaction.
     func run(plan: MigrationPlan, started: Date) throws -> (rows: Int, deferred: DeferredCleanup?) {
-        let tracking = step.changeTracking!
+        let tracking = work.changeTracking
         let catchUp = isOnline ? onlinePlan() : nil
         let postponed = catchUp == nil ? nil : PostponedSwitchOver.of(step, digest: step.digest, store: migrator.store, options: options, on: connection)
         try postponed?.hold(on: connection)
@@ -64,7 +66,7 @@ struct HeavyweightRun {
         let done = decision.done
         var writeGuard = catchUp == nil ? try takeWriteGuard(tracking) : nil
         defer { writeGuard?.close() }
-        var last = decision.last { step.passes[$0 - 1].tablesWritten }
+        var last = decision.last { work.passes[$0 - 1].tablesWritten }
         if let last { try verify(since: last, tracking) }
 
         let source = migrator.model.version(named: step.from ?? "")!
@@ -72,15 +74,15 @@ struct HeavyweightRun {
         var rows = done.values.reduce(0) { $0 + $1.rows }
         var validate: (Int, PlannedPass)?
         var index = 0
-        while index < step.passes.count {
-            let pass = step.passes[index]
+        while index < work.passes.count {
+            let pass = work.passes[index]
             if catchUp != nil && pass.stage == .validate {
                 validate = (index + 1, pass)
                 index += 1
                 continue
             }
             // Set-based stage 1 passes, several at once: `ConcurrentPasses`.
-            if jobs > 1, let range = ConcurrentPasses.range(in: step.passes, from: index) {
+            if jobs > 1, let range = ConcurrentPasses.range(in: work.passes, from: index) {
                 for number in range.map({ $0 + 1 }) { if let earlier = done[number] { reportResumed(number, earlier) } }
                 let (after, made) = try ConcurrentPasses(run: self, range: range, done: done, jobs: jobs, after: last, writeGuard: writeGuard).execute()
                 last = after
@@ -128,7 +130,7 @@ struct HeavyweightRun {
         onProgress(swapEvent)
         options.runRecord?.phase(of: swapEvent)
         let swapStarted = Date()
-        let (old, role) = step.backupSchema.map { ($0, StoreSchemas.Role.backup) } ?? (HeavyweightMigration.retiredSchema(for: migrator.store), .retired)
+        let (old, role) = work.oldStorePlace(store: migrator.store)
         try options.executionPolicy.transaction(on: connection) {
             try connection.execute(ExecutionPolicy.setIdleTimeout(milliseconds: WriteGuard.swapIdleTimeout(options.executionPolicy)))
             if let last, catchUp == nil { try verifyStagingRows(against: last, tracking) }
@@ -137,10 +139,10 @@ struct HeavyweightRun {
                 try finishOnline(catchUp, validate: validate)
                 try PostponedSwitchOver.clear(store: migrator.store, on: connection)
             }
-            let rowLog = try hasRowLog(step.onlineCatchUp)
+            let rowLog = try hasRowLog(work.catchUp)
             try StoreSchemas.requireOwnable(old, role: role, store: migrator.store, on: connection)
             try StoreAccess.carrying(schema: migrator.store, tables: nil, options: options, on: connection) {
-                for statement in step.swap { _ = try connection.execute(statement.sql) }
+                for statement in work.swap { _ = try connection.execute(statement.sql) }
             }
             if rowLog { for sql in OnlineCatchUp.afterSwap(store: migrator.store, old: old) { _ = try connection.execute(sql) } }
             try StoreSchemas.unregister(staging, on: connection)
@@ -169,7 +171,7 @@ struct HeavyweightRun {
     /// on, writes wait until the swap has committed. Dies with the process, so a crash never
     /// leaves it. Returns nil in a rehearsal, whose one transaction takes the locks itself.
     func takeWriteGuard(_ tracking: ChangeTracking) throws -> WriteGuard? {
-        guard let statement = step.writeGuard else { return nil }
+        let statement = work.writeGuard
         if connection.isRehearsing {
             _ = try execute(statement)
             return nil
@@ -208,7 +210,7 @@ struct HeavyweightRun {
             return try StreamingPass(context: context, policy: policy, sizing: options.streamingSizing) { _ in }
                 .createRelationships(mappingName: mapping)
         case .validate:
-            for other in step.passes where other.stage == .createInstances {
+            for other in work.passes where other.stage == .createInstances {
                 guard let name = other.entityMapping, let policy = try policyInstance(for: name) else { continue }
                 let context = try self.context(for: other, stream: nil, source: source, destination: destination)
                 try policy.performCustomValidation(context)
@@ -231,7 +233,7 @@ struct HeavyweightRun {
     }
 
     func policyInstance(for entityMapping: String) throws -> (any EntityMigrationPolicy)? {
-        guard let name = step.passes.first(where: { $0.entityMapping == entityMapping && $0.stream?.policy != nil })?.stream?.policy else { return nil }
+        guard let name = work.passes.first(where: { $0.entityMapping == entityMapping && $0.stream?.policy != nil })?.stream?.policy else { return nil }
         guard let policy = migrator.policies.make(name) else {
             throw PolicyError(message: "custom policy '\(name)' of entity mapping \(entityMapping) is not registered")
         }
@@ -240,7 +242,7 @@ struct HeavyweightRun {
 
     func context(for pass: PlannedPass, stream: StreamedMapping?, source: ModelVersion, destination: ModelVersion) throws -> EntityMappingContext {
         let now = try connection.execute("SELECT extract(epoch from now())::text AS now").value(0, "now").flatMap(Double.init) ?? 0
-        let definition = step.passes.first { $0.entityMapping == pass.entityMapping && $0.stream != nil }?.stream
+        let definition = work.passes.first { $0.entityMapping == pass.entityMapping && $0.stream != nil }?.stream
         let context = EntityMappingContext(
             stream: stream, entityMapping: pass.entityMapping ?? "",
             sourceEntity: definition?.sourceEntity ?? "", destinationEntity: definition?.destinationEntity ?? "",
@@ -253,7 +255,7 @@ struct HeavyweightRun {
 
     /// A pass an earlier run committed: reported finished, not run again.
     func reportResumed(_ number: Int, _ earlier: Checkpoint) {
-        var event = progress(.passFinished, pass: number, of: step.passes[number - 1])
+        var event = progress(.passFinished, pass: number, of: work.passes[number - 1])
         event.rowsDone = earlier.rows
         event.resumed = true
         onProgress(event)

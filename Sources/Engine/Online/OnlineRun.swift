@@ -34,7 +34,7 @@ struct OnlineRun {
     }
 
     func run(started: Date, failure: Failure) throws -> Int {
-        guard let online = step.online, online.isSupported else {
+        guard let online = step.phases, online.isSupported else {
             preconditionFailure("step to '\(step.to)' has no online form; OnlineNotSupported.check refuses it first")
         }
         let checkpoint = OnlineCheckpoint(store: migrator.store, step: step)
@@ -107,7 +107,7 @@ struct OnlineRun {
 
     /// An event of phase `index` of the step's online plan.
     private func progress(_ kind: ProgressEvent.Kind, phase index: Int) -> ProgressEvent {
-        let phases = step.online?.phases ?? []
+        let phases = step.phases?.phases ?? []
         return ProgressEvent(
             kind: kind, step: number, stepCount: count, stepKind: step.kind.rawValue, from: step.from, to: step.to,
             pass: index + 1, passCount: phases.count, stage: .online, phase: phases[index].summary

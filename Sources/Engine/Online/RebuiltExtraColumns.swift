@@ -12,7 +12,7 @@ enum RebuiltExtraColumns {
         _ plan: MigrationPlan, options: ApplyOptions, model: VersionedModel, contracts: ContractCatalogs, on connection: PostgresConnection
     ) throws {
         guard options.online, !options.allowDataLoss, plan.status == .migrationRequired else { return }
-        let rebuilt = Set(plan.steps.filter(\.passes.isEmpty).flatMap { $0.online?.rebuiltTables ?? [] })
+        let rebuilt = Set(plan.steps.flatMap { $0.phases?.rebuiltTables ?? [] })
         guard !rebuilt.isEmpty else { return }
         let snapshot = try StoreCatalog.snapshot(store: plan.store, on: connection)
         guard var drift = try DriftCheck.drift(of: snapshot, model: model, on: connection, contracts: contracts) else { return }

@@ -27,7 +27,7 @@ public struct ChangeTracking: Sendable, Hashable {
     /// `orchestrator.checkpoints`, metadata layout 4.)
     public var install: [PlannedStatement]
 
-    init(store: String, staging: String, sourceTables: [String], stagingTables: [String]) {
+    public init(store: String, staging: String, sourceTables: [String], stagingTables: [String]) {
         self.staging = staging
         self.sourceTables = sourceTables
         self.stagingTables = stagingTables

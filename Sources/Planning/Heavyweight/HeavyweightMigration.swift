@@ -121,8 +121,41 @@ public enum HeavyweightMigration {
         let kept = keepsBackup
             ? "the old store is kept as schema \(backupSchema(for: schema))"
             : (["the old store is dropped once the new one is in place"] + [ExtraObject.emptyNote(of: extras)].compactMap { $0 }).joined(separator: "; ")
+        let refusal = CatchUpRound.refusal(resolved, schemas: schemas)
+        let catchUpForm: StagedWork.CatchUpForm
+        if let refusal {
+            catchUpForm = .refused(refusal)
+        } else {
+            let rerunWhole = CatchUpPolicies.rerunWhole(resolved, policyHooks: options.policyHooks, perRound: options.perRoundPolicies)
+            let rounds = CatchUpRound(schemas: schemas, forceStreaming: options.forceStreaming)
+            var catchUp = OnlineCatchUp(
+                store: schema, staging: staging, sourceTables: sourceLayout.tables, round: rounds.steps(resolved, rerunWhole: Set(rerunWhole)),
+                keySequences: CatchUpPolicies(schemas: schemas, keys: CatchUpKeys(staging: staging)).keySequences(resolved),
+                keptKeys: CatchUpPolicies.keptKeys(resolved), relinkedJoinTables: CatchUpLinks.joinTables(resolved)
+            )
+            let pointed = CatchUpPointedRows(schemas: schemas)
+            let pointers = pointed.pointers(resolved)
+            catchUp.install += pointed.triggers(pointers)
+            catchUp.loggedPointers = pointers.map { "\($0.table).\($0.column)" }
+            if !rerunWhole.isEmpty {
+                catchUp.rerunWhole = rerunWhole
+                catchUp.guardedRound = rounds.steps(resolved, rerunWhole: Set(rerunWhole), underGuard: true)
+                let whole = WholeMappingRerun(schemas: schemas, keys: CatchUpKeys(staging: staging))
+                let wholes = resolved.filter { rerunWhole.contains($0.name) }
+                catchUp.wholeKeys = wholes.map(whole.keys) + resolved.flatMap { whole.linkingRows($0, to: wholes) } + [whole.analyzeKeys()]
+            }
+            catchUpForm = .planned(catchUp, OnlineStageThree(stageThree: stageThree))
+        }
+        let writeGuard = PlannedStatement(
+            "LOCK TABLE \(SQL.joined(sourceLayout.tables.map { "\(ident: schema, $0.name)" }, separator: ", ")) IN SHARE MODE",
+            lock: .share, summary: "keep writes out of \(schema) until the new store is in place (held by a second session)"
+        )
+        let work = StagedWork(
+            passes: passes, writeGuard: writeGuard, swap: swap, stagingSchema: staging, changeTracking: tracking,
+            backupSchema: keepsBackup ? backupSchema(for: schema) : nil, catchUpForm: catchUpForm
+        )
         var step = PlannedStep(
-            kind: .heavyweight, from: source.name, to: destination.name,
+            body: .staged(work), from: source.name, to: destination.name,
             statements: tracking.install + passes.flatMap(\.statements) + swap,
             hazards: [
                 .tableRewrite("every table is rebuilt in \(staging) from \(mapping.file) and swapped in; \(kept)"),
@@ -135,37 +168,6 @@ public enum HeavyweightMigration {
                 of: mapping, resolved: resolved, source: source, estimates: rowEstimates, backup: keepsBackup ? backupSchema(for: schema) : nil
             ) + (keepsBackup ? [] : ExtraObject.hazards(of: extras, store: schema)),
             at: 0
-        )
-        step.passes = passes
-        step.swap = swap
-        step.stagingSchema = staging
-        step.changeTracking = tracking
-        step.onlineRefusal = CatchUpRound.refusal(resolved, schemas: schemas)
-        if step.onlineRefusal == nil {
-            let rerunWhole = CatchUpPolicies.rerunWhole(resolved, policyHooks: options.policyHooks, perRound: options.perRoundPolicies)
-            let rounds = CatchUpRound(schemas: schemas, forceStreaming: options.forceStreaming)
-            step.onlineCatchUp = OnlineCatchUp(
-                store: schema, staging: staging, sourceTables: sourceLayout.tables, round: rounds.steps(resolved, rerunWhole: Set(rerunWhole)),
-                keySequences: CatchUpPolicies(schemas: schemas, keys: CatchUpKeys(staging: staging)).keySequences(resolved),
-                keptKeys: CatchUpPolicies.keptKeys(resolved), relinkedJoinTables: CatchUpLinks.joinTables(resolved)
-            )
-            let pointed = CatchUpPointedRows(schemas: schemas)
-            let pointers = pointed.pointers(resolved)
-            step.onlineCatchUp?.install += pointed.triggers(pointers)
-            step.onlineCatchUp?.loggedPointers = pointers.map { "\($0.table).\($0.column)" }
-            if !rerunWhole.isEmpty {
-                step.onlineCatchUp?.rerunWhole = rerunWhole
-                step.onlineCatchUp?.guardedRound = rounds.steps(resolved, rerunWhole: Set(rerunWhole), underGuard: true)
-                let whole = WholeMappingRerun(schemas: schemas, keys: CatchUpKeys(staging: staging))
-                let wholes = resolved.filter { rerunWhole.contains($0.name) }
-                step.onlineCatchUp?.wholeKeys = wholes.map(whole.keys) + resolved.flatMap { whole.linkingRows($0, to: wholes) } + [whole.analyzeKeys()]
-            }
-            step.onlineStageThree = OnlineStageThree(stageThree: stageThree)
-        }
-        step.backupSchema = keepsBackup ? backupSchema(for: schema) : nil
-        step.writeGuard = PlannedStatement(
-            "LOCK TABLE \(SQL.joined(sourceLayout.tables.map { "\(ident: schema, $0.name)" }, separator: ", ")) IN SHARE MODE",
-            lock: .share, summary: "keep writes out of \(schema) until the new store is in place (held by a second session)"
         )
         return step
     }

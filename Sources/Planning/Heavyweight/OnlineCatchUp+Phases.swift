@@ -14,11 +14,11 @@ public struct HeavyweightOnlinePhase: Sendable, Hashable {
 extension OnlineCatchUp {
     /// The phases of `step` run online, in order (docs/online-migrations.md, heavyweight steps).
     public static func phases(of step: PlannedStep, store: String) -> [HeavyweightOnlinePhase] {
-        let tables = step.changeTracking?.sourceTables ?? []
+        let tables = step.staged?.changeTracking.sourceTables ?? []
         let named = tables.map { "\(store).\($0)" }.joined(separator: ", ")
-        let joins = step.onlineCatchUp?.loggedJoinTables ?? []
+        let joins = step.staged?.catchUp?.loggedJoinTables ?? []
         let logged = joins.isEmpty ? "" : " (a link of \(joins.map { "\(store).\($0)" }.joined(separator: ", ")) logs the keys of the two rows it joins)"
-        let pointers = step.onlineCatchUp?.loggedPointers ?? []
+        let pointers = step.staged?.catchUp?.loggedPointers ?? []
         let pointed = pointers.isEmpty ? "" : " (a change or delete of \(pointers.map { "\(store).\($0)" }.joined(separator: ", ")) logs the key it pointed at)"
         var phases = [HeavyweightOnlinePhase(
             summary: "install the change logs and the row triggers on \(named)\(logged)\(pointed); a TRUNCATE logs the keys of the rows it removes", lock: .shareRowExclusive, hold: .instant,
@@ -32,7 +32,7 @@ extension OnlineCatchUp {
             ))
         }
         phases.append(HeavyweightOnlinePhase(
-            summary: "catch-up rounds: the rows written meanwhile mapped again\(step.onlineCatchUp.map(Self.remapped) ?? ""), until at most 1000 writes are left (at most 8 rounds)",
+            summary: "catch-up rounds: the rows written meanwhile mapped again\(step.staged?.catchUp.map(Self.remapped) ?? ""), until at most 1000 writes are left (at most 8 rounds)",
             lock: .accessShare, hold: .scan, holdText: "one transaction per round, as long as its rows take; reads and writes go on", blocksWrites: false
         ))
         phases.append(HeavyweightOnlinePhase(
@@ -40,7 +40,7 @@ extension OnlineCatchUp {
             lock: .accessShare, hold: .scan,
             holdText: "builds in the staging schema, then one transaction per round; reads and writes go on", blocksWrites: false
         ))
-        let whole = step.onlineCatchUp.map { rerunWhole($0, step: step, store: store) } ?? (summary: "", hold: "")
+        let whole = step.staged?.catchUp.map { rerunWhole($0, step: step, store: store) } ?? (summary: "", hold: "")
         phases.append(HeavyweightOnlinePhase(
             summary: "write guard on \(named), then the last catch-up round\(whole.summary), the rest of stage 3 (required links, foreign keys and to-many counts of the rows written after the build) and the swap, in one transaction",
             lock: .share, hold: .scan,

@@ -16,12 +16,11 @@ public enum LightweightMigration {
         for hazard in Hazard.dataLosses(of: mapping) + changes.flatMap(\.hazards) where !hazards.contains(hazard) {
             hazards.append(hazard)
         }
-        var step = PlannedStep(
-            kind: .lightweight, from: source.name, to: destination.name,
+        // Both forms: the planner keeps the one of the mode asked (`PlannedStep.planned(for:)`).
+        return PlannedStep(
+            body: .phased(OnlinePlanner.plan(changes, schema: schema)), from: source.name, to: destination.name,
             statements: changes.flatMap { $0.statements(in: schema) }, hazards: hazards
         )
-        step.online = OnlinePlanner.plan(changes, schema: schema)
-        return step
     }
 }
 

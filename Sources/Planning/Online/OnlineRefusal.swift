@@ -32,17 +32,18 @@ public struct OnlineRefusal: Sendable, Hashable, CustomStringConvertible {
 extension PlannedStep {
     /// Why the step cannot run online, each with its code; empty when it can.
     public var onlineRefusals: [OnlineRefusal] {
-        switch kind {
+        switch body {
         case .create:
             // A new store has no application writing to it yet.
             return []
-        case .lightweight:
-            guard let online else { return [OnlineRefusal(.onlineUnsupportedNotPlanned, "the step was planned without an online form")] }
-            return online.refusals
-        case .heavyweight:
+        case .inPlace:
+            return [OnlineRefusal(.onlineUnsupportedNotPlanned, "the step was planned without an online form")]
+        case .phased(let plan):
+            return plan.refusals
+        case .staged(let work):
             // Catch-up rounds replay the rows written meanwhile (`OnlineCatchUp`).
-            guard onlineCatchUp == nil else { return [] }
-            return [onlineRefusal ?? OnlineRefusal(.onlineUnsupportedNotPlanned, "the step was planned without an online catch-up")]
+            guard case .refused(let refusal) = work.catchUpForm else { return [] }
+            return [refusal]
         }
     }
 }

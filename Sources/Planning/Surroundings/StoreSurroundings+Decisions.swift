@@ -38,9 +38,9 @@ extension StoreSurroundings {
         }
         var blockers: [Blocker] = []
         for step in plan.steps where recordsSchemas {
-            guard let staging = step.stagingSchema else { continue }
-            let old = step.backupSchema.map { ($0, StoreSchemaRole.backup) } ?? (HeavyweightMigration.retiredSchema(for: plan.store), .retired)
-            for (schema, role) in [(staging, StoreSchemaRole.staging), old] {
+            guard let work = step.staged else { continue }
+            let old = work.oldStorePlace(store: plan.store)
+            for (schema, role) in [(work.stagingSchema, StoreSchemaRole.staging), old] {
                 let neighbour = neighbours[schema] ?? NeighbourSchema(present: false, isStore: false, record: nil)
                 if let reason = Self.conflict(schema, role: role, store: plan.store, neighbour: neighbour) {
                     let blocker = Blocker(.foreignSchema, reason)
@@ -62,7 +62,7 @@ extension StoreSurroundings {
     /// schema: 0 without the schema, or when another step's passes are recorded (which `apply`
     /// then refuses).
     func passesDone(of step: PlannedStep) -> Int {
-        guard let staging = step.stagingSchema, neighbours[staging]?.present == true, !passesCommitted.isEmpty else { return 0 }
+        guard let staging = step.staged?.stagingSchema, neighbours[staging]?.present == true, !passesCommitted.isEmpty else { return 0 }
         let accepted = Set([step.digest] + step.earlierDigests + [""])
         guard passesCommitted.allSatisfy({ accepted.contains($0.stepDigest) }) else { return 0 }
         return passesCommitted.filter { $0.pass > 0 }.count

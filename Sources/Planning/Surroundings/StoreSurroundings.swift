@@ -21,6 +21,9 @@ public struct StoreSurroundings: Sendable, Hashable {
     /// The passes an interrupted heavyweight `apply` committed in the staging schema, with the
     /// step digest each was recorded under; empty without a staging schema.
     public var passesCommitted: [CommittedPass] = []
+    /// The step an interrupted `apply --online` left half done (its online checkpoint): plain
+    /// `apply` finishes it online rather than run offline statements over it.
+    public var onlineRunLeft: OnlineRunLeft?
 
     public init() {}
 }
@@ -83,5 +86,16 @@ public struct CommittedPass: Sendable, Hashable {
     public init(pass: Int, stepDigest: String) {
         self.pass = pass
         self.stepDigest = stepDigest
+    }
+}
+
+/// The step of an unfinished `apply --online` run, as its checkpoint names it.
+public struct OnlineRunLeft: Sendable, Hashable {
+    public var from: String
+    public var to: String
+
+    public init(from: String, to: String) {
+        self.from = from
+        self.to = to
     }
 }

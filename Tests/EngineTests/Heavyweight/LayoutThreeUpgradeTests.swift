@@ -45,7 +45,7 @@ import TestSupport
     /// The previous release's identity of a heavyweight step's work (`HeavyweightRun.fingerprint`).
     static func layoutThreeFingerprint(of step: PlannedStep) -> String {
         let parts = step.passes.flatMap { pass in pass.statements.map(\.sql.text) + [pass.stream.map { $0.sourceRows.text + ($0.policy ?? "") } ?? ""] }
-            + (step.onlineStageThree.map { ($0.build + $0.guarded).map(\.sql.text) } ?? [])
+            + (step.staged?.stageThree.map { ($0.build + $0.guarded).map(\.sql.text) } ?? [])
         return VersionHash.digest(of: ([step.from ?? "", step.to] + parts).joined(separator: "\u{1}"))
     }
 
@@ -88,7 +88,7 @@ import TestSupport
             try Self.backToLayoutThree(on: connection)
             #expect(try connection.execute("SELECT count(*) AS n FROM \"shop~staging\"._checkpoint").int(0, "n") == 3)
             // plan reads them where that release kept them, writing nothing.
-            #expect(try migrator.plan().steps.first?.passesDone == 3)
+            #expect(try migrator.plan().steps.first?.staged?.passesDone == 3)
             #expect(try connection.execute("SELECT value FROM orchestrator.meta WHERE key = 'layout_version'").value(0, "value") == "3")
 
             recorder.failRelationships = false
@@ -123,7 +123,7 @@ import TestSupport
                 SELECT pass, name, 'another plan', rows, changes_seen, table_rows FROM orchestrator.checkpoints WHERE store = 'shop' AND pass > 0
                 """)
             try Self.backToLayoutThree(on: connection)
-            #expect(try migrator.plan().steps.first?.passesDone == 0)
+            #expect(try migrator.plan().steps.first?.staged?.passesDone == 0)
             recorder.failRelationships = false
             let mismatch = try #require(throws: StagingMismatch.self) { try migrator.apply() }
             #expect(mismatch.reason == "holds passes of another migration plan of this store (the model, mapping model or options changed since)")
@@ -140,7 +140,7 @@ import TestSupport
             options.betweenBatches = [Answer(after: 5, decision: .stop(reason: "stopped by the test"))]
             _ = #expect(throws: StepFailure.self) { try migrator.apply(options: options) }
             let step = try #require(try migrator.plan().steps.first)
-            let online = try #require(step.online)
+            let online = try #require(step.phases)
             // What the previous release recorded: SHA-256 of the phases' SQL.
             let layoutThreeDigest = VersionHash.digest(of: online.digestedText)
             #expect(step.earlierDigests.first == layoutThreeDigest && step.digest != layoutThreeDigest)

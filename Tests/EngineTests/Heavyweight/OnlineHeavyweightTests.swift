@@ -244,7 +244,7 @@ import TestSupport
         }
         try S.withStore(try Kitchen.kitchen(), rows: 20) { connection in
             let migrator = try ResumeTrustTests.migrator(failing: false, on: connection)
-            #expect(try migrator.plan().steps.first?.onlineCatchUp?.rerunWhole == ["RecipeToRecipe"])
+            #expect(try migrator.plan().steps.first?.staged?.catchUp?.rerunWhole == ["RecipeToRecipe"])
             var options = ApplyOptions()
             options.online = true
             _ = try migrator.apply(options: options)

@@ -122,7 +122,7 @@ import TestSupport
         try S.withStore(model) { connection in
             var migrator = Self.migrator(model, on: connection)
             migrator.forceStreaming = streaming
-            #expect(try migrator.plan().steps.first?.onlineRefusal == nil, "a join table no longer refuses the step online")
+            #expect(try migrator.plan().steps.first?.staged?.refusal == nil, "a join table no longer refuses the step online")
             let script = OnlineApplyScript(
                 writer: try Writer(connection, Self.concurrent(ordered: ordered)), first: "RecipeToRecipe", duringStageOne: Self.duringStageOne(ordered: ordered),
                 last: "TagToTag", betweenRounds: Self.betweenRounds

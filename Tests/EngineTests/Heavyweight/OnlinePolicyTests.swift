@@ -140,7 +140,7 @@ import TestSupport
     @Test func aPolicyWithAHookOverTheWholeEntityMappingRunsOnlineAgainWholeUnderTheWriteGuard() throws {
         try S.withStore(try Kitchen.kitchen(), rows: 20) { connection in
             let migrator = try Self.migrator("Tally", on: connection)
-            #expect(try migrator.plan().steps.first?.onlineCatchUp?.rerunWhole == ["RecipeToRecipe"])
+            #expect(try migrator.plan().steps.first?.staged?.catchUp?.rerunWhole == ["RecipeToRecipe"])
             var options = ApplyOptions()
             options.online = true
             _ = try migrator.apply(options: options)

@@ -136,7 +136,7 @@ import ExamplePolicies
         try S.withStore(try Kitchen.kitchen()) { connection in
             let rounds = Rounds()
             let migrator = try Self.migrator(policy, rounds: rounds, on: connection)
-            let catchUp = try #require(try migrator.plan().steps.first?.onlineCatchUp)
+            let catchUp = try #require(try migrator.plan().steps.first?.staged?.catchUp)
             #expect(catchUp.rerunWhole == (policy == "RoundTally" ? [] : ["RecipeToRecipe"]))
             var script = try OnlineApplyScript.kitchen(on: connection)
             // Stage 3's build finds every row its foreign key needs (recipes whose chef was
@@ -255,7 +255,7 @@ import ExamplePolicies
         }
         try S.withStore(try Kitchen.kitchen()) { connection in
             let migrator = try make(connection)
-            #expect(try migrator.plan().steps.first?.onlineCatchUp?.rerunWhole == ["ChefToChef"])
+            #expect(try migrator.plan().steps.first?.staged?.catchUp?.rerunWhole == ["ChefToChef"])
             _ = try OnlineApplyScript.kitchen(on: connection).apply(migrator, on: connection)
             #expect(try S.version(on: connection) == "Kitchen 2")
             #expect(try connection.execute("""

@@ -76,9 +76,9 @@ import TestSupport
             var migrator = HeavyweightMigrationTests.migrator(model, HeavyweightMigrationTests.kitchenMapping(), on: connection)
             migrator.keepBackup = false
             let plan = try migrator.plan()
-            #expect(plan.steps.first?.backupSchema == nil)
+            #expect(plan.steps.first?.staged?.backupSchema == nil)
             let report = try migrator.apply()
-            #expect(report.appliedSteps.first?.step.backupSchema == nil)
+            #expect(report.appliedSteps.first?.step.staged?.backupSchema == nil)
             #expect(try S.version(on: connection) == "Kitchen 2")
             #expect(try connection.execute("SELECT count(*) AS n FROM shop.recipe").int(0, "n") == 40)
             #expect(try connection.execute("SELECT count(*) AS n FROM pg_namespace WHERE nspname LIKE 'shop~%'").int(0, "n") == 0)
@@ -135,7 +135,7 @@ import TestSupport
                 mapping("Kitchen 2", "Kitchen 3", "totalCost", "$source.cost * 10"),
             ])
             let report = try migrator.apply()
-            #expect(report.appliedSteps.map(\.step.backupSchema) == ["shop~", nil])
+            #expect(report.appliedSteps.map { $0.step.staged?.backupSchema } == ["shop~", nil])
             let after = try connection.execute("SELECT name, total_cost FROM shop.recipe ORDER BY _pk").rows
             #expect(after == before.map { [$0[1], $0[2].map { String((Int($0)! + 1) * 10) }] })
             #expect(try connection.execute("SELECT name, amount FROM \"shop~\".recipe ORDER BY _pk").rows == before.map { [$0[1], $0[2]] })

@@ -40,8 +40,8 @@ import TestSupport
     @Test func everyWriteCommittedDuringAnOnlineMigrationIsInTheMigratedStore() throws {
         let model = try Self.model()
         try ShadowedStore.with(model, store: S.store, shadow: Self.shadow) { connection, url in
-            let step = try #require(StoreMigrator(connection: connection, model: model, store: S.store).plan().steps.first)
-            let online = try #require(step.online)
+            let step = try #require(StoreMigrator(connection: connection, model: model, store: S.store).plan(mode: .online).steps.first)
+            let online = try #require(step.phases)
             #expect(online.isSupported, "\(online.refusals)")
 
             let writer = RecipeWrites.writer(url: url, live: S.store, shadow: Self.shadow)

@@ -83,8 +83,8 @@ import TestSupport
     /// The switch-over of the step's online plan neither deletes nor reads rows of the old
     /// table: it drops triggers and keys, renames, and drops the old table.
     static func expectShortSwitchOver(_ model: VersionedModel, on connection: PostgresConnection, sourceLocation: SourceLocation = #_sourceLocation) throws {
-        let step = try #require(StoreMigrator(connection: connection, model: model, store: S.store).plan().steps.first)
-        let switchOver = try #require(step.online?.phases.last).statements.map(\.sql.text)
+        let step = try #require(StoreMigrator(connection: connection, model: model, store: S.store).plan(mode: .online).steps.first)
+        let switchOver = try #require(step.phases?.phases.last).statements.map(\.sql.text)
         #expect(!switchOver.contains { $0.hasPrefix("DELETE") || $0.hasPrefix("DO") || $0.hasPrefix("UPDATE") }, "\(switchOver)", sourceLocation: sourceLocation)
     }
 

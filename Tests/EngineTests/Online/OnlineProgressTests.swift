@@ -15,7 +15,7 @@ import TestSupport
         let model = try OnlineMigrationTests.model()
         try S.withStore(model, rows: 40) { connection in
             let migrator = StoreMigrator(connection: connection, model: model, store: S.store)
-            let online = try #require(try migrator.plan().steps.first?.online)
+            let online = try #require(try migrator.plan(mode: .online).steps.first?.phases)
             var events: [ProgressEvent] = []
             _ = try migrator.apply(options: ApplyOptions(batchSize: 7, online: true), onProgress: { events.append($0) })
             let phaseEvents = events.filter { $0.stage == .online }

@@ -13,31 +13,31 @@ import Testing
     static let statement = PlannedStatement("SELECT 1", lock: .none, summary: "a statement")
 
     @Test func aLightweightStepIsRefusedWithItsChangesReasons() {
-        var step = PlannedStep(kind: .lightweight, from: "v1", to: "v2", statements: [Self.statement])
-        step.online = OnlinePlan(phases: [], refusals: [
+        var step = PlannedStep(body: .phased(OnlinePlan(phases: [], refusals: [])), from: "v1", to: "v2", statements: [Self.statement])
+        step.body = .phased(OnlinePlan(phases: [], refusals: [
             OnlineRefusal(.onlineUnsupportedPositionOwners, "number link.position: the table of its owners is not known"),
             OnlineRefusal(.onlineUnsupportedLinkSide, "a second reason"),
-        ])
+        ]))
         #expect(OnlineNotSupported.refusal(of: step) == "number link.position: the table of its owners is not known; a second reason")
-        step.online = OnlinePlan(phases: [], refusals: [])
+        step.body = .phased(OnlinePlan(phases: [], refusals: []))
         #expect(OnlineNotSupported.refusal(of: step) == nil)
-        step.online = nil
+        // Planned offline: it runs in place, and has no online form to run.
+        step.body = .inPlace
         #expect(OnlineNotSupported.refusal(of: step) == "the step was planned without an online form")
         #expect(step.onlineRefusals.map(\.code) == [.onlineUnsupportedNotPlanned])
     }
 
     @Test func aHeavyweightStepWithoutCatchUpIsRefusedWithItsReason() {
-        var step = PlannedStep(kind: .heavyweight, from: "v1", to: "v2", statements: [Self.statement])
-        #expect(OnlineNotSupported.refusal(of: step) == "the step was planned without an online catch-up")
-        #expect(step.onlineRefusals.map(\.code) == [.onlineUnsupportedNotPlanned])
-        step.onlineRefusal = OnlineRefusal(.onlineUnsupportedUntracedPath, "entity mapping RecipeToRecipe reads $source.card, kept in no column")
+        // A heavyweight step always carries its online form or the reason it has none.
+        let refusal = OnlineRefusal(.onlineUnsupportedUntracedPath, "entity mapping RecipeToRecipe reads $source.card, kept in no column")
+        let step = PlannedStep(body: .staged(.sample(catchUpForm: .refused(refusal))), from: "v1", to: "v2", statements: [Self.statement])
         #expect(step.onlineRefusals.map(\.code) == [.onlineUnsupportedUntracedPath])
         #expect(OnlineNotSupported.refusal(of: step) == "entity mapping RecipeToRecipe reads $source.card, kept in no column")
     }
 
     @Test func theCheckNamesEachRefusalsCode() throws {
-        var step = PlannedStep(kind: .lightweight, from: "v1", to: "v2", statements: [Self.statement])
-        step.online = OnlinePlan(phases: [], refusals: [OnlineRefusal(.onlineUnsupportedLinkSide, "copy links from a into b.c: only a to-one column's links move online")])
+        var step = PlannedStep(body: .phased(OnlinePlan(phases: [], refusals: [])), from: "v1", to: "v2", statements: [Self.statement])
+        step.body = .phased(OnlinePlan(phases: [], refusals: [OnlineRefusal(.onlineUnsupportedLinkSide, "copy links from a into b.c: only a to-one column's links move online")]))
         let plan = MigrationPlan(
             store: "s", modelName: "m", targetVersion: "v2", targetModelHash: "", currentVersion: "v2", storeVersion: "v1",
             storeModelHash: nil, storeVersionIsRecordedOnly: false, status: .migrationRequired, steps: [step], blockerDetails: []
@@ -48,7 +48,7 @@ import Testing
     }
 
     @Test func creatingAStoreIsNeverRefused() {
-        #expect(OnlineNotSupported.refusal(of: PlannedStep(kind: .create, from: nil, to: "v1", statements: [Self.statement])) == nil)
+        #expect(OnlineNotSupported.refusal(of: PlannedStep(body: .create, from: nil, to: "v1", statements: [Self.statement])) == nil)
     }
 
     @Test func theErrorNamesEveryRefusedStepAndSaysNothingChanged() {

@@ -31,8 +31,8 @@ import TestSupport
     func aRemovedLinksDeleteRuleActsUntilTheSwitchOver(rule: String, action: String) throws {
         let model = try Self.model(rule: rule)
         try TwinWriter.withShadowedStore(model, store: S.store, shadow: OnlineMigrationTests.shadow, write: { _, _ in }) { connection, writer, url in
-            let step = try #require(StoreMigrator(connection: connection, model: model, store: S.store).plan().steps.first)
-            let phases = try #require(step.online?.phases).map(\.summary)
+            let step = try #require(StoreMigrator(connection: connection, model: model, store: S.store).plan(mode: .online).steps.first)
+            let phases = try #require(step.phases?.phases).map(\.summary)
             #expect(phases.last?.contains("drop column step.user_pk") == true, "\(phases)")
             #expect(!phases.dropLast().contains { $0.contains("drop column step.user_pk") }, "\(phases)")
             try writer.both({ "UPDATE \(ident: $0, "step") SET user_pk = _pk WHERE _pk <= 30" }, on: connection)

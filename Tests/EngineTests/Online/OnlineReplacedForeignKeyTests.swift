@@ -49,8 +49,8 @@ import TestSupport
     @Test func theOldKeyIsDroppedInTheTransactionThatAddsTheNewOne() throws {
         let model = try Self.model()
         try ShadowedStore.with(model, store: S.store, shadow: OnlineMigrationTests.shadow) { connection, _ in
-            let step = try #require(StoreMigrator(connection: connection, model: model, store: S.store).plan().steps.first)
-            let phases = try #require(step.online?.phases)
+            let step = try #require(StoreMigrator(connection: connection, model: model, store: S.store).plan(mode: .online).steps.first)
+            let phases = try #require(step.phases?.phases)
             let drops = phases.filter { $0.statements.contains { $0.sql.text.contains("DROP CONSTRAINT \"list_project_pk_fkey\"") } }
             #expect(drops.count == 1)
             #expect(drops.first?.statements.map(\.sql.text).last?.hasSuffix("ON DELETE CASCADE NOT VALID") == true, "\(drops.map(\.statements))")

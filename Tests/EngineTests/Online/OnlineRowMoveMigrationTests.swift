@@ -214,8 +214,8 @@ import TestSupport
 
     /// The step's online plan rebuilds the table the rows leave.
     static func expectRebuilt(_ model: VersionedModel, on connection: PostgresConnection, sourceLocation: SourceLocation = #_sourceLocation) throws {
-        let step = try #require(StoreMigrator(connection: connection, model: model, store: S.store).plan().steps.first)
-        #expect(step.online?.phases.contains { $0.summary.hasPrefix("create orchestrator_online_shadow_") } == true, "no shadow planned", sourceLocation: sourceLocation)
+        let step = try #require(StoreMigrator(connection: connection, model: model, store: S.store).plan(mode: .online).steps.first)
+        #expect(step.phases?.phases.contains { $0.summary.hasPrefix("create orchestrator_online_shadow_") } == true, "no shadow planned", sourceLocation: sourceLocation)
     }
 
     static func expectNoShadowLeft(on connection: PostgresConnection, sourceLocation: SourceLocation = #_sourceLocation) throws {
@@ -343,8 +343,8 @@ import TestSupport
         _ model: VersionedModel, writer: TwinWriter, allowDataLoss: Bool = false, on connection: PostgresConnection,
         sourceLocation: SourceLocation = #_sourceLocation
     ) throws {
-        let step = try #require(StoreMigrator(connection: connection, model: model, store: S.store).plan().steps.first)
-        #expect(step.online?.refusals == [], sourceLocation: sourceLocation)
+        let step = try #require(StoreMigrator(connection: connection, model: model, store: S.store).plan(mode: .online).steps.first)
+        #expect(step.phases?.refusals == [], sourceLocation: sourceLocation)
         writer.start()
         writer.waitForCommits(5)
         let before = writer.commits

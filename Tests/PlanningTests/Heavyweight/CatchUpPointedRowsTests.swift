@@ -30,8 +30,8 @@ import ObjectModel
     @Test func aOneToOneReadFromTheSideWithoutTheColumnLogsTheKeyItHeldOnceAlsoDeeperInAPath() throws {
         // The recipe reads the card through its chef; the chef reads it directly: one trigger.
         let step = try Self.step(recipeName: "$source.chef.card.title", chefName: "$source.card.title")
-        #expect(step.onlineRefusal == nil)
-        let catchUp = try #require(step.onlineCatchUp)
+        #expect(step.staged?.refusal == nil)
+        let catchUp = try #require(step.staged?.catchUp)
         #expect(catchUp.loggedPointers == ["card.chef_pk"])
         #expect(catchUp.install.filter { $0.sql.text.hasPrefix("CREATE TRIGGER \"\(OnlineCatchUp.pointedTrigger)\"") }.map(\.sql.text) == ["""
             CREATE TRIGGER "_orchestrator_pointed_row" AFTER UPDATE OF "chef_pk" OR DELETE ON "shop"."card" FOR EACH ROW EXECUTE FUNCTION "shop~staging"."_record_row_change"('chef', 'chef_pk')
@@ -47,7 +47,7 @@ import ObjectModel
     @Test func aOneToOneReadFromTheSideKeepingTheColumnLogsNothingMore() throws {
         // The card keeps chef_pk: a card re-pointed is written itself.
         let step = try Self.step(recipeName: "$source.name", chefName: "$source.name")
-        let catchUp = try #require(step.onlineCatchUp)
+        let catchUp = try #require(step.staged?.catchUp)
         #expect(catchUp.loggedPointers.isEmpty)
         #expect(!catchUp.install.contains { $0.sql.text.hasPrefix("CREATE TRIGGER \"\(OnlineCatchUp.pointedTrigger)\"") })
         #expect(OnlineCatchUp.phases(of: step, store: "shop").first?.summary == "install the change logs and the row triggers on shop.chef, shop.card, shop.recipe; a TRUNCATE logs the keys of the rows it removes")

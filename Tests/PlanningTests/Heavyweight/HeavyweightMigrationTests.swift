@@ -132,7 +132,7 @@ import ObjectModel
 
     @Test func theStagingSchemaAndTheChangeTriggersOnEveryOldTableComeBeforeThePasses() throws {
         let step = try Self.step()
-        let tracking = try #require(step.changeTracking)
+        let tracking = try #require(step.staged?.changeTracking)
         let texts = tracking.install.map(\.sql.text)
         #expect(Array(texts.prefix(2)) == [#"DROP SCHEMA IF EXISTS "shop~staging" CASCADE"#, #"CREATE SCHEMA "shop~staging""#])
         #expect(tracking.sourceTables == ["chef", "recipe"])

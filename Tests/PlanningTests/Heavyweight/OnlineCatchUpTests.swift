@@ -9,7 +9,7 @@ import ObjectModel
     typealias Kitchen = HeavyweightMigrationTests
 
     static func statements(_ step: PlannedStep) -> [String] {
-        (step.onlineCatchUp?.round ?? []).compactMap { part in
+        (step.staged?.catchUp?.round ?? []).compactMap { part in
             if case .statement(let statement) = part { return statement.sql.text }
             return nil
         }
@@ -17,7 +17,7 @@ import ObjectModel
 
     @Test func rowsKeepingTheirKeysAreDeletedAndInsertedAgainForTheLoggedKeysOnly() throws {
         let step = try Kitchen.step()
-        #expect(step.onlineRefusal == nil)
+        #expect(step.staged?.refusal == nil)
         #expect(Self.statements(step) == [
             """
             DELETE FROM "shop~staging"."chef" AS d
@@ -41,11 +41,11 @@ import ObjectModel
             """,
         ])
         // Under the write guard, the kept keys' sequences move past the rows written meanwhile.
-        #expect(step.onlineCatchUp?.keySequences.map(\.summary) == [
+        #expect(step.staged?.catchUp?.keySequences.map(\.summary) == [
             "keys of shop~staging.chef after those kept from shop.chef", "keys of shop~staging.recipe after those kept from shop.recipe",
         ])
         // One row trigger per old table, logging into the staging schema.
-        #expect(step.onlineCatchUp?.install.last?.sql.text == """
+        #expect(step.staged?.catchUp?.install.last?.sql.text == """
             CREATE TRIGGER "_orchestrator_row" AFTER INSERT OR UPDATE OR DELETE ON "shop"."recipe" FOR EACH ROW EXECUTE FUNCTION "shop~staging"."_record_row_change"()
             """)
     }
@@ -75,7 +75,7 @@ import ObjectModel
             mapping: Kitchen.mapping, from: Kitchen.version("Kitchen 1", Kitchen.source), to: Kitchen.version("Kitchen 2", Kitchen.destination),
             schema: "shop", options: PlanningOptions(forceStreaming: true)
         )
-        let streams = (streamed.onlineCatchUp?.round ?? []).compactMap { part -> String? in
+        let streams = (streamed.staged?.catchUp?.round ?? []).compactMap { part -> String? in
             if case .stream(let stream) = part { return stream.sourceRows.text }
             return nil
         }
@@ -108,8 +108,8 @@ import ObjectModel
         let keys = #"(SELECT pk FROM "shop~staging"."_catch_up_keys" WHERE table_name = 'recipe')"#
         for hooks: Set<PolicyHook>? in [nil, [.createDestinationInstances, .endInstanceCreation], [.begin, .endRelationshipCreation, .performCustomValidation]] {
             let step = try Self.policyStep(hooks: hooks)
-            #expect(step.onlineRefusal == nil)
-            let catchUp = try #require(step.onlineCatchUp)
+            #expect(step.staged?.refusal == nil)
+            let catchUp = try #require(step.staged?.catchUp)
             #expect(catchUp.rerunWhole == ["RecipeToRecipe"])
             // Before the guard: the policy is not called; its rows' links are cleared for the logged keys.
             #expect(Self.streams(catchUp.round) == [])
@@ -147,7 +147,9 @@ import ObjectModel
         }
         // With the estimates of a plan, the rows are counted.
         var estimated = try Self.policyStep(hooks: nil)
-        for index in estimated.passes.indices where estimated.passes[index].sourceTable == "recipe" { estimated.passes[index].rowEstimate = 1200 }
+        var work = try #require(estimated.staged)
+        for index in work.passes.indices where work.passes[index].sourceTable == "recipe" { work.passes[index].rowEstimate = 1200 }
+        estimated.body = .staged(work)
         #expect(OnlineCatchUp.phases(of: estimated, store: "shop").last?.holdText.contains("(about 1200 rows of shop.recipe)") == true)
     }
 
@@ -158,7 +160,7 @@ import ObjectModel
             mapping: policy, from: Kitchen.version("Kitchen 1", Kitchen.source), to: Kitchen.version("Kitchen 2", Kitchen.destination),
             schema: "shop", options: PlanningOptions(registeredPolicies: ["Check"])
         )
-        let catchUp = try #require(step.onlineCatchUp)
+        let catchUp = try #require(step.staged?.catchUp)
         #expect(catchUp.rerunWhole == ["ChefToChef"])
         // Recipes link to chefs through ChefToChef's associations, which new chefs get only there.
         #expect(catchUp.wholeKeys.map(\.sql.text).dropFirst().first == """
@@ -171,7 +173,7 @@ import ObjectModel
 
     @Test func aPolicyRunningItsWholeMappingHooksPerRoundRunsInEveryRound() throws {
         let step = try Self.policyStep(hooks: [.createDestinationInstances, .endInstanceCreation], perRound: true)
-        let catchUp = try #require(step.onlineCatchUp)
+        let catchUp = try #require(step.staged?.catchUp)
         #expect(catchUp.rerunWhole == [] && catchUp.wholeKeys == [])
         #expect(Self.streams(catchUp.round) == ["stream RecipeToRecipe", "createRelationships RecipeToRecipe"])
         #expect(catchUp.guardedRound == catchUp.round)
@@ -181,8 +183,8 @@ import ObjectModel
     @Test func aPolicyWithPerInstanceHooksRunsAgainForTheLoggedKeysAfterItsInsertedInstancesGo() throws {
         // Validation and the end hook run once in stage 3, after the last round, as offline.
         let step = try Self.policyStep(hooks: [.createDestinationInstances, .createRelationships, .performCustomValidation, .end])
-        #expect(step.onlineRefusal == nil)
-        let round = try #require(step.onlineCatchUp?.round)
+        #expect(step.staged?.refusal == nil)
+        let round = try #require(step.staged?.catchUp?.round)
         let keys = #"(SELECT pk FROM "shop~staging"."_catch_up_keys" WHERE table_name = 'recipe')"#
         // After the chefs logged (ChefToChef comes first), the recipes' policy instances.
         #expect(Array(Self.statements(step).dropFirst().prefix(3)) == [
@@ -214,7 +216,7 @@ import ObjectModel
             "catch-up rounds: the rows written meanwhile mapped again (RecipeToRecipe through policy 'Check': its per-instance hooks for those rows, the instances it inserted for them replaced), until at most 1000 writes are left (at most 8 rounds)"
         ))
         // Chefs keep their source keys: a policy's chefs take keys from the old store's sequence.
-        #expect(step.onlineCatchUp?.keptKeys == ["chef": "chef"])
+        #expect(step.staged?.catchUp?.keptKeys == ["chef": "chef"])
     }
 
     @Test func joinTablePairsOfLoggedRowsGoAndOrderedOwnersAreNumberedAgain() throws {
@@ -224,12 +226,12 @@ import ObjectModel
             EntityMappingDefinition(name: "TagToTag", type: .copy, sourceEntity: "Tag", destinationEntity: "Tag"),
         ], file: "tags.yaml")
         let step = try HeavyweightMigration.step(mapping: mapping, from: Kitchen.version("v1", v1), to: Kitchen.version("v2", v1), schema: "shop")
-        #expect(step.onlineRefusal == nil)
+        #expect(step.staged?.refusal == nil)
         let phases = OnlineCatchUp.phases(of: step, store: "shop").map(\.summary)
         #expect(phases.first?.hasSuffix(" (a link of shop.recipe__tags logs the keys of the two rows it joins); a TRUNCATE logs the keys of the rows it removes") == true, "\(phases)")
         #expect(phases.contains("catch-up rounds: the rows written meanwhile mapped again (their links in recipe__tags made again), until at most 1000 writes are left (at most 8 rounds)"))
         // The join table's trigger logs the keys of both rows each link joins.
-        #expect(step.onlineCatchUp?.install.last?.sql.text == """
+        #expect(step.staged?.catchUp?.install.last?.sql.text == """
             CREATE TRIGGER "_orchestrator_row" AFTER INSERT OR UPDATE OR DELETE ON "shop"."recipe__tags" FOR EACH ROW EXECUTE FUNCTION "shop~staging"."_record_row_change"('recipe', 'recipe_pk', 'tag', 'tags_pk')
             """)
         let statements = Self.statements(step)
@@ -273,8 +275,8 @@ import ObjectModel
                                     attributeMappings: [PropertyMappingDefinition(name: "name", valueExpression: "$source.card.title")]),
         ], file: "cards.yaml")
         let step = try HeavyweightMigration.step(mapping: mapping, from: Kitchen.version("v1", cards), to: Kitchen.version("v2", cards), schema: "shop")
-        #expect(step.onlineRefusal == nil)
-        let catchUp = try #require(step.onlineCatchUp)
+        #expect(step.staged?.refusal == nil)
+        let catchUp = try #require(step.staged?.catchUp)
         #expect(catchUp.loggedPointers == ["card.recipe_pk"])
         #expect(catchUp.install.last?.sql.text == """
             CREATE TRIGGER "_orchestrator_pointed_row" AFTER UPDATE OF "recipe_pk" OR DELETE ON "shop"."card" FOR EACH ROW EXECUTE FUNCTION "shop~staging"."_record_row_change"('recipe', 'recipe_pk')

@@ -15,7 +15,7 @@ import ObjectModel
         let step = try HeavyweightMigration.step(
             mapping: Kitchen.mapping, from: Kitchen.version("Kitchen 1", Kitchen.source), to: Kitchen.version("Kitchen 2", destination), schema: "shop"
         )
-        return try #require(step.onlineStageThree)
+        return try #require(step.staged?.stageThree)
     }
 
     @Test func theBuildSetsTheRequiredLinksAndCountsEveryRowWhileWritesGoOn() throws {

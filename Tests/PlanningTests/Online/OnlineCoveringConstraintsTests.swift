@@ -121,7 +121,7 @@ import Testing
 
     @Test func anIndexOverTwoSplitColumnsIsBuiltOverBothNewColumnsAndTakesItsNameAtTheSwitchOver() throws {
         let index = ", indexes: {byCounts: [likeCount, shareCount]}"
-        let online = try #require(try LightweightFixtures.step(Self.posts(reader: "int32", post: index), Self.posts(reader: "int64", post: index)).online)
+        let online = try #require(try LightweightFixtures.step(Self.posts(reader: "int32", post: index), Self.posts(reader: "int64", post: index)).phases)
         #expect(online.refusals == [])
         let (likes, shares) = (Self.shadow("base_post", "like_count_integer"), Self.shadow("base_post", "share_count_integer"))
         let builds = online.phases.filter { $0.execution == .outsideTransaction }
@@ -136,7 +136,7 @@ import Testing
     @Test func anIndexAndAUniquenessConstraintTheStepAddsOverASplitColumnAreBuiltOnTheNewColumnAndNamedAtTheSwitchOver() throws {
         let online = try #require(try LightweightFixtures.step(
             Self.posts(reader: "int32"), Self.posts(reader: "int64", post: ", indexes: {byLikes: [likeCount]}, uniquenessConstraints: [[shareCount]]")
-        ).online)
+        ).phases)
         #expect(online.refusals == [])
         let (likes, shares) = (Self.shadow("base_post", "like_count_integer"), Self.shadow("base_post", "share_count_integer"))
         let sql = Self.sql(online.phases.filter { $0.execution == .outsideTransaction })
@@ -183,7 +183,7 @@ import Testing
             Dessert: {attributes: {name: string}}
             Cake: {parent: Dessert, attributes: {calories: {type: int32, optional: false, default: 0}}, relationships: {chef: {destination: Chef}}, indexes: {byCalories: [calories]}}
             """
-        ).online)
+        ).phases)
         #expect(online.refusals == [])
         let (calories, chef) = (Self.shadow("dessert", "calories"), Self.shadow("dessert", "chef_pk"))
         let sql = Self.sql(online.phases)

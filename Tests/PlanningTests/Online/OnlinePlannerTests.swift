@@ -4,7 +4,7 @@ import Testing
 /// The phases `apply --online` runs for a lightweight step, as `plan --online` prints them.
 @Suite struct OnlinePlannerTests {
     static func phases(_ source: String, _ destination: String) throws -> [OnlinePhase] {
-        let online = try #require(try LightweightFixtures.step(source, destination).online)
+        let online = try #require(try LightweightFixtures.step(source, destination).phases)
         #expect(online.refusals == [])
         return online.phases
     }

@@ -49,8 +49,8 @@ import Testing
 
     @Test func aStepWithoutItsOnlineFormIsRefusedWithTheNotPlannedCode() {
         let statement = PlannedStatement("SELECT 1", lock: .none, summary: "a statement")
-        #expect(PlannedStep(kind: .lightweight, from: "v1", to: "v2", statements: [statement]).onlineRefusals.map(\.code) == [.onlineUnsupportedNotPlanned])
-        #expect(PlannedStep(kind: .heavyweight, from: "v1", to: "v2", statements: [statement]).onlineRefusals.map(\.code) == [.onlineUnsupportedNotPlanned])
-        #expect(PlannedStep(kind: .create, from: nil, to: "v1", statements: [statement]).onlineRefusals == [])
+        #expect(PlannedStep(body: .inPlace, from: "v1", to: "v2", statements: [statement]).onlineRefusals.map(\.code) == [.onlineUnsupportedNotPlanned])
+        #expect(PlannedStep(body: .staged(.sample()), from: "v1", to: "v2", statements: [statement]).onlineRefusals.map(\.code) == [.onlineUnsupportedUntracedPath])
+        #expect(PlannedStep(body: .create, from: nil, to: "v1", statements: [statement]).onlineRefusals == [])
     }
 }
