@@ -158,6 +158,10 @@ extension OldTableView {
             columnsWritten.append(order)
             values.append("0")
         }
+        if let order = links.inverseOrder {
+            columnsWritten.append(order)
+            values.append("(SELECT coalesce(max(p.\(ident: order)) + 1, 0) FROM \(table) AS p WHERE p.\(ident: links.target) = \(value))")
+        }
         return """
             IF TG_OP = 'INSERT' OR \(value) IS DISTINCT FROM OLD.\(ident: column.name) THEN
               DELETE FROM \(table) WHERE \(ident: links.owner) = \(owner);

@@ -86,6 +86,8 @@ struct JoinLinks: Sendable, Hashable {
     var target: String
     /// The owner side's order column, if the to-many is ordered.
     var order: String?
+    /// The other side's order column, if its to-many is ordered: the link goes last there.
+    var inverseOrder: String?
 }
 
 /// An order column the old version does not know, numbered within `owner` (a new column).

@@ -105,13 +105,13 @@ extension ViewResolver {
             return nil
         }
         guard let table = pairing.destinationLayout.table(named: name) else { return nil }
-        let order = table.columns.dropFirst(2).first {
-            if case .order(_, let ordered) = $0.role { return ordered == stored.name }
-            return false
+        let orders = table.columns.dropFirst(2).map { column -> (name: String, isOwnerSide: Bool) in
+            guard case .order(_, let ordered) = column.role else { return (column.name, false) }
+            return (column.name, ordered == stored.name)
         }
         return JoinLinks(
             table: name, owner: table.columns[isOwnerSide ? 0 : 1].name, target: table.columns[isOwnerSide ? 1 : 0].name,
-            order: order?.name
+            order: orders.first { $0.isOwnerSide }?.name, inverseOrder: orders.first { !$0.isOwnerSide }?.name
         )
     }
 
