@@ -83,6 +83,11 @@ struct ViewResolver {
     /// An old column no new column continues: what holds its values now, or a refusal.
     private mutating func replacement(of column: ColumnLayout, in table: TableLayout, newOfOld: [String: String]) -> ViewColumn.Source {
         let unserved = ViewColumn.Source.constant("NULL")
+        // Rows that left the table are refused once, for their entity (`mappingRefusals`).
+        if let owner = column.role.entity, let new = pairing.destinationEntity(ofSource: owner),
+           pairing.destinationTable(ofEntity: new) != pairing.destinationTable(continuing: table.name) {
+            return unserved
+        }
         switch column.role {
         case .attribute(let entity, let name):
             let mapping = pairing.mapping.mapping(forSourceEntity: entity)
@@ -125,5 +130,15 @@ struct ViewResolver {
         }
         guard let value else { return nil }
         return RequiredDefault(value: value, entities: entities == concreteEntities(of: table) ? nil : entities)
+    }
+}
+
+extension ColumnLayout.Role {
+    /// The entity declaring the column's attribute or to-one, whose rows hold it.
+    var entity: String? {
+        switch self {
+        case .attribute(let entity, _), .toOne(let entity, _): entity
+        case .order, .primaryKey, .entityName, .joinOwner, .joinTarget: nil
+        }
     }
 }
