@@ -110,4 +110,26 @@ import TestSupport
             #expect(try V.old("reading", ["_pk", "flag"], where: "_pk = \(pk)", on: connection) == [[pk, "f"]])
         }
     }
+
+    @Test func removedOptionalPropertiesReadAsNullOrTheOldDefaultAndTheirWritesAreDiscarded() throws {
+        let model = try S.model([
+            ("v1", S.version("""
+                Recipe: {attributes: {name: string, notes: string, rating: {type: int16, optional: false, default: 2}}, relationships: {tags: {destination: Tag, inverse: recipes, toMany: true}}}
+                Tag: {attributes: {label: string}, relationships: {recipes: {destination: Recipe, inverse: tags, toMany: true}}}
+                """)),
+            ("v2", S.version("Recipe: {attributes: {name: string}}\nTag: {attributes: {label: string}}")),
+        ])
+        try V.withServed(model, allowDataLoss: true, reading: [("recipe", ["name"])]) { connection, views, before in
+            #expect(views.viewNames == ["recipe", "tag", "recipe__tags"])
+            #expect(try V.old("recipe", ["_pk", "name", "notes", "rating"], on: connection) == before[0].map { $0 + [nil, "2"] })
+            #expect(try V.old("recipe__tags", ["recipe_pk", "tags_pk"], on: connection) == [])
+
+            let recipe = try #require(try V.write("INSERT INTO recipe (name, notes, rating) VALUES ('Soup', 'hot', 5) RETURNING _pk", on: connection))
+            #expect(try S.rows("recipe", ["name"], where: "_pk = \(recipe)", on: connection) == [[recipe, "Soup"]])
+            #expect(try V.old("recipe", ["_pk", "notes", "rating"], where: "_pk = \(recipe)", on: connection) == [[recipe, nil, "2"]])
+            let tag = try #require(try connection.execute("SELECT min(_pk) FROM shop.tag").rows[0][0])
+            try V.write("INSERT INTO recipe__tags (recipe_pk, tags_pk) VALUES (\(recipe), \(tag))", on: connection)
+            #expect(try V.old("recipe__tags", ["recipe_pk", "tags_pk"], on: connection) == [])
+        }
+    }
 }
