@@ -33,7 +33,10 @@ extension OldTableView {
             return sql
         }
         sql.append(" FROM \(ident: storeSchema, base) AS t")
-        if let entities { sql.append(" WHERE t.\(ident: "_entity") IN (\(literals: entities))") }
+        if let entities {
+            // No entity the old version knows has rows here (its entities were all abstract).
+            sql.append(entities.isEmpty ? " WHERE false" : " WHERE t.\(ident: "_entity") IN (\(literals: entities))")
+        }
         return sql
     }
 

@@ -122,4 +122,9 @@ import ObjectModel
         )
         #expect(refusals == [ExpandRefusal(.expandLinksMoved, "Card.recipe: its links leave card.recipe_pk for a place the views cannot translate")])
     }
+
+    @Test func aTableWhoseOldEntitiesWereAllAbstractIsAnEmptyView() throws {
+        let views = try Self.views("Shape: {abstract: true, attributes: {name: string}}", "Shape: {abstract: true, attributes: {name: string}}\nCircle: {parent: Shape}")
+        #expect(views.statements.map(\.text).contains(#"CREATE VIEW "s@v1"."shape" AS SELECT t."_pk" AS "_pk", t."_entity" AS "_entity", t."name" AS "name" FROM "s"."shape" AS t WHERE false"#))
+    }
 }
