@@ -1,0 +1,53 @@
+import ObjectModel
+
+/// 1. Changes no view can serve, read from the mapping alone: each named once, at the entity
+///    that declares the property (inherited properties appear in every sub-entity's mapping).
+extension ViewResolver {
+    mutating func mappingRefusals() {
+        for mapping in pairing.mapping.entityMappings {
+            guard let sourceName = mapping.sourceEntity, let old = source.entity(named: sourceName) else { continue }
+            guard let destinationName = mapping.destinationEntity, let new = destination.entity(named: destinationName) else {
+                if !mapping.sourceIsAbstract {
+                    refuse(.expandEntityRemoved, "entity \(sourceName) removed: its rows are no longer in the new tables, so the old version would find them gone")
+                }
+                continue
+            }
+            let oldTable = pairing.sourceTable(ofEntity: sourceName)
+            let newTable = pairing.destinationTable(ofEntity: destinationName)
+            if !old.isAbstract, pairing.destinationTable(continuing: oldTable) != newTable {
+                refuse(.expandRowsMoved, "entity \(sourceName): its rows move from table \(oldTable) to \(newTable), and a view of \(oldTable) reads one table")
+            }
+            attributeRefusals(mapping, old: old, new: new)
+            relationshipRefusals(mapping, old: old, new: new)
+        }
+    }
+
+    private mutating func attributeRefusals(_ mapping: EntityMapping, old: Entity, new: Entity) {
+        for property in mapping.attributeMappings {
+            if property.kind == .remove, let name = property.source, let attribute = old.attribute(named: name),
+               !attribute.isOptional, attribute.defaultValue == nil {
+                refuse(.expandRemovedRequired, "\(old.name).\(name) removed: it is required without a default, and the old version would read NULL in it")
+            }
+            guard let name = property.destination, new.attribute(named: name) != nil else { continue }
+            for case .converted(let from, let to) in property.changes {
+                refuse(.expandLossyTypeChange, "\(new.name).\(name) converted from \(from.rawValue) to \(to.rawValue): a value the old version writes may not fit (\(NumberConversion.fitRule(from: from, to: to)))")
+            }
+        }
+    }
+
+    private mutating func relationshipRefusals(_ mapping: EntityMapping, old: Entity, new: Entity) {
+        for property in mapping.relationshipMappings {
+            if property.kind == .remove, let name = property.source, let relationship = old.relationship(named: name),
+               !relationship.isToMany, !relationship.isOptional, !relationship.isTransient {
+                refuse(.expandRemovedRequired, "\(old.name).\(name) removed: it is a required to-one, and the old version would read NULL in it")
+            }
+            guard let name = property.destination, let relationship = new.relationship(named: name),
+                  !relationship.isToMany, !relationship.isOptional, !relationship.isTransient else { continue }
+            if property.kind == .add {
+                refuse(.expandRequiredLink, "\(new.name).\(name) added as a required to-one: rows the old version inserts cannot give it a value")
+            } else if property.changes.contains(where: { if case .madeRequired = $0 { return true } else { return false } }) {
+                refuse(.expandRequiredLink, "\(new.name).\(name) made required: the old version may write rows without it")
+            }
+        }
+    }
+}
