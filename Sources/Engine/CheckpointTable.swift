@@ -94,8 +94,11 @@ enum CheckpointTable {
     /// Layout 3's table of a heavyweight step's passes, in its staging schema.
     static let legacyTable = "_checkpoint"
 
-    /// True when the table exists (layout 4 and later).
+    /// True when the table exists (layout 4 and later). A session that keeps facts asks once
+    /// the table is there: orchestrator never drops it.
     static func exists(on connection: PostgresConnection) throws -> Bool {
-        try connection.execute("SELECT to_regclass(\(quoteIdentifier(MetadataSchema.schema) + "." + table)) IS NOT NULL AS present").bool(0, "present") == true
+        let read = { try connection.execute("SELECT to_regclass(\(quoteIdentifier(MetadataSchema.schema) + "." + table)) IS NOT NULL AS present").bool(0, "present") == true }
+        guard let facts = connection.sessionFacts else { return try read() }
+        return try facts.value("to_regclass \(table)") { try read() ? "yes" : nil } == "yes"
     }
 }

@@ -42,6 +42,33 @@ public struct ExecutionPolicy: Sendable {
         }
     }
 
+    /// `transaction(on:_:)` in two round trips (`StatementPipeline`): BEGIN, the policy's
+    /// timeouts and `statements`; then the statements `finishing` makes of their results, and
+    /// COMMIT. Any failure rolls the whole transaction back and is thrown as the failing
+    /// statement's `PostgresError` (which names it); lock failures and deadlocks run it again,
+    /// as `transaction(on:_:)` does. Not inside a rehearsal, whose transactions are savepoints.
+    public func pipelinedTransaction(
+        on connection: PostgresConnection, _ statements: [SQL], finishing: ([QueryResult]) throws -> [SQL]
+    ) throws -> [QueryResult] {
+        precondition(!connection.isRehearsing, "pipelinedTransaction(on:) inside a rehearsal on \(connection)")
+        return try retrying {
+            try connection.lookingAtLockWaits(after: Double(lockTimeoutMilliseconds) * 0.6 / 1000) {
+                let opening: [SQL] = ["BEGIN", Self.setLockTimeout(milliseconds: lockTimeoutMilliseconds), Self.setIdleTimeout(milliseconds: idleInTransactionTimeoutMilliseconds)]
+                do {
+                    let results = Array(try StatementPipeline.execute(opening + statements, on: connection).dropFirst(opening.count))
+                    let commit = try StatementPipeline.execute(try finishing(results) + ["COMMIT"], on: connection)
+                    guard commit.last?.commandTag != "ROLLBACK" else {
+                        throw PostgresError(kind: .query, message: "the transaction was rolled back because a statement in it failed", statement: "COMMIT")
+                    }
+                    return results
+                } catch {
+                    _ = try? connection.execute("ROLLBACK")
+                    throw error
+                }
+            }
+        }
+    }
+
     /// Begins a transaction under `lock_timeout` and `idle_in_transaction_session_timeout` and
     /// runs `body` in it, leaving it open for the caller to end (by closing the session): a
     /// guard that holds its locks while other sessions work, kept alive by a statement sent

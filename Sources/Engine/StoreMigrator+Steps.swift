@@ -47,19 +47,22 @@ extension StoreMigrator {
     private func runInOneTransaction(_ step: PlannedStep, number: Int, of count: Int, plan: MigrationPlan, options: ApplyOptions, started: Date) throws -> AppliedStep {
         var failedStatement: PlannedStatement?
         do {
-            let rows = try options.executionPolicy.transaction(on: connection) {
-                var rows = 0
-                for statement in step.statements {
-                    failedStatement = statement
-                    rows += try connection.execute(statement.sql).affectedRows
+            let rows = connection.isRehearsing
+                ? try options.executionPolicy.transaction(on: connection) {
+                    var rows = 0
+                    for statement in step.statements {
+                        failedStatement = statement
+                        rows += try connection.execute(statement.sql).affectedRows
+                    }
+                    failedStatement = nil
+                    try record(step, plan: plan, rows: rows, started: started)
+                    return rows
                 }
-                failedStatement = nil
-                try record(step, plan: plan, rows: rows, started: started)
-                return rows
-            }
+                : try StepTransaction(migrator: self, step: step, plan: plan, started: started).run(under: options.executionPolicy)
             return AppliedStep(step: step, rows: rows, durationMilliseconds: milliseconds(since: started))
         } catch {
             try? recordFailure(step, plan: plan, started: started, error: error)
+            failedStatement = failedStatement ?? StepTransaction.statement(of: step, failing: error)
             throw StepFailure(stepNumber: number, stepCount: count, step: step, statement: failedStatement, underlying: error)
         }
     }
@@ -82,11 +85,15 @@ extension StoreMigrator {
     }
 
     func insertHistory(_ step: PlannedStep, plan: MigrationPlan, rows: Int, started: Date, outcome: String, error: String?) throws {
+        _ = try connection.execute(history(step, plan: plan, rows: rows, started: started, outcome: outcome, error: error))
+    }
+
+    func history(_ step: PlannedStep, plan: MigrationPlan, rows: Int, started: Date, outcome: String, error: String?) -> SQL {
         let startedText = ISO8601DateFormatter.withFractionalSeconds.string(from: started)
-        _ = try connection.execute(StepRecord(store: store, model: model, step: step, plan: plan).history(
+        return StepRecord(store: store, model: model, step: step, plan: plan).history(
             rows: "\(rows)", startedAt: "\(startedText)::timestamptz", durationMilliseconds: "\(milliseconds(since: started))",
             appliedBy: "current_user || ' (' || \(Self.operatingSystemUser) || ')'", outcome: outcome, error: error
-        ))
+        )
     }
 
     static var operatingSystemUser: String {

@@ -23,6 +23,9 @@ public struct StoreMigrator {
     /// `apply`'s plan before the store's lock and its plan under it build the contract once, and
     /// so do all the migrators of one process on servers that print it alike.
     public var contracts: ContractCatalogs = .shared
+    /// `fleet apply`: what its survey found of the store; while it still holds under the lock
+    /// (`SurveyedCatalog.holds`), the drift check's catalog read is left out.
+    public var surveyedCatalog: SurveyedCatalog?
 
     public init(
         connection: PostgresConnection, model: VersionedModel, store: String, targetVersion: String? = nil,
@@ -39,12 +42,14 @@ public struct StoreMigrator {
     /// read without taking any lock or writing anything.
     public func plan(mode: PlanMode = .offline) throws -> MigrationPlan {
         var snapshot = try StoreCatalog.snapshot(store: store, on: connection)
+        let needsExtraObjects = !keepBackup || snapshot.unfinishedChainBackup != nil
         // An interrupted `apply --online` left its step half in the store, by design: its
         // checkpoint, which names the plan, decides whether the run may continue.
         let runLeft = try OnlineCheckpoint.unfinished(store: store, on: connection)
         if runLeft == nil,
+           try !SurveyedCatalog.holds(surveyedCatalog, for: snapshot, needsExtraObjects: needsExtraObjects, on: connection),
            let drift = try DriftCheck.requireNoBlockingDrift(snapshot, model: model, on: connection, contracts: contracts),
-           !keepBackup || snapshot.unfinishedChainBackup != nil {
+           needsExtraObjects {
             // Only then can a heavyweight step drop the team's own objects with the old store.
             snapshot.extraObjects = try ExtraObjectReader.read(drift, store: store, on: connection)
         }

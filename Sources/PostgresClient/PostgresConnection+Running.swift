@@ -15,7 +15,8 @@ extension PostgresConnection {
     /// and cannot take binds (COPY does not accept parameters).
     @discardableResult
     public func copyIn(_ sql: SQL, rows: some Sequence<[String?]>) throws -> Int {
-        try logging(sql.text, rowCount: { $0 }) {
+        roundTrips += 1
+        return try logging(sql.text, rowCount: { $0 }) {
             do {
                 return try watchingLiveness(of: sql.text) { try copyInRows(sql, rows: rows) }
             } catch let error as PostgresError {

@@ -29,6 +29,9 @@ public final class PostgresConnection: @unchecked Sendable, CustomStringConverti
     /// What a caller that keeps this session for many stores (`fleet apply`) learned once about
     /// the server and does not ask again; nil (the default): nothing is kept.
     public var sessionFacts: SessionFacts?
+    /// Round trips to the server so far: one per statement run alone, per COPY, and per
+    /// pipeline of statements (`StatementPipeline`).
+    public internal(set) var roundTrips = 0
     /// The FATAL the server sent when it ended the session on its own, if it did.
     private let endedSession = EndedSession()
 
@@ -121,6 +124,7 @@ public final class PostgresConnection: @unchecked Sendable, CustomStringConverti
         let watch = lockWatcher?.watch(pid: PQbackendPID(connection))
         defer { watch?.finish() }
         endedSession.readPending(on: connection)
+        roundTrips += 1
         return try logging(sql.text, rowCount: \.affectedRows) {
             let result: OpaquePointer? = try watchingLiveness(of: sql.text) {
                 if sql.binds.isEmpty { return PQexec(connection, sql.text) }
@@ -174,6 +178,11 @@ public final class PostgresConnection: @unchecked Sendable, CustomStringConverti
     func openConnection() -> OpaquePointer {
         guard let connection else { preconditionFailure("\(self) used after close()") }
         return connection
+    }
+
+    /// What the server sent while the session sat in a transaction (`EndedSession`).
+    func readPendingMessages() {
+        endedSession.readPending(on: openConnection())
     }
 
     /// Turns a finished `PGresult` into rows or a thrown error, and frees it.
@@ -233,7 +242,7 @@ public final class PostgresConnection: @unchecked Sendable, CustomStringConverti
     }
 
     /// Calls `body` with the binds as C strings (nil for NULL), freeing them afterwards.
-    private func withParameterValues<R>(of sql: SQL, _ body: ([UnsafePointer<CChar>?]) -> R) throws -> R {
+    func withParameterValues<R>(of sql: SQL, _ body: ([UnsafePointer<CChar>?]) -> R) throws -> R {
         var values: [UnsafeMutablePointer<CChar>?] = []
         defer { values.forEach { free($0) } }
         for (offset, bind) in sql.binds.enumerated() {

@@ -36,6 +36,9 @@ public final class FleetRun: @unchecked Sendable {
     var reportedWaits: Set<Int> = []
     /// The stores this process's threads hold now.
     var held: Set<FleetStore> = []
+    /// What the survey found of each store without blocking drift, set before the threads
+    /// start: under the store's lock, its fingerprint stands for the drift check's catalog read.
+    var surveyed: [FleetStore: SurveyedCatalog] = [:]
 
     public init(
         fleet: FleetFile, model: VersionedModel, target: ModelVersion, explicitMappings: [ExplicitMapping], options: ApplyOptions,
@@ -60,9 +63,10 @@ public final class FleetRun: @unchecked Sendable {
         let journal = FleetJournal(connection: try connections.connect(fleet.journalURL), run: run)
         defer { journal.connection.close() }
         try journal.bootstrap()
-        let states = FleetSurvey.states(of: fleet, model: model, target: target) { [connections] server in
+        let states = FleetSurvey.states(of: fleet, model: model, target: target, fingerprints: true) { [connections] server in
             try connections.connect(server.connectionString)
         }
+        surveyed = Dictionary(states.compactMap { state in state.surveyedCatalog.map { (state.store, $0) } }) { first, _ in first }
         let assignment = try FleetWaves.assign(states, waves: fleet.waves, file: fleet.path)
         try journal.prepare(
             model: model.name, target: target.name, fleetFile: fleet.path, waves: assignment.names,
@@ -102,6 +106,7 @@ public final class FleetRun: @unchecked Sendable {
         }
         var migrator = StoreMigrator(connection: connection, model: model, store: store.store, targetVersion: target.name, explicitMappings: explicitMappings)
         migrator.contracts = connections.contracts(of: server.name)
+        migrator.surveyedCatalog = surveyed[store]
         do {
             let subscribers = server.subscribers(of: store.store)
             let cohortPlan = try savedPlan?.expected(for: store)

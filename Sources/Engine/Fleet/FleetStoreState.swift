@@ -41,6 +41,9 @@ public struct FleetStoreState: Sendable, Hashable {
     public var modelHash: String?
     /// Why: the connection's error, the drift, what is in progress.
     public var detail: String?
+    /// `fleet apply`'s survey (`ServerSurvey.readsFingerprints`): the store compared without
+    /// blocking drift, and its catalog's fingerprint.
+    public var surveyedCatalog: SurveyedCatalog?
 
     public init(store: FleetStore, status: FleetStoreStatus, version: String? = nil, modelHash: String? = nil, detail: String? = nil) {
         self.store = store

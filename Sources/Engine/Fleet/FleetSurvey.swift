@@ -8,8 +8,11 @@ public enum FleetSurvey {
     /// The states in the fleet's stable order: servers as the file lists them, stores by name.
     /// A server that cannot be reached shows one `unreachable` entry per store pattern (`*`
     /// when it has none): which stores it holds is not known.
+    /// With `fingerprints` (`fleet apply`), stores without blocking drift carry their catalog's
+    /// fingerprint (`ServerSurvey.readsFingerprints`).
     public static func states(
-        of fleet: FleetFile, model: VersionedModel, target: ModelVersion, connect: @escaping @Sendable (FleetServer) throws -> PostgresConnection
+        of fleet: FleetFile, model: VersionedModel, target: ModelVersion, fingerprints: Bool = false,
+        connect: @escaping @Sendable (FleetServer) throws -> PostgresConnection
     ) -> [FleetStoreState] {
         let results = ResultSlots<[FleetStoreState]>(count: fleet.servers.count)
         DispatchQueue.concurrentPerform(iterations: fleet.servers.count) { index in
@@ -17,7 +20,9 @@ public enum FleetSurvey {
             do {
                 let connection = try connect(server)
                 defer { connection.close() }
-                results.set(index, try ServerSurvey(server: server, connection: connection, model: model, target: target) { try connect(server) }.states())
+                var survey = ServerSurvey(server: server, connection: connection, model: model, target: target) { try connect(server) }
+                survey.readsFingerprints = fingerprints
+                results.set(index, try survey.states())
             } catch {
                 let reason = ServerUnreachable(server: server.name, reason: describe(error, server: server)).description
                 results.set(index, (server.stores ?? ["*"]).map {

@@ -22,6 +22,10 @@ public struct ServerSurvey {
     public var readers = min(4, max(2, ProcessInfo.processInfo.activeProcessorCount))
     /// The fewest stores one reader's part holds: fewer stores are read on `connection` alone.
     public var storesPerReader = 500
+    /// `fleet apply`: each store's catalog fingerprint is read before its catalog, and a store
+    /// found without blocking drift carries both (`FleetStoreState.surveyedCatalog`), so that
+    /// its check under the lock compares the fingerprint instead of reading the catalog again.
+    public var readsFingerprints = false
 
     public init(
         server: FleetServer, connection: PostgresConnection, model: VersionedModel, target: ModelVersion, contracts: ContractCatalogs = .shared,
@@ -46,7 +50,7 @@ public struct ServerSurvey {
         let recorded = try StoreCatalog.recordedVersions(model: model.name, on: connection)
         let busy = try storesInProgress(rows.map(\.store))
         var states: [FleetStoreState] = []
-        var toCompare: [(index: Int, version: ModelVersion)] = []
+        var toCompare: [(index: Int, version: ModelVersion, recorded: String)] = []
         var versions: [String: ModelVersion?] = [:]
         // Hashing the model's versions is the costly part of a match: once per model hash.
         var matches: [String: StoreVersionMatch] = [:]
@@ -70,7 +74,7 @@ public struct ServerSurvey {
                 if versions[key] == nil {
                     versions[key] = try DriftCheck.version(named: row.versionName, withModelHash: hash, modelName: model.name, model: model, on: connection)
                 }
-                if let version = versions[key] ?? nil { toCompare.append((states.count, version)) }
+                if let version = versions[key] ?? nil { toCompare.append((states.count, version, row.versionName)) }
             }
             states.append(state)
         }
@@ -79,7 +83,7 @@ public struct ServerSurvey {
             // Looked up once per version: a lookup reads the session's printing settings, a
             // transaction of its own, and nothing changes them during the survey.
             var expected: [ModelVersion: SchemaCatalog] = [:]
-            for (index, version) in toCompare {
+            for (index, version, recorded) in toCompare {
                 guard let live = catalogs[states[index].store.store] else {
                     states[index].status = .inProgress
                     states[index].detail = DriftNotReadable(store: states[index].store.store).description
@@ -87,10 +91,12 @@ public struct ServerSurvey {
                 }
                 let contract = try expected[version] ?? contracts.contract(of: version, on: connection)
                 expected[version] = contract
-                let blocking = StoreDrift.compare(expected: contract, found: live).filter(\.isBlocking)
+                let blocking = StoreDrift.compare(expected: contract, found: live.catalog).filter(\.isBlocking)
                 if !blocking.isEmpty {
                     states[index].status = .drifted
                     states[index].detail = blocking.map(\.description).joined(separator: "; ")
+                } else if let fingerprint = live.fingerprint, let hash = states[index].modelHash {
+                    states[index].surveyedCatalog = SurveyedCatalog(versionName: recorded, modelHash: hash, fingerprint: fingerprint)
                 }
             }
         }
@@ -172,40 +178,51 @@ public struct ServerSurvey {
     /// The catalogs of `stores`, in parts read at once on `readers` sessions (the first on
     /// `connection`) when there are enough stores and `connectReader` is given; each part as
     /// `readCatalogs` reads it, so the result is the same as one read's.
-    func readCatalogsInParts(_ stores: [String]) throws -> [String: SchemaCatalog] {
+    func readCatalogsInParts(_ stores: [String]) throws -> [String: LiveCatalog] {
         let parts = min(readers, stores.count / max(1, storesPerReader))
-        guard let connectReader, parts > 1 else { return try Self.readCatalogs(stores, on: connection) }
+        let fingerprints = readsFingerprints
+        guard let connectReader, parts > 1 else { return try Self.readCatalogs(stores, fingerprints: fingerprints, on: connection) }
         let size = (stores.count + parts - 1) / parts
         let chunks = stride(from: 0, to: stores.count, by: size).map { Array(stores[$0 ..< min($0 + size, stores.count)]) }
-        let results = ResultSlots<Result<[String: SchemaCatalog], Error>>(count: chunks.count)
+        let results = ResultSlots<Result<[String: LiveCatalog], Error>>(count: chunks.count)
         let first = connection
         DispatchQueue.concurrentPerform(iterations: chunks.count) { index in
             results.set(index, Result {
-                guard index > 0 else { return try Self.readCatalogs(chunks[index], on: first) }
+                guard index > 0 else { return try Self.readCatalogs(chunks[index], fingerprints: fingerprints, on: first) }
                 let reader = try connectReader()
                 defer { reader.close() }
-                return try Self.readCatalogs(chunks[index], on: reader)
+                return try Self.readCatalogs(chunks[index], fingerprints: fingerprints, on: reader)
             })
         }
-        var catalogs: [String: SchemaCatalog] = [:]
+        var catalogs: [String: LiveCatalog] = [:]
         for result in results.values {
             catalogs.merge(try result?.get() ?? [:]) { first, _ in first }
         }
         return catalogs
     }
 
+    /// A store's catalog as the survey read it, and its fingerprint read just before (when asked).
+    struct LiveCatalog {
+        var catalog: SchemaCatalog
+        var fingerprint: String?
+    }
+
     /// The catalogs of `stores`, in one transaction with the drift check's lock timeout; when a
-    /// table stays locked, each store alone, and one still locked is left out.
-    static func readCatalogs(_ stores: [String], on connection: PostgresConnection) throws -> [String: SchemaCatalog] {
+    /// table stays locked, each store alone, and one still locked is left out. With
+    /// `fingerprints`, the fingerprints are read first in the same transaction: a change made
+    /// after them and seen by the catalog's read makes them differ from the store's later on.
+    static func readCatalogs(_ stores: [String], fingerprints: Bool, on connection: PostgresConnection) throws -> [String: LiveCatalog] {
         do {
             return try connection.transaction {
                 try connection.execute(ExecutionPolicy.setLockTimeout(milliseconds: DriftCheck.lockTimeoutMilliseconds))
-                return try CatalogReader.read(schemas: stores, on: connection)
+                let prints = fingerprints ? try CatalogFingerprint.read(schemas: stores, on: connection) : [:]
+                let catalogs = try CatalogReader.read(schemas: stores, on: connection)
+                return Dictionary(uniqueKeysWithValues: catalogs.map { ($0.key, LiveCatalog(catalog: $0.value, fingerprint: prints[$0.key])) })
             }
         } catch let error as PostgresError where error.sqlState == .lockNotAvailable && stores.count > 1 {
-            var catalogs: [String: SchemaCatalog] = [:]
+            var catalogs: [String: LiveCatalog] = [:]
             for store in stores {
-                catalogs.merge(try readCatalogs([store], on: connection)) { first, _ in first }
+                catalogs.merge(try readCatalogs([store], fingerprints: fingerprints, on: connection)) { first, _ in first }
             }
             return catalogs
         } catch let error as PostgresError where error.sqlState == .lockNotAvailable {
