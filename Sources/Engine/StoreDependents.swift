@@ -9,22 +9,13 @@ import SQLBuilding
 /// policies the application added (publications are carried: `StorePublications`). A
 /// heavyweight step replaces every table of the store: `plan` lists each as a blocker. A step under `apply --online` replaces the tables
 /// it rebuilds (`OnlinePlan.rebuiltTables`): `apply --online` checks them under the store's
-/// lock before any step runs.
+/// lock before any step runs (`StoreSurroundings.dependentsOfRebuiltTables`).
 enum StoreDependents {
-    /// The dependents of the tables the plan's online steps rebuild (a heavyweight step's are
-    /// blockers of the plan: `StoreSurroundings`).
-    static func check(_ plan: MigrationPlan, online: Bool, on connection: PostgresConnection) throws {
-        guard online, plan.status == .migrationRequired else { return }
-        let store = plan.store
-        var found: [String] = []
-        for (index, step) in plan.steps.enumerated() {
-            guard let rebuilt = step.phases?.rebuiltTables, !rebuilt.isEmpty else { continue }
-            let what = "rebuilds " + rebuilt.map { "\(store).\($0)" }.joined(separator: ", ")
-            for dependent in try dependents(of: store, tables: rebuilt, on: connection) {
-                found.append("\(dependent.object) on \(store).\(dependent.table) (step \(index + 1) of \(plan.steps.count) \(what))")
-            }
-        }
-        if !found.isEmpty { throw DependentObjects(objects: found) }
+    /// Refuses a plan made for `apply --online` whose online steps rebuild tables the
+    /// application built on (decided in Planning: `MigrationPlan.dependentsOfRebuiltTables`; a
+    /// heavyweight step's are blockers of the plan).
+    static func check(_ plan: MigrationPlan) throws {
+        if !plan.dependentsOfRebuiltTables.isEmpty { throw DependentObjects(objects: plan.dependentsOfRebuiltTables) }
     }
 
     /// Each dependent ("view public.names" on `animal`); our own triggers (named

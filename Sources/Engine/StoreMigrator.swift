@@ -53,7 +53,7 @@ public struct StoreMigrator {
             // Only then can a heavyweight step drop the team's own objects with the old store.
             snapshot.extraObjects = try ExtraObjectReader.read(drift, store: store, on: connection)
         }
-        snapshot.surroundings = try surroundings(of: snapshot)
+        snapshot.surroundings = try surroundings(of: snapshot, mode: mode)
         snapshot.surroundings.onlineRunLeft = runLeft.map { OnlineRunLeft(from: $0.from, to: $0.to) }
         let recorded = try StoreCatalog.recordedVersions(model: model.name, on: connection)
         return try Planner.plan(
@@ -67,14 +67,20 @@ public struct StoreMigrator {
     /// What Planning needs to know beside the store (`StoreSurroundings`): for a missing store,
     /// whether its name is free; when the plan may hold a heavyweight step (a mapping model
     /// given, the store not at the target), the schemas such a step makes, what the application
-    /// built on the store's tables, and the passes an interrupted run committed.
-    private func surroundings(of snapshot: StoreSnapshot) throws -> StoreSurroundings {
+    /// built on the store's tables, and the passes an interrupted run committed. Online, what
+    /// the application built on the store's tables also when no heavyweight step can come: a
+    /// lightweight step may rebuild a table (`OnlinePlan.rebuiltTables`).
+    private func surroundings(of snapshot: StoreSnapshot, mode: PlanMode) throws -> StoreSurroundings {
         guard let metadata = snapshot.metadata else {
             return snapshot.schemaExists ? StoreSurroundings() : try StoreSchemas.nameFacts(store: store, on: connection)
         }
         let target = model.version(named: targetVersion ?? model.currentVersionName)
-        guard !explicitMappings.isEmpty, let target, VersionHash.hashes(of: target).model != metadata.modelHash else { return StoreSurroundings() }
+        guard let target, VersionHash.hashes(of: target).model != metadata.modelHash else { return StoreSurroundings() }
         var found = StoreSurroundings()
+        guard !explicitMappings.isEmpty else {
+            if mode == .online { found.dependents = try StoreDependents.dependents(of: store, tables: nil, on: connection) }
+            return found
+        }
         let staging = HeavyweightMigration.stagingSchema(for: store)
         found.recordsSchemas = try MetadataSchema.hasStoreSchemas(on: connection)
         found.neighbours = try StoreSchemas.neighbours(
@@ -128,7 +134,7 @@ public struct StoreMigrator {
         try DataLossNotAllowed.check(plan, options: options)
         try SubscriberAlone.check(plan, options: options)
         try OnlineNotSupported.check(plan, options: options)
-        try StoreDependents.check(plan, online: options.online, on: connection)
+        try StoreDependents.check(plan)
         try RebuiltExtraColumns.check(plan, options: options, model: model, contracts: contracts, on: connection)
         // What `status` shows of the run, from its first step to its end.
         var options = options

@@ -133,6 +133,10 @@ public struct MigrationPlan: Sendable, Hashable {
     /// The backup of an unfinished earlier run (`StoreSnapshot.unfinishedChainBackup`), which
     /// no step of this plan replaces.
     public var keptBackup: String?
+    /// Planned for `apply --online`: what the application built on the tables the online steps
+    /// rebuild, each as "view public.names on store.animal (step 1 of 1 rebuilds store.animal)";
+    /// `apply --online` refuses such a plan (`DependentObjects`), nothing changed.
+    public var dependentsOfRebuiltTables: [String] = []
     /// The store's replication, as the snapshot read it (`ReplicationTopology`).
     public var replication = ReplicationTopology()
 

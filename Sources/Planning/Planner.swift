@@ -41,6 +41,7 @@ public enum Planner {
         for index in plan.steps.indices {
             plan.steps[index] = plan.steps[index].planned(for: mode, continuesOnlineRun: index == continued)
         }
+        if mode == .online { plan.dependentsOfRebuiltTables = snapshot.surroundings.dependentsOfRebuiltTables(of: plan) }
         return plan
     }
 

@@ -66,4 +66,20 @@ import ObjectModel
         let metadata = StoreMetadata(modelName: "Kitchen", versionName: "Kitchen 1", modelHash: hashes.model, entityHashes: hashes.entities, versionIdentifiers: [])
         return StoreSnapshot(store: "shop", schemaExists: true, metadata: metadata)
     }
+
+    @Test func whatTheApplicationBuiltOnATableAnOnlineStepRebuildsIsNamedInThePlan() {
+        var online = OnlinePlan(phases: [], refusals: [])
+        online.rebuiltTables = ["animal"]
+        let plan = MigrationPlan(
+            store: "shop", modelName: "m", targetVersion: "v2", targetModelHash: "", currentVersion: "v2", storeVersion: "v1",
+            storeModelHash: nil, storeVersionIsRecordedOnly: false, status: .migrationRequired,
+            steps: [PlannedStep(body: .phased(online), from: "v1", to: "v2", statements: [])], blockerDetails: []
+        )
+        var facts = StoreSurroundings()
+        facts.dependents = [StoreDependent(object: "view public.names", table: "animal"), StoreDependent(object: "view public.toys", table: "toy")]
+        #expect(facts.dependentsOfRebuiltTables(of: plan) == ["view public.names on shop.animal (step 1 of 1 rebuilds shop.animal)"])
+        var offline = plan
+        offline.steps[0].body = .inPlace
+        #expect(facts.dependentsOfRebuiltTables(of: offline).isEmpty, "a step altered in place keeps the tables the view reads")
+    }
 }

@@ -58,6 +58,21 @@ extension StoreSurroundings {
         return blockers
     }
 
+    /// What the application built on the tables the plan's online steps rebuild (a heavyweight
+    /// step's are blockers: `blockers(of:)`).
+    func dependentsOfRebuiltTables(of plan: MigrationPlan) -> [String] {
+        guard plan.status == .migrationRequired else { return [] }
+        var found: [String] = []
+        for (index, step) in plan.steps.enumerated() {
+            guard let rebuilt = step.phases?.rebuiltTables, !rebuilt.isEmpty else { continue }
+            let what = "rebuilds " + rebuilt.map { "\(plan.store).\($0)" }.joined(separator: ", ")
+            for dependent in dependents where rebuilt.contains(dependent.table) {
+                found.append("\(dependent.object) on \(plan.store).\(dependent.table) (step \(index + 1) of \(plan.steps.count) \(what))")
+            }
+        }
+        return found
+    }
+
     /// Passes an earlier, interrupted `apply` of this same step committed in its staging
     /// schema: 0 without the schema, or when another step's passes are recorded (which `apply`
     /// then refuses).
