@@ -104,6 +104,9 @@ public struct ReplicatedApply {
             guard same else {
                 throw ReplicatedApplyRefused(reason: "subscriber \(subscriber.name): store \(store) is at '\(theirs.storeVersion ?? "?")', the publisher's at '\(plan.storeVersion ?? "?")'; nothing was changed (both sides must start from the same version)")
             }
+            if let blocker = theirs.blockerDetails.first(where: { $0.code == .subscriptionSyncing }) {
+                throw ReplicatedApplyRefused(reason: "subscriber \(subscriber.name) cannot migrate (\(blocker.code.rawValue)): \(blocker.message); nothing was changed")
+            }
             guard theirs.replication.isSubscriptionTarget else {
                 throw ReplicatedApplyRefused(reason: "subscriber \(subscriber.name): no subscription writes into store \(store); nothing was changed")
             }

@@ -29,17 +29,19 @@ enum ReplicationCatalog {
             topology.publications.append(.init(name: name, form: form, tables: [table]))
         }
         let subscriptions = try connection.execute("""
-            SELECT s.subname, s.subenabled AS enabled, c.relname
+            SELECT s.subname, s.subenabled AS enabled, c.relname, r.srsubstate::text AS state
             FROM pg_subscription_rel r JOIN pg_subscription s ON s.oid = r.srsubid JOIN pg_class c ON c.oid = r.srrelid
             WHERE c.relnamespace = to_regnamespace(\(quoteIdentifier(store))) AND s.subdbid = (SELECT oid FROM pg_database WHERE datname = current_database())
             ORDER BY s.subname, c.relname
             """)
         for row in subscriptions.rows.indices {
             let name = subscriptions.value(row, "subname") ?? "", table = subscriptions.value(row, "relname") ?? ""
-            if topology.subscriptions.last?.name == name {
-                topology.subscriptions[topology.subscriptions.count - 1].tables.append(table)
-            } else {
-                topology.subscriptions.append(.init(name: name, isEnabled: subscriptions.bool(row, "enabled") == true, tables: [table]))
+            if topology.subscriptions.last?.name != name {
+                topology.subscriptions.append(.init(name: name, isEnabled: subscriptions.bool(row, "enabled") == true, tables: []))
+            }
+            topology.subscriptions[topology.subscriptions.count - 1].tables.append(table)
+            if let state = subscriptions.value(row, "state"), !["r", "s"].contains(state) {
+                topology.subscriptions[topology.subscriptions.count - 1].syncing[table] = state
             }
         }
         let slots = try connection.execute("""

@@ -39,7 +39,10 @@ enum PlanRendering {
                 .object([("name", .string(publication.name)), ("form", .string(publication.form.rawValue)), ("tables", .array(publication.tables.map(JSONValue.string)))])
             })),
             ("subscriptions", .array(topology.subscriptions.map { subscription in
-                .object([("name", .string(subscription.name)), ("enabled", .bool(subscription.isEnabled)), ("tables", .array(subscription.tables.map(JSONValue.string)))])
+                .object([
+                    ("name", .string(subscription.name)), ("enabled", .bool(subscription.isEnabled)), ("tables", .array(subscription.tables.map(JSONValue.string))),
+                    ("syncing", .object(subscription.syncing.sorted { $0.key < $1.key }.map { ($0.key, JSONValue.string($0.value)) })),
+                ])
             })),
             ("slots", .array(topology.slots.map { slot in
                 .object([("name", .string(slot.name)), ("kind", .string(slot.kind)), ("active", .bool(slot.isActive)), ("lagBytes", slot.lagBytes.map { .number(Int($0)) } ?? .null)])

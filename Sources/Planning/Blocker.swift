@@ -33,6 +33,8 @@ public struct Blocker: Sendable, Hashable, CustomStringConvertible {
         /// a foreign key from another schema, …) that a heavyweight step's new tables cannot
         /// take over.
         case dependentObjects
+        /// A subscription writing into the store has not finished its first copy of a table.
+        case subscriptionSyncing
     }
 
     public var code: Code

@@ -31,6 +31,7 @@ public enum Planner {
         )
         plan.blockerDetails += snapshot.surroundings.blockers(of: plan)
         if plan.status == .migrationRequired {
+            plan.blockerDetails += snapshot.replication.syncBlockers(store: plan.store)
             for index in plan.steps.indices {
                 guard case .staged(var work) = plan.steps[index].body else { continue }
                 work.passesDone = snapshot.surroundings.passesDone(of: plan.steps[index])

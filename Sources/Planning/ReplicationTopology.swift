@@ -25,11 +25,16 @@ public struct ReplicationTopology: Sendable, Hashable {
         public var isEnabled: Bool
         /// The store's tables it writes into.
         public var tables: [String]
+        /// Those of `tables` whose first copy is not done yet, with their state in
+        /// `pg_subscription_rel` (`i` waiting, `d` copying, `f` copied, catching up): a step
+        /// that changes them now would break the copy (`syncBlockers`).
+        public var syncing: [String: String]
 
-        public init(name: String, isEnabled: Bool, tables: [String]) {
+        public init(name: String, isEnabled: Bool, tables: [String], syncing: [String: String] = [:]) {
             self.name = name
             self.isEnabled = isEnabled
             self.tables = tables
+            self.syncing = syncing
         }
     }
 
@@ -80,6 +85,22 @@ public struct ReplicationTopology: Sendable, Hashable {
     /// The store is written by a subscription: its publisher's changes must keep fitting it.
     public var isSubscriptionTarget: Bool { !subscriptions.isEmpty }
 
+    /// A subscription still making its first copy of a table of the store: its table
+    /// synchronisation worker copies into the table, and knows it by oid (its record, replication
+    /// origin and slot). Migrated now, the copy would fail or come again into tables that hold
+    /// the rows already. One blocker per subscription; nothing waits (docs/replication.md).
+    public func syncBlockers(store: String) -> [Blocker] {
+        subscriptions.filter { !$0.syncing.isEmpty }.map { subscription in
+            let tables = subscription.syncing.sorted { $0.key < $1.key }.map { "\(store).\($0.key) (state \($0.value))" }
+            return Blocker(
+                .subscriptionSyncing,
+                "subscription \(subscription.name) has not finished its first copy of \(tables.joined(separator: ", ")): "
+                    + "migrating now would break the copy; enable it if it is disabled, wait until pg_subscription_rel shows every table of the store "
+                    + "ready (r) or synchronised (s), then run again (docs/replication.md)"
+            )
+        }
+    }
+
     /// One line per publication, subscription, slot and standby, as `plan` prints them.
     public var lines: [String] {
         var lines = publications.map { publication -> String in
@@ -90,7 +111,10 @@ public struct ReplicationTopology: Sendable, Hashable {
             }
             return "publication \(publication.name) (\(form)): \(publication.tables.joined(separator: ", "))"
         }
-        lines += subscriptions.map { "subscription \($0.name)\($0.isEnabled ? "" : " (disabled)") writes into: \($0.tables.joined(separator: ", "))" }
+        lines += subscriptions.map { subscription in
+            let copying = subscription.syncing.isEmpty ? "" : " (first copy not finished: \(subscription.syncing.keys.sorted().joined(separator: ", ")))"
+            return "subscription \(subscription.name)\(subscription.isEnabled ? "" : " (disabled)") writes into: \(subscription.tables.joined(separator: ", "))\(copying)"
+        }
         lines += slots.map { "\($0.kind) slot \($0.name)\($0.isActive ? "" : " (inactive)"), \($0.lagBytes.map { "\($0) bytes behind" } ?? "lag unknown")" }
         lines += standbys.map { standby in
             "standby \(standby.name) (\(standby.state)), replay lag \(standby.replayLagSeconds.map { "\(($0 * 10).rounded() / 10) s" } ?? "unknown")"

@@ -42,9 +42,10 @@ struct ReplicationTests {
     }
 
     /// Kitchen 1 on a publisher and a subscriber, rows on the publisher, its publication of
-    /// `form` (chef with REPLICA IDENTITY FULL) and the subscription, caught up.
+    /// `form` (chef with REPLICA IDENTITY FULL) and the subscription, caught up (or, not
+    /// `enabled`, created disabled: its first copy not started).
     static func withReplicatedKitchen(
-        _ form: Form,
+        _ form: Form, enabled: Bool = true,
         _ body: (_ publisher: PostgresContainer, _ subscriber: PostgresContainer, _ folder: URL, _ publishing: PostgresConnection, _ subscribing: PostgresConnection) throws -> Void
     ) throws {
         try Topology.withPublisherAndSubscriber { publisher, subscriber in
@@ -65,8 +66,13 @@ struct ReplicationTests {
                 let subscribing = try PostgresConnection(url: subscriber.url())
                 defer { subscribing.close() }
                 let conninfo = try Topology.subscriptionConnection(to: publisher)
-                try subscribing.execute(SQL(unsafeRaw: "CREATE SUBSCRIPTION kitchen CONNECTION \(quoteLiteral(conninfo)) PUBLICATION kitchen"))
-                try #require(try Self.converge(publisher, subscriber), "the subscriber never got the first rows")
+                try subscribing.execute(SQL(unsafeRaw: "CREATE SUBSCRIPTION kitchen CONNECTION \(quoteLiteral(conninfo)) PUBLICATION kitchen WITH (enabled = \(enabled))"))
+                if enabled {
+                    try #require(try Self.converge(publisher, subscriber), "the subscriber never got the first rows")
+                    // Equal rows come before the end of the first copy (state f, then s): wait for it,
+                    // as a step is refused until then (subscriptionSyncing).
+                    try #require(Topology.waitFor("0", query: "SELECT count(*) FROM pg_subscription_rel WHERE srsubstate NOT IN ('r', 's')", on: subscriber.url()) == "0")
+                }
                 try body(publisher, subscriber, folder, publishing, subscribing)
                 try subscribing.execute("DROP SUBSCRIPTION kitchen")
             }
@@ -163,6 +169,7 @@ struct ReplicationTests {
                 let rows = "SELECT coalesce(string_agg(t::text, '|' ORDER BY t._pk), '') FROM shop.item AS t"
                 let first = try publishing.execute(SQL(unsafeRaw: rows)).rows.first?.first ?? nil
                 try #require(Topology.waitFor(first ?? "", query: rows, on: subscriber.url()) == first)
+                try #require(Topology.waitFor("0", query: "SELECT count(*) FROM pg_subscription_rel WHERE srsubstate NOT IN ('r', 's')", on: subscriber.url()) == "0")
 
                 let writer = RunningWriter(url: publisher.url(), sql: "INSERT INTO shop.item (name) VALUES ('written during')")
                 let apply = try OrchestratorBinary.run(

@@ -91,4 +91,16 @@ struct ReplicationHazardsTests {
         #expect(hazards.first { $0.code == ReplicationHazards.columnsDroppedLast }?.message.hasPrefix("published columns shop.item.note go") == true)
         #expect(hazards.first { $0.code == ReplicationHazards.membershipLost }?.message.hasPrefix("publication p publishes shop.shelf, which the step removes") == true)
     }
+
+    @Test func aSubscriptionStillCopyingIsOneBlockerNamingItsTables() {
+        let topology = ReplicationTopology(subscriptions: [
+            .init(name: "s", isEnabled: true, tables: ["item", "shelf"], syncing: ["shelf": "d", "item": "f"]),
+            .init(name: "ready", isEnabled: true, tables: ["item"]),
+        ])
+        let blockers = topology.syncBlockers(store: "shop")
+        #expect(blockers.map(\.code) == [.subscriptionSyncing])
+        #expect(blockers.first?.message.hasPrefix("subscription s has not finished its first copy of shop.item (state f), shop.shelf (state d): ") == true)
+        #expect(topology.lines.first == "subscription s writes into: item, shelf (first copy not finished: item, shelf)")
+        #expect(ReplicationTopology(subscriptions: [.init(name: "ready", isEnabled: false, tables: ["item"])]).syncBlockers(store: "shop").isEmpty)
+    }
 }
