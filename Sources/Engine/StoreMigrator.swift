@@ -116,7 +116,7 @@ public struct StoreMigrator {
         guard preliminary.isExecutable else { throw NotExecutable(blockerDetails: preliminary.blockerDetails) }
         try DataLossNotAllowed.check(preliminary, options: options)
         try SubscriberAlone.check(preliminary, options: options)
-        try OnlineNotSupported.check(preliminary, options: options)
+        try OnlineNotSupported.check(preliminary)
         try MetadataSchema.bootstrap(on: connection)
         let lock = StoreLock(store: store, connection: connection)
         try lock.acquire(waitingAtMost: options.lockWaitSeconds, onWait: onLockWait)
@@ -133,7 +133,7 @@ public struct StoreMigrator {
         guard plan.isExecutable else { throw NotExecutable(blockerDetails: plan.blockerDetails) }
         try DataLossNotAllowed.check(plan, options: options)
         try SubscriberAlone.check(plan, options: options)
-        try OnlineNotSupported.check(plan, options: options)
+        try OnlineNotSupported.check(plan)
         try StoreDependents.check(plan)
         try RebuiltExtraColumns.check(plan, options: options, model: model, contracts: contracts, on: connection)
         // What `status` shows of the run, from its first step to its end.

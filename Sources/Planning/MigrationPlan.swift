@@ -139,6 +139,9 @@ public struct MigrationPlan: Sendable, Hashable {
     public var dependentsOfRebuiltTables: [String] = []
     /// The store's replication, as the snapshot read it (`ReplicationTopology`).
     public var replication = ReplicationTopology()
+    /// The form the steps were planned in (`Planner.plan(…, mode:)`): online, each step runs
+    /// while the application writes, or says why it cannot (`PlannedStep.onlineRefusals`).
+    public var mode: PlanMode = .offline
 
     public var isUpToDate: Bool { status == .upToDate }
     /// True when applying the steps brings the store to the target version.

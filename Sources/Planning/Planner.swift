@@ -43,6 +43,7 @@ public enum Planner {
             plan.steps[index] = plan.steps[index].planned(for: mode, continuesOnlineRun: index == continued)
         }
         if mode == .online { plan.dependentsOfRebuiltTables = snapshot.surroundings.dependentsOfRebuiltTables(of: plan) }
+        plan.mode = mode
         return plan
     }
 

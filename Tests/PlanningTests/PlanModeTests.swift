@@ -27,6 +27,7 @@ import ObjectModel
         let model = try Self.recipes()
         let offline = try #require(try Self.plan(model, mode: .offline).steps.first)
         let online = try #require(try Self.plan(model, mode: .online).steps.first)
+        #expect(try Self.plan(model, mode: .offline).mode == .offline && Self.plan(model, mode: .online).mode == .online)
         #expect(offline.body == .inPlace)
         let phases = try #require(online.phases)
         #expect(phases.refusals.isEmpty && phases.phases.contains { $0.execution == .batches })

@@ -17,8 +17,9 @@ public struct OnlineNotSupported: Error, CustomStringConvertible {
         return refusals.isEmpty ? nil : refusals.map(\.message).joined(separator: "; ")
     }
 
-    static func check(_ plan: MigrationPlan, options: ApplyOptions) throws {
-        guard options.online else { return }
+    /// A plan made for `apply --online` (`MigrationPlan.mode`) whose steps cannot all run so.
+    static func check(_ plan: MigrationPlan) throws {
+        guard plan.mode == .online else { return }
         var refusals: [String] = []
         for (index, step) in plan.steps.enumerated() {
             let reasons = step.onlineRefusals

@@ -38,13 +38,16 @@ import Testing
     @Test func theCheckNamesEachRefusalsCode() throws {
         var step = PlannedStep(body: .phased(OnlinePlan(phases: [], refusals: [])), from: "v1", to: "v2", statements: [Self.statement])
         step.body = .phased(OnlinePlan(phases: [], refusals: [OnlineRefusal(.onlineUnsupportedLinkSide, "copy links from a into b.c: only a to-one column's links move online")]))
-        let plan = MigrationPlan(
+        var plan = MigrationPlan(
             store: "s", modelName: "m", targetVersion: "v2", targetModelHash: "", currentVersion: "v2", storeVersion: "v1",
             storeModelHash: nil, storeVersionIsRecordedOnly: false, status: .migrationRequired, steps: [step], blockerDetails: []
         )
-        let error = #expect(throws: OnlineNotSupported.self) { try OnlineNotSupported.check(plan, options: ApplyOptions(online: true)) }
+        plan.mode = .online
+        let error = #expect(throws: OnlineNotSupported.self) { try OnlineNotSupported.check(plan) }
         #expect(error?.refusals == ["step 1 of 1 (lightweight 'v1' -> 'v2'): [onlineUnsupportedLinkSide] copy links from a into b.c: only a to-one column's links move online"])
-        try OnlineNotSupported.check(plan, options: ApplyOptions(online: false))
+        // A plan made for plain apply runs its steps in their offline form: nothing to refuse.
+        plan.mode = .offline
+        try OnlineNotSupported.check(plan)
     }
 
     @Test func creatingAStoreIsNeverRefused() {
