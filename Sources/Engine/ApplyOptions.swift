@@ -58,6 +58,9 @@ public struct ApplyOptions: Sendable {
     /// `apply --subscriber` on a subscriber: the swap leaves the subscriptions' records of the
     /// replaced tables alone, `SubscriptionRefresh` gives them the new ones once it has run.
     var refreshesSubscriptionsAfter = false
+    /// `apply --subscriber` on the publisher: run once, the first time a heavyweight step's
+    /// write guard holds the store's tables (`ReplicatedApply`, "the cut").
+    var onWritesHeld: WritesHeld?
     /// `apply --plan`: the plan must be this one, planned again under the store's lock.
     public var expectedPlan: ExpectedPlan?
     /// Counts the transactions retried for a lock or a deadlock (`apply --dry-run`).

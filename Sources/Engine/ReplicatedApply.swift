@@ -9,8 +9,12 @@ import SQLBuilding
 ///    (or the publisher already at the target: a run to finish), written by a subscription
 ///    whose slot is on the publisher. A step whose own writes of published rows would reach
 ///    the subscribers beside the subscribers' own (`replicationDataWrites`) is refused.
-/// 2. Wait until each subscription has applied everything the publisher wrote so far, then
-///    disable it (what the publisher writes waits in the slot) and wait for its worker to stop.
+/// 2. The cut (`WritesHeld`): wait until each subscription has applied everything the
+///    publisher wrote so far, then disable it (what the publisher writes waits in the slot) and
+///    wait for its worker to stop. When the first step is heavyweight, the cut comes once its
+///    write guard holds the store's tables: rows written meanwhile in the old shape reach the
+///    subscribers, still at the old version, before it; after it come only the new shape's.
+///    Otherwise it comes before the publisher's step.
 /// 3. Migrate the publisher; 4. each subscriber (a heavyweight step builds the new tables from
 ///    the subscriber's own rows).
 /// 5. Enable the subscriptions and refresh them, so that they write into the new tables
@@ -43,17 +47,22 @@ public struct ReplicatedApply {
         options: ApplyOptions, onStep: (Int, Int, PlannedStep) -> Void = { _, _, _ in }, onProgress: (ProgressEvent) -> Void = { _ in },
         onLockWait: ([AdvisoryLockHolder]) -> Void = { _ in }
     ) throws -> (publisher: ApplyReport, subscribers: [ApplyReport]) {
-        let subscriptions = try check(options)
-        try catchUp(subscriptions)
-        do {
+        let (subscriptions, cutsAtGuard) = try check(options)
+        let cut = WritesHeld { [self] in
+            try catchUp(subscriptions)
             for (subscriber, names) in zip(subscribers, subscriptions) { try setEnabled(false, names.map(\.subscription), on: subscriber) }
-        } catch {
-            for (subscriber, names) in zip(subscribers, subscriptions) { try? setEnabled(true, names.map(\.subscription), on: subscriber) }
-            throw error
         }
+        var publisherOptions = options
         let published: ApplyReport
         do {
-            published = try publisher.apply(options: options, onStep: onStep, onProgress: onProgress, onLockWait: onLockWait)
+            if cutsAtGuard {
+                publisherOptions.onWritesHeld = cut
+            } else {
+                try cut.reached()
+            }
+            published = try publisher.apply(options: publisherOptions, onStep: onStep, onProgress: onProgress, onLockWait: onLockWait)
+            // No write guard was taken (the publisher was at the target already): cut now.
+            try cut.reached()
         } catch {
             for (subscriber, names) in zip(subscribers, subscriptions) { try? setEnabled(true, names.map(\.subscription), on: subscriber) }
             throw error
@@ -80,7 +89,7 @@ public struct ReplicatedApply {
     }
 
     /// Step 1: each subscriber's subscriptions with their slots.
-    private func check(_ options: ApplyOptions) throws -> [[(subscription: String, slot: String)]] {
+    private func check(_ options: ApplyOptions) throws -> (subscriptions: [[(subscription: String, slot: String)]], cutsAtGuard: Bool) {
         let plan = try publisher.plan(mode: options.planMode)
         let store = publisher.store
         if plan.isExecutable, let loss = plan.steps.enumerated().first(where: { $0.element.hazards.contains { $0.code == ReplicationHazards.dataWrites } }) {
@@ -126,7 +135,7 @@ public struct ReplicatedApply {
             }
             all.append(slots)
         }
-        return all
+        return (all, plan.steps.first?.staged != nil)
     }
 
     /// Step 2, first half: every slot confirmed up to the publisher's position now. A
@@ -187,5 +196,23 @@ public struct SubscriberFailed: Error, CustomStringConvertible {
     public var description: String {
         "the publisher was migrated, but subscriber \(subscriber) failed: \(underlying). Its subscription \(subscriptions.joined(separator: ", ")) is left disabled, "
             + "the publisher's changes waiting in its slot: fix the cause and run the same apply --subscriber again, which migrates the subscriber and enables it"
+    }
+}
+
+/// Runs its body once, the first time it is reached: `ReplicatedApply`'s cut, reached by the
+/// publisher's first heavyweight write guard (`ApplyOptions.onWritesHeld`) or, without one,
+/// around the publisher's step. A body that failed is not run again.
+final class WritesHeld: @unchecked Sendable {
+    private let body: () throws -> Void
+    private var reachedOnce = false
+
+    init(_ body: @escaping () throws -> Void) {
+        self.body = body
+    }
+
+    func reached() throws {
+        guard !reachedOnce else { return }
+        reachedOnce = true
+        try body()
     }
 }

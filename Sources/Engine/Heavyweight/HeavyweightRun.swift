@@ -179,6 +179,7 @@ struct HeavyweightRun {
         let writeGuard = try WriteGuard(statement: statement, from: connection, policy: options.executionPolicy)
         do {
             writeGuard.changesSeen = try changesSeen(tracking)
+            try options.onWritesHeld?.reached()
         } catch {
             writeGuard.close()
             throw error
