@@ -1,0 +1,30 @@
+import Testing
+@testable import Planning
+
+/// `SetNotNull` (Planning/Changes/SetNotNull.swift). A property made required under `apply --online`: its NULLs backfilled (`BackfillNulls`), then
+/// NOT NULL set through a validated check.
+@Suite struct SetNotNullTests: OnlineStepFixtures {
+    @Test func aPropertyMadeRequiredIsBackfilledInBatchesThenMadeNotNullThroughAValidatedCheck() throws {
+        let phases = try Self.phases(
+            "Recipe: {attributes: {name: string, rating: int16}}",
+            "Recipe: {attributes: {name: string, rating: {type: int16, optional: false, default: 0}}}"
+        )
+        #expect(phases.map(\.execution) == [.transaction, .transaction, .batches, .transaction, .transaction, .transaction, .transaction])
+        #expect(phases[1].installs.map(\.name) == ["orchestrator_online_backfill_\(OnlineTrigger.digest("recipe.rating"))"])
+        #expect(phases[2].batches?.template.text == #"UPDATE "s"."recipe" SET "rating" = 0 WHERE "rating" IS NULL AND "_pk" >= :from AND "_pk" < :to"#)
+        #expect(phases[2].lock == .rowExclusive && phases[2].hold == .batch)
+        let check = "orchestrator_online_not_null_\(OnlineTrigger.digest("recipe.rating"))"
+        #expect(phases[3].statements.map(\.sql.text) == [#"ALTER TABLE "s"."recipe" ADD CONSTRAINT "\#(check)" CHECK ("rating" IS NOT NULL) NOT VALID"#])
+        #expect(phases[4].statements.map(\.sql.text) == [#"ALTER TABLE "s"."recipe" VALIDATE CONSTRAINT "\#(check)""#])
+        #expect(phases[4].lock == .shareUpdateExclusive && phases[4].hold == .scan)
+        #expect(phases[5].statements.map(\.sql.text) == [
+            #"ALTER TABLE "s"."recipe" ALTER COLUMN "rating" SET NOT NULL"#,
+            #"ALTER TABLE "s"."recipe" DROP CONSTRAINT "\#(check)""#,
+        ])
+        let trigger = phases[1].installs[0].name
+        #expect(phases[6].statements.map(\.sql.text) == [
+            #"DROP TRIGGER IF EXISTS "\#(trigger)" ON "s"."recipe""#,
+            #"DROP FUNCTION IF EXISTS "s"."\#(trigger)"()"#,
+        ])
+    }
+}
