@@ -1,8 +1,9 @@
 import Testing
 @testable import Planning
 
-/// `AlterColumnType` (Planning/Changes/AlterColumnType.swift). A column's type widened under `apply --online`: built beside the old one and swapped in
-/// (what covers it: OnlineCoveringConstraintsTests).
+/// A column's type widened under `apply --online`: built beside the old one and swapped in (what
+/// covers it: OnlineCoveringConstraintsTests).
+/// The change: Planning/Changes/AlterColumnType.swift.
 @Suite struct AlterColumnTypeTests: OnlineStepFixtures {
     @Test func aTypeWideningBuildsTheNewColumnBesideTheOldOneAndSwapsItIn() throws {
         let phases = try Self.phases(

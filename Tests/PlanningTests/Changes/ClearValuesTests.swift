@@ -1,7 +1,8 @@
 import Testing
 @testable import Planning
 
-/// `ClearValues` (Planning/Changes/ClearValues.swift). Values cleared in a shared column under `apply --online`: a column built anew beside it.
+/// Values cleared in a shared column under `apply --online`: a column built anew beside it.
+/// The change: Planning/Changes/ClearValues.swift.
 @Suite struct ClearValuesTests: OnlineStepFixtures {
     @Test func valuesClearedInASharedColumnGoWithABuiltAnewColumnSwappedInAtTheSwitchOver() throws {
         let posts = { (reader: String) in

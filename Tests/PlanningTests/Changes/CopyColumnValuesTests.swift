@@ -1,8 +1,9 @@
 import Testing
 @testable import Planning
 
-/// `CopyColumnValues` (Planning/Changes/CopyColumnValues.swift). Values copied between sibling columns under `apply --online`: a trigger keeps rows written
+/// Values copied between sibling columns under `apply --online`: a trigger keeps rows written
 /// meanwhile right, batches do the rest.
+/// The change: Planning/Changes/CopyColumnValues.swift.
 @Suite struct CopyColumnValuesTests: OnlineStepFixtures {
     static func posts(_ post: String) -> String {
         """

@@ -1,8 +1,9 @@
 import Testing
 @testable import Planning
 
-/// `CopyRows` (Planning/Changes/CopyRows.swift). An entity moved between tables under `apply --online`: its rows mirrored into the new table
-/// by a trigger and copied in batches.
+/// An entity moved between tables under `apply --online`: its rows mirrored into the new table by a
+/// trigger and copied in batches.
+/// The change: Planning/Changes/CopyRows.swift.
 @Suite struct CopyRowsTests: OnlineStepFixtures {
     @Test func anEntityMovedOutOfItsHierarchyIsMirroredIntoItsTableAndTheRowsThatStayIntoAShadowSwappedInAtTheSwitchOver() throws {
         let phases = try Self.phases(Self.dogLeavesAnimals.0, Self.dogLeavesAnimals.1)

@@ -4,7 +4,8 @@ import ObjectModel
 import SQLBuilding
 @testable import Planning
 
-/// `DataCheck` (Planning/Changes/DataCheck.swift). A data pre-check of a step: the rows that would break it, named.
+/// A data pre-check of a step: the rows that would break it, named.
+/// The change: Planning/Changes/DataCheck.swift.
 @Suite struct DataCheckTests {
     @Test func aDataCheckNarrowedToLinkedRowsNamesTheLinkedTable() throws {
         let check = DataCheck(

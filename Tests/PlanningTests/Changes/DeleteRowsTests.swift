@@ -1,9 +1,10 @@
 import Testing
 @testable import Planning
 
-/// `DeleteRows` (Planning/Changes/DeleteRows.swift). Rows that leave a table under `apply --online`: moved rows leave through the table rebuilt
+/// Rows that leave a table under `apply --online`: moved rows leave through the table rebuilt
 /// beside itself (`ShadowTable`) or in the switch-over; rows of removed entities are deleted in
 /// batches under triggers, after the renames.
+/// The change: Planning/Changes/DeleteRows.swift.
 @Suite struct DeleteRowsTests: OnlineStepFixtures {
     /// Two entities leave one table, and the table is renamed: one shadow, named after the
     /// table's new name, holds the rows of neither; the switch-over drops and renames under

@@ -1,7 +1,8 @@
 import Testing
 @testable import Planning
 
-/// `DetachReferences` (Planning/Changes/DetachReferences.swift). Links to rows that leave or are removed, cleared under `apply --online` before the rows go.
+/// Links to rows that leave or are removed, cleared under `apply --online` before the rows go.
+/// The change: Planning/Changes/DetachReferences.swift.
 @Suite struct DetachReferencesTests: OnlineStepFixtures {
     /// The toys linking to dogs stay, their links cleared just before the dogs leave `animal`,
     /// whatever the key's delete rule (a migration runs no delete rule): no row is deleted,

@@ -1,8 +1,9 @@
 import Testing
 @testable import Planning
 
-/// `FillJoinTable` (Planning/Changes/FillJoinTable.swift). Links copied into a join table, and numbered there, under `apply --online`; the refusals
-/// of links whose owners' table is not known.
+/// Links copied into a join table, and numbered there, under `apply --online`; the refusals of
+/// links whose owners' table is not known.
+/// The change: Planning/Changes/FillJoinTable.swift.
 @Suite struct FillJoinTableTests: OnlineStepFixtures {
     @Test func aToOneMadeToManyMovesItsLinksUnderAMirroringTriggerAndDropsTheColumnAtTheSwitchOver() throws {
         let phases = try Self.phases(

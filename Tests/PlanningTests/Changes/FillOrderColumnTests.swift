@@ -1,9 +1,10 @@
 import Testing
 @testable import Planning
 
-/// `FillOrderColumn` (Planning/Changes/FillOrderColumn.swift). Positions numbered across rows under `apply --online`: a trigger logs the owners of the links
-/// written, batches number every owner by ranges of its keys, then the logged ones again, and
-/// the switch-over numbers those logged last.
+/// Positions numbered across rows under `apply --online`: a trigger logs the owners of the links
+/// written, batches number every owner by ranges of its keys, then the logged ones again, and the
+/// switch-over numbers those logged last.
+/// The change: Planning/Changes/FillOrderColumn.swift.
 @Suite struct FillOrderColumnTests: OnlineStepFixtures {
     @Test func aToManyMadeOrderedIsNumberedByOwnerRangesThenForTheOwnersLoggedAndLastInTheSwitchOver() throws {
         let phases = try Self.phases(Self.cuisines(ordered: false), Self.cuisines(ordered: true))

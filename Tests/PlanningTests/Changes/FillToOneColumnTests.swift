@@ -1,8 +1,9 @@
 import Testing
 @testable import Planning
 
-/// `FillToOneColumn` (Planning/Changes/FillToOneColumn.swift). A to-one column filled from the links it takes over under `apply --online`; links read
-/// from a join table are refused.
+/// A to-one column filled from the links it takes over under `apply --online`; links read from a
+/// join table are refused.
+/// The change: Planning/Changes/FillToOneColumn.swift.
 @Suite struct FillToOneColumnTests: OnlineStepFixtures {
     @Test func aOneToOneWhoseColumnChangesSidesIsFilledBesideTheOldColumnUnderAMirroringTrigger() throws {
         let phases = try Self.phases(

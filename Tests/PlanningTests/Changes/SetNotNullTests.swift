@@ -1,8 +1,9 @@
 import Testing
 @testable import Planning
 
-/// `SetNotNull` (Planning/Changes/SetNotNull.swift). A property made required under `apply --online`: its NULLs backfilled (`BackfillNulls`), then
+/// A property made required under `apply --online`: its NULLs backfilled (`BackfillNulls`), then
 /// NOT NULL set through a validated check.
+/// The change: Planning/Changes/SetNotNull.swift.
 @Suite struct SetNotNullTests: OnlineStepFixtures {
     @Test func aPropertyMadeRequiredIsBackfilledInBatchesThenMadeNotNullThroughAValidatedCheck() throws {
         let phases = try Self.phases(

@@ -1,8 +1,9 @@
 import Testing
 @testable import Planning
 
-/// `ShortestFloatText` (Planning/Changes/ShortestFloatText.swift). Conversions that read floating-point numbers as text run online under the offline step's
+/// Conversions that read floating-point numbers as text run online under the offline step's
 /// `extra_float_digits`, whatever the sessions running them set.
+/// The change: Planning/Changes/ShortestFloatText.swift.
 @Suite struct ShortestFloatTextTests: OnlineStepFixtures {
     @Test func theChecksAndBatchesSetTheOfflineSettingAndTheTriggerFunctionPinsIt() throws {
         let phases = try Self.phases(

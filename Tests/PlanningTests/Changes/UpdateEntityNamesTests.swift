@@ -1,7 +1,8 @@
 import Testing
 @testable import Planning
 
-/// `UpdateEntityNames` (Planning/Changes/UpdateEntityNames.swift). Entities renamed under `apply --online`: the rows' `_entity` rewritten under a trigger.
+/// Entities renamed under `apply --online`: the rows' `_entity` rewritten under a trigger.
+/// The change: Planning/Changes/UpdateEntityNames.swift.
 @Suite struct UpdateEntityNamesTests: OnlineStepFixtures {
     @Test func theEntityRenamesTriggerFiresBeforeTheBackfillThatReadsTheNewNames() throws {
         let phases = try Self.phases(
