@@ -3,7 +3,7 @@ import Testing
 
 /// Values cleared in a shared column under `apply --online`: a column built anew beside it.
 /// The change: Planning/Changes/ClearValues.swift.
-@Suite struct ClearValuesTests: OnlineStepFixtures {
+@Suite struct ClearValuesTests: OnlineStepFixtures, RuleRows {
     @Test func valuesClearedInASharedColumnGoWithABuiltAnewColumnSwappedInAtTheSwitchOver() throws {
         let posts = { (reader: String) in
             """
@@ -29,5 +29,18 @@ import Testing
             #"ALTER INDEX "s"."\#(index.index!)" RENAME TO "base_post_by_likes_idx""#,
         ])
         #expect(switchOver.firstIndex { $0.contains("DROP TRIGGER IF EXISTS \"\(wipe)\"") }! < switchOver.count - 3)
+    }
+
+    /// Rule rows: a model edit and the golden SQL of the step that plans it.
+    static let rows: [RuleCase] = [
+        .init("moving a property down a hierarchy clears it in the rows of the entities that lost it",
+              from: "Animal: {attributes: {name: string, bark: string}}\nDog: {parent: Animal}", to: M.animals, [
+            #"UPDATE "s"."animal" SET "bark" = NULL WHERE "_entity" IN ('Animal') AND "bark" IS NOT NULL"#,
+        ]),
+    ]
+
+    @Test(arguments: rows)
+    func sql(_ row: RuleCase) throws {
+        #expect(try LightweightFixtures.sql(row.source, row.destination) == row.expected)
     }
 }

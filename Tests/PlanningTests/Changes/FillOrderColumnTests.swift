@@ -5,7 +5,7 @@ import Testing
 /// written, batches number every owner by ranges of its keys, then the logged ones again, and the
 /// switch-over numbers those logged last.
 /// The change: Planning/Changes/FillOrderColumn.swift.
-@Suite struct FillOrderColumnTests: OnlineStepFixtures {
+@Suite struct FillOrderColumnTests: OnlineStepFixtures, RuleRows {
     @Test func aToManyMadeOrderedIsNumberedByOwnerRangesThenForTheOwnersLoggedAndLastInTheSwitchOver() throws {
         let phases = try Self.phases(Self.cuisines(ordered: false), Self.cuisines(ordered: true))
         let digest = OnlineTrigger.digest("recipe.cuisine_order")
@@ -50,5 +50,24 @@ import Testing
         #expect(numbering.table == "recipe")
         #expect(numbering.template.text.contains(#"(SELECT "recipe_pk", "tags_pk", (row_number() OVER (PARTITION BY "recipe_pk" ORDER BY "tags_pk") - 1)::integer AS position FROM "s"."recipe__tags" WHERE "recipe_pk" IS NOT NULL AND "recipe_pk" >= :from"#), "\(numbering.template.text)")
         #expect(numbering.template.text.hasSuffix(#"WHERE x."recipe_pk" = o."recipe_pk" AND x."tags_pk" = o."tags_pk" AND x."tags_order" IS DISTINCT FROM o.position AND x."recipe_pk" >= :from AND x."recipe_pk" < :to"#))
+    }
+
+    /// Rule rows: a model edit and the golden SQL of the step that plans it.
+    static let rows: [RuleCase] = [
+        .init("making a one-to-many ordered numbers each owner's rows by _pk", from: M.chefAndRecipes,
+              to: M.recipeAndChef(recipe: "destination: Chef, inverse: recipes", chef: "destination: Recipe, inverse: chef, toMany: true, ordered: true"), [
+            #"ALTER TABLE "s"."recipe" ADD COLUMN "chef_order" integer"#,
+            #"UPDATE "s"."recipe" AS x SET "chef_order" = o.position FROM (SELECT "_pk", (row_number() OVER (PARTITION BY "chef_pk" ORDER BY "_pk") - 1)::integer AS position FROM "s"."recipe" WHERE "chef_pk" IS NOT NULL ORDER BY "_pk") AS o WHERE x."_pk" = o."_pk""#,
+        ]),
+        .init("making a many-to-many ordered numbers each owner's links", from: manyToMany,
+              to: "Recipe: {relationships: {tags: {destination: Tag, inverse: recipes, toMany: true, ordered: true}}}\nTag: {relationships: {recipes: {destination: Recipe, inverse: tags, toMany: true}}}", [
+            #"ALTER TABLE "s"."recipe__tags" ADD COLUMN "tags_order" integer"#,
+            #"UPDATE "s"."recipe__tags" AS x SET "tags_order" = o.position FROM (SELECT "recipe_pk", "tags_pk", (row_number() OVER (PARTITION BY "recipe_pk" ORDER BY "tags_pk") - 1)::integer AS position FROM "s"."recipe__tags" WHERE "recipe_pk" IS NOT NULL ORDER BY "recipe_pk", "tags_pk") AS o WHERE x."recipe_pk" = o."recipe_pk" AND x."tags_pk" = o."tags_pk""#,
+        ]),
+    ]
+
+    @Test(arguments: rows)
+    func sql(_ row: RuleCase) throws {
+        #expect(try LightweightFixtures.sql(row.source, row.destination) == row.expected)
     }
 }

@@ -4,7 +4,7 @@ import Testing
 /// A property made required under `apply --online`: its NULLs backfilled (`BackfillNulls`), then
 /// NOT NULL set through a validated check.
 /// The change: Planning/Changes/SetNotNull.swift.
-@Suite struct SetNotNullTests: OnlineStepFixtures {
+@Suite struct SetNotNullTests: OnlineStepFixtures, RuleRows {
     @Test func aPropertyMadeRequiredIsBackfilledInBatchesThenMadeNotNullThroughAValidatedCheck() throws {
         let phases = try Self.phases(
             "Recipe: {attributes: {name: string, rating: int16}}",
@@ -27,5 +27,34 @@ import Testing
             #"DROP TRIGGER IF EXISTS "\#(trigger)" ON "s"."recipe""#,
             #"DROP FUNCTION IF EXISTS "s"."\#(trigger)"()"#,
         ])
+    }
+
+    /// Rule rows: a model edit and the golden SQL of the step that plans it.
+    static let rows: [RuleCase] = [
+        .init("making a to-one required checks the rows first, then sets NOT NULL", from: M.chefAndRecipes,
+              to: M.recipeAndChef(recipe: "destination: Chef, inverse: recipes, optional: false", chef: "destination: Recipe, inverse: chef, toMany: true"), [
+            #"""
+            DO $check$
+            DECLARE
+                offending bigint;
+                first_keys text;
+            BEGIN
+                SELECT count(*) INTO offending FROM (SELECT "_pk" FROM "s"."recipe" WHERE "chef_pk" IS NULL) AS r;
+                IF offending > 0 THEN
+                    SELECT string_agg(k._pk::text, ', ' ORDER BY k._pk) INTO first_keys FROM (SELECT "_pk" FROM "s"."recipe" WHERE "chef_pk" IS NULL ORDER BY 1 LIMIT 5) AS k;
+                    RAISE EXCEPTION USING ERRCODE = 'check_violation',
+                        MESSAGE = format('%s rows of recipe without chef_pk (Recipe.chef made required); first _pk: %s', offending, first_keys),
+                        HINT = 'give those rows a value, or keep the property optional in this version';
+                END IF;
+            END
+            $check$
+            """#,
+            #"ALTER TABLE "s"."recipe" ALTER COLUMN "chef_pk" SET NOT NULL"#,
+        ]),
+    ]
+
+    @Test(arguments: rows)
+    func sql(_ row: RuleCase) throws {
+        #expect(try LightweightFixtures.sql(row.source, row.destination) == row.expected)
     }
 }
