@@ -8,8 +8,8 @@ protocol SchemaChange: Sendable {
     var kind: ChangeKind { get }
     func statements(in schema: String) -> [PlannedStatement]
     var hazards: [Hazard] { get }
-    /// What the change becomes under `apply --online` (its `OnlineChange` conformance, in
-    /// Planning/Online). No default: a new kind of change does not compile until it has an
+    /// What the change becomes under `apply --online` (its `OnlineChange` conformance, beside
+    /// it in Planning/Changes/<Change>.swift). No default: a new kind of change does not compile until it has an
     /// online form, or says why it has none (`OnlineForm.refused`, with an `OnlineRefusal` code).
     func onlineForm(in schema: String) -> OnlineForm
 }
