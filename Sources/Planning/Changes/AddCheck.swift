@@ -1,6 +1,7 @@
 import SQLBuilding
 
 struct AddCheck: SchemaChange {
+    var kind: ChangeKind { .addCheck(self) }
     var table: String
     var check: CheckConstraint
     var scansRows: Bool

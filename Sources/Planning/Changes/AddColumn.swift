@@ -5,6 +5,7 @@ import SQLBuilding
 /// one instant step. Without one, NOT NULL is set at the end of the step, after the rows were
 /// checked.
 struct AddColumn: SchemaChange {
+    var kind: ChangeKind { .addColumn(self) }
     var table: String
     var column: ColumnLayout
 

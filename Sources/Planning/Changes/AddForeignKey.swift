@@ -2,6 +2,7 @@ import SQLBuilding
 
 /// A foreign key: recreated when its delete rule or referenced table changes.
 struct AddForeignKey: SchemaChange {
+    var kind: ChangeKind { .addForeignKey(self) }
     var table: String
     var foreignKey: ForeignKey
     var scansRows: Bool

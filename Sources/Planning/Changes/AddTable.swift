@@ -4,6 +4,7 @@ import SQLBuilding
 /// entity moved out of its hierarchy. Created bare (columns, primary key, checks) as `CREATE`
 /// does; its foreign keys, unique constraints and indexes come at the end of the step.
 struct AddTable: SchemaChange {
+    var kind: ChangeKind { .addTable(self) }
     var table: TableLayout
 
     func statements(in schema: String) -> [PlannedStatement] {

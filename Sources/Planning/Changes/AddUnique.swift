@@ -2,6 +2,7 @@ import SQLBuilding
 
 /// A uniqueness constraint: `UNIQUE` on a root entity, a partial unique index on a sub-entity.
 struct AddUnique: SchemaChange {
+    var kind: ChangeKind { .addUnique(self) }
     var table: String
     var unique: UniqueConstraint
     var scansRows: Bool

@@ -4,6 +4,7 @@ import SQLBuilding
 /// exactly were counted first (`DataCheck`), so every value converts exactly; PostgreSQL
 /// rewrites the table and its indexes under an ACCESS EXCLUSIVE lock.
 struct AlterColumnType: SchemaChange {
+    var kind: ChangeKind { .alterColumnType(self) }
     var table: String
     var column: String
     var from: String

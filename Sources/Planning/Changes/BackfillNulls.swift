@@ -3,6 +3,7 @@ import SQLBuilding
 /// NULLs of a property made required are set to its default, in the rows of the entities that
 /// must have it (nil: every row of the table).
 struct BackfillNulls: SchemaChange {
+    var kind: ChangeKind { .backfillNulls(self) }
     var table: String
     var column: String
     /// The column's default expression.

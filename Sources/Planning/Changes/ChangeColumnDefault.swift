@@ -3,6 +3,7 @@ import SQLBuilding
 /// The column default follows the destination's default value (and `_entity`'s default follows
 /// the hierarchy's only concrete entity).
 struct ChangeColumnDefault: SchemaChange {
+    var kind: ChangeKind { .changeColumnDefault(self) }
     var table: String
     var column: String
     /// Nil drops the default.

@@ -3,6 +3,7 @@ import SQLBuilding
 /// Values of a column in the rows of entities that no longer have its property (a property
 /// moved down to a sub-entity): dropped, as Core Data drops them.
 struct ClearValues: SchemaChange {
+    var kind: ChangeKind { .clearValues(self) }
     var table: String
     var column: String
     var entities: [String]

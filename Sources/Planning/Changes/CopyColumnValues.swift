@@ -5,6 +5,7 @@ import SQLBuilding
 /// when they agree again (docs/store-format.md). The type cast is one the inferred mapping
 /// allowed (the same type, or a lossless widening).
 struct CopyColumnValues: SchemaChange {
+    var kind: ChangeKind { .copyColumnValues(self) }
     var table: String
     var column: String
     /// The destination column's SQL type, from `ColumnTypes`.

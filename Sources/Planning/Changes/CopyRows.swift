@@ -3,6 +3,7 @@ import SQLBuilding
 /// The rows of entities moved out of their hierarchy, copied into the table of their new
 /// hierarchy with their `_pk`; `_entity` takes the destination names.
 struct CopyRows: SchemaChange {
+    var kind: ChangeKind { .copyRows(self) }
     var fromTable: String
     var toTable: String
     /// Destination column -> source column, `_pk` first; `_entity` is derived from `renames`.

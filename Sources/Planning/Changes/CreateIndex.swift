@@ -2,6 +2,7 @@ import SQLBuilding
 
 /// A fetch index, or the index of a foreign-key column.
 struct CreateIndex: SchemaChange {
+    var kind: ChangeKind { .createIndex(self) }
     var table: String
     var index: IndexLayout
     var scansRows: Bool

@@ -8,6 +8,8 @@ import SQLBuilding
 /// Written against the source store (its names), as a `DO` block, so `plan` prints it and
 /// `apply` runs it like any other statement.
 struct DataCheck: SchemaChange {
+    var kind: ChangeKind { .dataCheck(self) }
+
     /// The source table.
     var table: String
     /// `WHERE` condition on the source table's rows; inline literals only, no binds.

@@ -5,6 +5,7 @@ import SQLBuilding
 /// out of the hierarchy, once they were copied to their new table; the links of other rows to
 /// those are cleared first (`MovedLinks`).
 struct DeleteRows: SchemaChange {
+    var kind: ChangeKind { .deleteRows(self) }
     var table: String
     /// Names as the rows hold them at that point of the step.
     var entities: [String]

@@ -8,6 +8,8 @@ import SQLBuilding
 /// whose link is required are named by a `DataCheck` first, which stops the step before
 /// anything changes.
 struct DetachReferences: SchemaChange {
+    var kind: ChangeKind { .detachReferences(self) }
+
     /// The table holding the foreign key column, and the column (source names).
     var table: String
     var column: String

@@ -4,6 +4,7 @@ import SQLBuilding
 /// relationship; not for a column whose values were copied elsewhere first (a to-one made
 /// to-many), nor for an order column of a relationship made unordered.
 struct DropColumn: SchemaChange {
+    var kind: ChangeKind { .dropColumn(self) }
     var table: String
     var column: String
     var reason: Reason

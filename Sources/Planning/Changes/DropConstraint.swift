@@ -3,6 +3,7 @@ import SQLBuilding
 /// A CHECK constraint: the `_entity` check listing the hierarchy's concrete entities, or a
 /// sub-entity's required property. Dropped when it changes; added (reading every row) at the end.
 struct DropConstraint: SchemaChange {
+    var kind: ChangeKind { .dropConstraint(self) }
     var table: String
     var name: String
     /// A foreign key whose column the destination does not have: dropping the column (or its

@@ -1,6 +1,7 @@
 import SQLBuilding
 
 struct DropIndex: SchemaChange {
+    var kind: ChangeKind { .dropIndex(self) }
     var table: String
     var name: String
     /// An index over a column the destination does not have: dropping the column drops it too,

@@ -4,6 +4,7 @@ import SQLBuilding
 /// or join tables whose links were copied elsewhere (`isLossy` false). One statement, so tables
 /// referring to each other go together.
 struct DropTables: SchemaChange {
+    var kind: ChangeKind { .dropTables(self) }
     var tables: [String]
     var isLossy: Bool
 

@@ -1,6 +1,7 @@
 import SQLBuilding
 
 struct DropUnique: SchemaChange {
+    var kind: ChangeKind { .dropUnique(self) }
     var table: String
     var unique: UniqueConstraint
 

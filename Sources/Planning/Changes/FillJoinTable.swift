@@ -4,6 +4,7 @@ import SQLBuilding
 /// relationship made to-many, or a join table owned by the other side before a rename. Order
 /// columns take the source's order, or a deterministic one (by `_pk`) where it kept none.
 struct FillJoinTable: SchemaChange {
+    var kind: ChangeKind { .fillJoinTable(self) }
     enum Side: Sendable, Hashable {
         /// Position of the target among the owner's targets.
         case target

@@ -3,6 +3,7 @@ import SQLBuilding
 /// The order column of a to-many made ordered: each link's position among its owner's links,
 /// counted from 0 in the order of the linked rows' `_pk`s.
 struct FillOrderColumn: SchemaChange {
+    var kind: ChangeKind { .fillOrderColumn(self) }
     var table: String
     var column: String
     /// The owner of each link: the inverse's to-one column (one-to-many), or a join table column.

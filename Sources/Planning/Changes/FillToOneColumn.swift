@@ -3,6 +3,7 @@ import SQLBuilding
 /// A one-to-one whose column changes sides (a rename changed which side sorts first): the new
 /// column takes the links the other side's column held.
 struct FillToOneColumn: SchemaChange {
+    var kind: ChangeKind { .fillToOneColumn(self) }
     var table: String
     var column: String
     /// `a`: rows of `table`.

@@ -3,6 +3,8 @@ import SQLBuilding
 /// A column continued under another name: a renamed attribute or to-one relationship, the owner
 /// column of a join table whose entity was renamed, an order column named after a renamed inverse.
 struct RenameColumn: SchemaChange {
+    var kind: ChangeKind { .renameColumn(self) }
+
     /// The table's name at that point of the step (after table renames).
     var table: String
     var from: String

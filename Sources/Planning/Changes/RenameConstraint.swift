@@ -3,6 +3,8 @@ import SQLBuilding
 /// A kept constraint or index renamed to the name the destination layout gives it (names
 /// follow table and column names), so the store keeps following the contract exactly.
 struct RenameConstraint: SchemaChange {
+    var kind: ChangeKind { .renameConstraint(self) }
+
     enum Kind: Sendable {
         /// CHECK, FOREIGN KEY and UNIQUE constraints: `ALTER TABLE … RENAME CONSTRAINT`.
         case constraint
@@ -10,13 +12,14 @@ struct RenameConstraint: SchemaChange {
         case index
     }
 
-    var kind: Kind
+    /// What is renamed.
+    var object: Kind
     var table: String
     var from: String
     var to: String
 
     func statements(in schema: String) -> [PlannedStatement] {
-        switch kind {
+        switch object {
         case .constraint:
             return [PlannedStatement(
                 "ALTER TABLE \(ident: schema, table) RENAME CONSTRAINT \(ident: from) TO \(ident: to)",

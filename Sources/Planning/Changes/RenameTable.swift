@@ -4,6 +4,7 @@ import SQLBuilding
 /// a new root), or a join table named after a renamed entity or relationship. Its primary key
 /// and identity sequence follow, named as PostgreSQL would name them for the new table.
 struct RenameTable: SchemaChange {
+    var kind: ChangeKind { .renameTable(self) }
     var from: String
     var to: String
     var hasIdentity: Bool

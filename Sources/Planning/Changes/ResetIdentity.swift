@@ -3,6 +3,7 @@ import SQLBuilding
 /// A table filled with explicit `_pk`s: its identity continues after the largest, so rows
 /// inserted by applications never collide with them.
 struct ResetIdentity: SchemaChange {
+    var kind: ChangeKind { .resetIdentity(self) }
     var table: String
 
     func statements(in schema: String) -> [PlannedStatement] {

@@ -3,6 +3,7 @@ import SQLBuilding
 /// A column made NOT NULL at the end of the step, after NULLs were backfilled (or the rows were
 /// checked to have none). PostgreSQL reads every row to validate it.
 struct SetNotNull: SchemaChange {
+    var kind: ChangeKind { .setNotNull(self) }
     var table: String
     var column: String
     /// The table has rows from the source store.

@@ -3,6 +3,8 @@ import SQLBuilding
 /// Floating-point numbers printed in their shortest exact form (PostgreSQL's default, which a
 /// server or role may change), for the conversions and checks that read them as text.
 struct ShortestFloatText: SchemaChange {
+    var kind: ChangeKind { .shortestFloatText(self) }
+
     /// As `SET` and a function's `SET` clause spell it.
     static let setting: SQL = "extra_float_digits = 1"
 

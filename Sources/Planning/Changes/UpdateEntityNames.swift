@@ -3,6 +3,7 @@ import SQLBuilding
 /// Rows of renamed entities get their new name in `_entity`, which names each row's concrete
 /// entity. Runs while the table's `_entity` check is dropped (it lists the names).
 struct UpdateEntityNames: SchemaChange {
+    var kind: ChangeKind { .updateEntityNames(self) }
     var table: String
     /// Source name -> destination name, for entities whose rows stay in this table.
     var renames: [(from: String, to: String)]

@@ -32,7 +32,7 @@ struct ConstraintDiff {
     }
 
     private mutating func renameConstraint(_ kind: RenameConstraint.Kind, table: String, from: String, to: String) {
-        renames.append(RenameConstraint(kind: kind, table: table, from: from, to: to))
+        renames.append(RenameConstraint(object: kind, table: table, from: from, to: to))
     }
 
     /// Kept when the column, the referenced table and the delete rule all continue.

@@ -54,7 +54,7 @@ extension LightweightDiff {
         }
         let constraints = ConstraintDiff(of: table, from: sourceTable, pairing: pairing)
         constraints.changes.forEach { add($0.phase, $0.change) }
-        constraints.renames.forEach { renameConstraint($0.kind, table: $0.table, from: $0.from, to: $0.to) }
+        constraints.renames.forEach { renameConstraint($0.object, table: $0.table, from: $0.from, to: $0.to) }
     }
 
     /// The values that would not convert exactly are counted first; then the type changes.
@@ -65,7 +65,7 @@ extension LightweightDiff {
             add(.add, alter)
             return alter
         }
-        if conversion.readsFloatText && !changes.contains(where: { $0.change is ShortestFloatText }) {
+        if conversion.readsFloatText && !changes.contains(where: \.change.kind.isShortestFloatText) {
             add(.checkData, ShortestFloatText())
         }
         if let misfit = conversion.misfit(sourceColumn.name) {

@@ -93,13 +93,19 @@ struct LightweightDiff {
 
     mutating func renameConstraint(_ kind: RenameConstraint.Kind, table: String, from: String, to: String) {
         guard from != to else { return }
-        constraintRenames.append(RenameConstraint(kind: kind, table: table, from: from, to: to))
+        constraintRenames.append(RenameConstraint(object: kind, table: table, from: from, to: to))
     }
 
     /// Renames of one kind ordered so that no name is taken when it is given.
     private mutating func orderRenames() {
-        let tables = changes.filter { $0.phase == .renameTables }.compactMap { $0.change as? RenameTable }
-        let columns = changes.filter { $0.phase == .renameColumns }.compactMap { $0.change as? RenameColumn }
+        let tables = changes.filter { $0.phase == .renameTables }.compactMap { change -> RenameTable? in
+            guard case .renameTable(let rename) = change.change.kind else { return nil }
+            return rename
+        }
+        let columns = changes.filter { $0.phase == .renameColumns }.compactMap { change -> RenameColumn? in
+            guard case .renameColumn(let rename) = change.change.kind else { return nil }
+            return rename
+        }
         changes.removeAll { $0.phase == .renameTables || $0.phase == .renameColumns }
         guard let orderedTables = RenameOrder.sorted(tables, from: \.from, to: \.to) else {
             problems.append("tables swap names (\(tables.map { "\($0.from) -> \($0.to)" }.joined(separator: ", ")))")

@@ -3,10 +3,13 @@ import SQLBuilding
 /// One change of a lightweight step, recorded as intent (names only); `statements(in:)` writes
 /// its SQL. `LightweightDiff` decides which changes a step needs and in which order.
 protocol SchemaChange: Sendable {
+    /// What the change is, as a closed tag carrying it: read with a `switch`, never a type
+    /// test. No default: a new kind of change needs its case (`ChangeKind`).
+    var kind: ChangeKind { get }
     func statements(in schema: String) -> [PlannedStatement]
     var hazards: [Hazard] { get }
-    /// What the change becomes under `apply --online` (its `OnlineChange` conformance, in
-    /// Planning/Online). No default: a new kind of change does not compile until it has an
+    /// What the change becomes under `apply --online` (its `OnlineChange` conformance, beside
+    /// it in Planning/Changes/<Change>.swift). No default: a new kind of change does not compile until it has an
     /// online form, or says why it has none (`OnlineForm.refused`, with an `OnlineRefusal` code).
     func onlineForm(in schema: String) -> OnlineForm
 }

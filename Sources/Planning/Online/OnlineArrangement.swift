@@ -31,18 +31,19 @@ enum OnlineArrangement {
 
     private static func replacedInPlace(_ changes: [any SchemaChange]) -> [any SchemaChange] {
         var drops: [ColumnKey: String] = [:]
-        for case let drop as DropConstraint in changes where !drop.goesWithItsColumn {
-            if let column = drop.continuingColumn { drops[column] = drop.name }
+        for change in changes {
+            if case .dropConstraint(let drop) = change.kind, !drop.goesWithItsColumn, let column = drop.continuingColumn { drops[column] = drop.name }
         }
         var replaced: Set<ColumnKey> = []
-        for case let key as AddForeignKey in changes {
+        for change in changes {
+            guard case .addForeignKey(let key) = change.kind else { continue }
             let column = ColumnKey(table: key.table, column: key.foreignKey.column)
             if let replacing = key.replacing, drops[column] == replacing.name { replaced.insert(column) }
         }
         guard !replaced.isEmpty else { return changes }
         return changes.compactMap { change in
-            if let drop = change as? DropConstraint, !drop.goesWithItsColumn, let column = drop.continuingColumn, replaced.contains(column) { return nil }
-            if var key = change as? AddForeignKey, replaced.contains(ColumnKey(table: key.table, column: key.foreignKey.column)) {
+            if case .dropConstraint(let drop) = change.kind, !drop.goesWithItsColumn, let column = drop.continuingColumn, replaced.contains(column) { return nil }
+            if case .addForeignKey(var key) = change.kind, replaced.contains(ColumnKey(table: key.table, column: key.foreignKey.column)) {
                 key.dropsReplacedKey = true
                 return key
             }
@@ -53,36 +54,37 @@ enum OnlineArrangement {
     // MARK: 1. Moves
 
     private static func aroundMoves(_ changes: [any SchemaChange], schema: String) -> [any SchemaChange] {
-        let targets = Set(changes.compactMap { ($0 as? CopyRows)?.toTable })
+        let targets = Set(changes.compactMap(\.kind.rowsMovedTo))
         guard !targets.isEmpty else { return changes }
-        let sources = Set(changes.compactMap { ($0 as? DeleteRows).flatMap { $0.isLossy ? nil : $0.table } })
+        let sources = Set(changes.compactMap(\.kind.rowsMovedFrom))
         var replacing: [ColumnKey: String] = [:]
-        for case let drop as DropConstraint in changes {
-            if let column = drop.continuingColumn { replacing[column] = drop.name }
+        for change in changes {
+            if case .dropConstraint(let drop) = change.kind, let column = drop.continuingColumn { replacing[column] = drop.name }
         }
         var besides: [ColumnKey: ForeignKeyBeside] = [:]
-        for case let key as AddForeignKey in changes where targets.contains(key.foreignKey.referencedTable) {
+        for change in changes {
+            guard case .addForeignKey(let key) = change.kind, targets.contains(key.foreignKey.referencedTable) else { continue }
             let column = ColumnKey(table: key.table, column: key.foreignKey.column)
             if let replaced = replacing[column] { besides[column] = ForeignKeyBeside(key: key, replaced: replaced) }
         }
         let shadows = shadowTables(changes, schema: schema)
         let shadowed = Set(shadows.map(\.table.name))
         let arranged = changes.compactMap { change -> (any SchemaChange)? in
-            if let delete = change as? DeleteRows, !delete.isLossy, shadowed.contains(delete.table) { return nil }
-            if let drop = change as? DropColumn, drop.reason == .moved, shadowed.contains(drop.table) { return nil }
-            if var drop = change as? DropColumn, let table = drop.keyedTableAfterRenames, shadowed.contains(table) {
+            if case .deleteRows(let delete) = change.kind, !delete.isLossy, shadowed.contains(delete.table) { return nil }
+            if case .dropColumn(let drop) = change.kind, drop.reason == .moved, shadowed.contains(drop.table) { return nil }
+            if case .dropColumn(var drop) = change.kind, let table = drop.keyedTableAfterRenames, shadowed.contains(table) {
                 // The shadow takes the table's place in the switch-over: the column goes first, as before.
                 drop.keyedTableAfterRenames = nil
                 return drop
             }
-            if let check = change as? AddCheck, shadowed.contains(check.table), case .entityIn = check.check.kind { return nil }
-            if let drop = change as? DropConstraint, let column = drop.continuingColumn, let beside = besides[column] {
+            if case .addCheck(let check) = change.kind, shadowed.contains(check.table), case .entityIn = check.check.kind { return nil }
+            if case .dropConstraint(let drop) = change.kind, let column = drop.continuingColumn, let beside = besides[column] {
                 return AtSwitchOver(deferred: beside.switchOver(in: schema))
             }
-            if let key = change as? AddForeignKey, let beside = besides[ColumnKey(table: key.table, column: key.foreignKey.column)] {
+            if case .addForeignKey(let key) = change.kind, let beside = besides[ColumnKey(table: key.table, column: key.foreignKey.column)] {
                 return beside
             }
-            if let check = change as? AddCheck, sources.contains(check.table), case .entityIn = check.check.kind {
+            if case .addCheck(let check) = change.kind, sources.contains(check.table), case .entityIn = check.check.kind {
                 return AtSwitchOver(deferred: check.statements(in: schema))
             }
             return change
@@ -95,7 +97,7 @@ enum OnlineArrangement {
     /// key points at one that its shadow cannot take over (`ShadowTable.takesOver`).
     private static func shadowTables(_ changes: [any SchemaChange], schema: String) -> [ShadowTable] {
         let deferring = changes.contains { change in
-            guard !(change is DeleteRows || change is DropColumn || change is DropTables || change is ResetIdentity) else { return false }
+            guard !change.kind.onlineOrder.contains(.dropsAtSwitchOver) else { return false }
             switch change.onlineForm(in: schema) {
             case .atSwitchOver, .phasesThenAtSwitchOver: return true
             default: return false
@@ -103,8 +105,9 @@ enum OnlineArrangement {
         }
         guard !deferring else { return [] }
         var shadows: [ShadowTable] = []
-        let sources = Set(changes.compactMap { ($0 as? DeleteRows).flatMap { $0.isLossy ? nil : $0.table } })
-        for case let delete as DeleteRows in changes where !delete.isLossy {
+        let sources = Set(changes.compactMap(\.kind.rowsMovedFrom))
+        for change in changes {
+            guard case .deleteRows(let delete) = change.kind, !delete.isLossy else { continue }
             guard let staying = delete.staying, staying.layout.name == delete.table,
                   staying.referencing.allSatisfy({ ShadowTable.takesOver($0.key, of: $0.table, shadowing: sources, in: changes) }) else { return [] }
             if let index = shadows.firstIndex(where: { $0.table.name == delete.table }) {
@@ -120,24 +123,24 @@ enum OnlineArrangement {
     // MARK: 2. Removals
 
     private static func removalsAfterRenames(_ changes: [any SchemaChange]) -> [any SchemaChange] {
-        let isRemoval: (any SchemaChange) -> Bool = { $0 is DetachReferences || ($0 as? DeleteRows)?.isLossy == true }
+        let isRemoval: (any SchemaChange) -> Bool = { $0.kind.onlineOrder.contains(.removal) }
         guard changes.contains(where: isRemoval),
-              let lastRename = changes.lastIndex(where: { $0 is RenameTable || $0 is RenameColumn }) else { return changes.filter { !isCleared($0, in: changes) } }
+              let lastRename = changes.lastIndex(where: { $0.kind.onlineOrder.contains(.rename) }) else { return changes.filter { !isCleared($0, in: changes) } }
         var tables: [String: String] = [:]
         var columns: [ColumnKey: String] = [:]
         for change in changes {
-            if let rename = change as? RenameTable { tables[rename.from] = rename.to }
-            if let rename = change as? RenameColumn { columns[ColumnKey(table: rename.table, column: rename.from)] = rename.to }
+            if case .renameTable(let rename) = change.kind { tables[rename.from] = rename.to }
+            if case .renameColumn(let rename) = change.kind { columns[ColumnKey(table: rename.table, column: rename.from)] = rename.to }
         }
         let table = { (name: String) in tables[name] ?? name }
         var moved: [any SchemaChange] = []
         for change in changes where isRemoval(change) && !isCleared(change, in: changes) {
-            if var detach = change as? DetachReferences {
+            if case .detachReferences(var detach) = change.kind {
                 detach.table = table(detach.table)
                 detach.column = columns[ColumnKey(table: detach.table, column: detach.column)] ?? detach.column
                 detach.referencedTable = table(detach.referencedTable)
                 moved.append(detach)
-            } else if var delete = change as? DeleteRows {
+            } else if case .deleteRows(var delete) = change.kind {
                 delete.table = table(delete.table)
                 moved.append(delete)
             }
@@ -152,11 +155,57 @@ enum OnlineArrangement {
 
     /// A link in a column or table the step drops before: nothing left to clear.
     private static func isCleared(_ change: any SchemaChange, in changes: [any SchemaChange]) -> Bool {
-        guard let detach = change as? DetachReferences else { return false }
+        guard case .detachReferences(let detach) = change.kind else { return false }
         return changes.contains { other in
-            if let drop = other as? DropColumn { return drop.reason == .removed && drop.table == detach.table && drop.column == detach.column }
-            if let drop = other as? DropTables { return drop.isLossy && drop.tables.contains(detach.table) }
+            if case .dropColumn(let drop) = other.kind { return drop.reason == .removed && drop.table == detach.table && drop.column == detach.column }
+            if case .dropTables(let drop) = other.kind { return drop.isLossy && drop.tables.contains(detach.table) }
             return false
         }
+    }
+}
+
+/// What `OnlineArrangement` must know of a change to place it.
+struct OnlineOrder: OptionSet {
+    let rawValue: Int
+
+    /// Renames a table or a column: the removals go after the last one (2.).
+    static let rename = OnlineOrder(rawValue: 1 << 0)
+    /// Clears links to, or deletes, rows of removed entities: after the last rename (2.).
+    static let removal = OnlineOrder(rawValue: 1 << 1)
+    /// Leaves to the switch-over only drops (rows, columns, tables) or an identity continued:
+    /// the table moved rows leave can still be rebuilt beside itself (1.). Any other change
+    /// with work at the switch-over rules the shadow out.
+    static let dropsAtSwitchOver = OnlineOrder(rawValue: 1 << 2)
+}
+
+extension ChangeKind {
+    /// Every kind's place in the online order, decided here (no default: a new kind of change
+    /// does not compile until it has one).
+    var onlineOrder: OnlineOrder {
+        switch self {
+        case .renameTable, .renameColumn: [.rename]
+        case .detachReferences: [.removal]
+        case .deleteRows(let delete): delete.isLossy ? [.removal, .dropsAtSwitchOver] : [.dropsAtSwitchOver]
+        case .dropColumn, .dropTables, .resetIdentity: [.dropsAtSwitchOver]
+        case .addCheck, .addColumn, .addForeignKey, .addTable, .addUnique, .alterColumnType, .backfillNulls, .changeColumnDefault,
+             .clearValues, .copyColumnValues, .copyRows, .createIndex, .dataCheck, .dropConstraint, .dropIndex, .dropNotNull,
+             .dropUnique, .fillJoinTable, .fillOrderColumn, .fillToOneColumn, .renameConstraint, .setNotNull, .shortestFloatText,
+             .updateEntityNames:
+            []
+        case .atSwitchOver, .foreignKeyBeside, .shadowTable, .rebuildBesideOthers, .jointSwap, .builtOnRebuilt:
+            []
+        }
+    }
+
+    /// The table rows move to (1.).
+    var rowsMovedTo: String? {
+        guard case .copyRows(let copy) = self else { return nil }
+        return copy.toTable
+    }
+
+    /// The table moved rows leave (1.), not one whose rows are removed.
+    var rowsMovedFrom: String? {
+        guard case .deleteRows(let delete) = self, !delete.isLossy else { return nil }
+        return delete.table
     }
 }

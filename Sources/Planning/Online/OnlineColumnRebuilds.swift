@@ -56,6 +56,8 @@ extension ColumnRebuild {
 /// on the same table: it is filled and checked where the step rebuilds it, and swapped in
 /// with the others by their `JointSwap`.
 struct RebuildBesideOthers: OnlineChange {
+    var kind: ChangeKind { .rebuildBesideOthers(self) }
+
     /// Without the shared indexes and constraints, which the joint swap builds.
     var rebuild: any ColumnRebuild
 
@@ -69,6 +71,7 @@ struct RebuildBesideOthers: OnlineChange {
 /// the new columns, then every column is swapped in one short transaction, in which the shared
 /// ones take their names. At the switch-over when any of the columns swaps there.
 struct JointSwap: OnlineChange {
+    var kind: ChangeKind { .jointSwap(self) }
     var table: String
     var rebuilds: [any ColumnRebuild]
     var shared: [CoveringConstraint]
@@ -97,6 +100,7 @@ struct JointSwap: OnlineChange {
 /// the switch-over: built on the new column where the step adds it, under the temporary
 /// name; it takes its name at the switch-over, after the swap.
 struct BuiltOnRebuilt: OnlineChange {
+    var kind: ChangeKind { .builtOnRebuilt(self) }
     var change: any SchemaChange
     var table: String
     var constraint: CoveringConstraint

@@ -19,7 +19,7 @@ enum OnlinePlanner {
         var deferred: [PlannedStatement] = []
         var rebuilt: [String] = []
         for change in CoveringConstraint.resolving(OnlineArrangement.arranged(changes, schema: schema)) {
-            if let shadow = change as? ShadowTable { rebuilt.append(shadow.table.name) }
+            if case .shadowTable(let shadow) = change.kind { rebuilt.append(shadow.table.name) }
             switch change.onlineForm(in: schema) {
             case .phases(let own): phases += own
             case .atSwitchOver(let statements): deferred += statements
@@ -27,7 +27,7 @@ enum OnlinePlanner {
             case .refused(let reason): refusals.append(reason)
             }
         }
-        if changes.contains(where: { $0 is ShortestFloatText }) { phases = phases.map(\.readingFloatTextAsOffline) }
+        if changes.contains(where: \.kind.isShortestFloatText) { phases = phases.map(\.readingFloatTextAsOffline) }
         let triggers = OnlinePlan(phases: phases, refusals: []).liveTriggers(after: phases.count)
         let switchOver = triggers.flatMap { $0.dropStatements(in: schema) } + deferred
         phases.append(OnlinePhase(

@@ -17,7 +17,7 @@ extension CoveringConstraint {
         let added = changes.enumerated().compactMap { position, change in addition(change).map { (position, $0.table, $0.constraint) } }
         var rebuilds: [Int: any ColumnRebuild] = [:]
         for (position, change) in changes.enumerated() {
-            guard var rebuild = change as? any ColumnRebuild else { continue }
+            guard case .rebuild(var rebuild) = covering(change) else { continue }
             let later = Set(added.filter { $0.0 > position && $0.1 == rebuild.table }.map(\.2.name))
             rebuild.covering.removeAll { later.contains($0.name) }
             rebuilds[position] = rebuild
@@ -55,16 +55,38 @@ extension CoveringConstraint {
         return resolved
     }
 
+    /// What a change is to the rebuilt columns, decided for every kind (no default).
+    private enum Covering {
+        /// Builds its column anew beside the old one.
+        case rebuild(any ColumnRebuild)
+        /// Adds over columns an index, a constraint, a NOT NULL.
+        case addition(table: String, constraint: CoveringConstraint)
+        case neither
+    }
+
+    private static func covering(_ change: any SchemaChange) -> Covering {
+        switch change.kind {
+        case .alterColumnType(let alter): .rebuild(alter)
+        case .clearValues(let clear): .rebuild(clear)
+        case .createIndex(let index): .addition(table: index.table, constraint: .index(index.index))
+        case .addUnique(let unique): .addition(table: unique.table, constraint: .unique(unique.unique))
+        case .addCheck(let check): check.check.kind.requiredColumn == nil ? .neither : .addition(table: check.table, constraint: .check(check.check))
+        case .addForeignKey(let key): .addition(table: key.table, constraint: .foreignKey(key.foreignKey))
+        case .setNotNull(let notNull): .addition(table: notNull.table, constraint: .notNull(column: notNull.column))
+        case .addColumn, .addTable, .backfillNulls, .changeColumnDefault, .copyColumnValues, .copyRows, .dataCheck, .deleteRows,
+             .detachReferences, .dropColumn, .dropConstraint, .dropIndex, .dropNotNull, .dropTables, .dropUnique, .fillJoinTable,
+             .fillOrderColumn, .fillToOneColumn, .renameColumn, .renameConstraint, .renameTable, .resetIdentity, .shortestFloatText,
+             .updateEntityNames:
+            .neither
+        case .atSwitchOver, .foreignKeyBeside, .shadowTable, .rebuildBesideOthers, .jointSwap, .builtOnRebuilt:
+            .neither
+        }
+    }
+
     /// What the step adds over columns: an index, a constraint, a NOT NULL.
     private static func addition(_ change: any SchemaChange) -> (table: String, constraint: CoveringConstraint)? {
-        switch change {
-        case let index as CreateIndex: (index.table, .index(index.index))
-        case let unique as AddUnique: (unique.table, .unique(unique.unique))
-        case let check as AddCheck where check.check.kind.requiredColumn != nil: (check.table, .check(check.check))
-        case let key as AddForeignKey: (key.table, .foreignKey(key.foreignKey))
-        case let notNull as SetNotNull: (notNull.table, .notNull(column: notNull.column))
-        default: nil
-        }
+        guard case .addition(let table, let constraint) = covering(change) else { return nil }
+        return (table, constraint)
     }
 
     private static func key(_ rebuild: any ColumnRebuild) -> LightweightDiff.ColumnKey {

@@ -13,6 +13,7 @@ import SQLBuilding
 /// Statements that run in the switch-over, in the step's order: what `OnlineArrangement`
 /// moves there from where the offline step runs it.
 struct AtSwitchOver: OnlineChange {
+    var kind: ChangeKind { .atSwitchOver(self) }
     var deferred: [PlannedStatement]
 
     func statements(in schema: String) -> [PlannedStatement] { deferred }
@@ -24,6 +25,7 @@ struct AtSwitchOver: OnlineChange {
 /// replaces (on the same column, pointing at the old table) keeps acting: `NOT VALID` under a
 /// temporary name, validated; the switch-over drops the old key and renames the new one.
 struct ForeignKeyBeside: OnlineChange {
+    var kind: ChangeKind { .foreignKeyBeside(self) }
     var key: AddForeignKey
     /// The key it replaces.
     var replaced: String

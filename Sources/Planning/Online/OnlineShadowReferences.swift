@@ -29,14 +29,25 @@ extension ShadowTable {
         guard isOwn || !shadowing.contains(table.name) else { return false }
         if table.kind.isHierarchy {
             guard DeleteRows.requiredEntities(of: key.column, in: table) == nil else { return false }
-        } else if changes.contains(where: { ($0 as? FillJoinTable)?.links.table == table.name }) {
-            return false
         }
-        return !changes.contains { change in
-            if let add = change as? AddTable { return add.table.name == table.name }
-            if let add = change as? AddForeignKey { return add.table == table.name && add.foreignKey.column == key.column }
-            if let detach = change as? DetachReferences { return detach.table == table.name || detach.column == key.column }
-            return false
+        return !changes.contains { keeps(key, of: table, from: $0) }
+    }
+
+    /// Whether `change` keeps the shadow from taking over `key` of `table`, decided for every
+    /// kind (no default).
+    private static func keeps(_ key: ForeignKey, of table: TableLayout, from change: any SchemaChange) -> Bool {
+        switch change.kind {
+        case .fillJoinTable(let fill): !table.kind.isHierarchy && fill.links.table == table.name
+        case .addTable(let add): add.table.name == table.name
+        case .addForeignKey(let add): add.table == table.name && add.foreignKey.column == key.column
+        case .detachReferences(let detach): detach.table == table.name || detach.column == key.column
+        case .addCheck, .addColumn, .addUnique, .alterColumnType, .backfillNulls, .changeColumnDefault, .clearValues,
+             .copyColumnValues, .copyRows, .createIndex, .dataCheck, .deleteRows, .dropColumn, .dropConstraint, .dropIndex,
+             .dropNotNull, .dropTables, .dropUnique, .fillOrderColumn, .fillToOneColumn, .renameColumn, .renameConstraint,
+             .renameTable, .resetIdentity, .setNotNull, .shortestFloatText, .updateEntityNames:
+            false
+        case .atSwitchOver, .foreignKeyBeside, .shadowTable, .rebuildBesideOthers, .jointSwap, .builtOnRebuilt:
+            false
         }
     }
 

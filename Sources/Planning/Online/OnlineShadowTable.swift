@@ -18,6 +18,8 @@ import SQLBuilding
 /// Runs after every other phase: the old table then has the destination's columns, and the
 /// shadow copies them by name.
 struct ShadowTable: OnlineChange {
+    var kind: ChangeKind { .shadowTable(self) }
+
     /// The old table as the destination keeps it (its name is the old table's by then).
     var table: TableLayout
     /// The entities whose rows leave it, as the rows name them.

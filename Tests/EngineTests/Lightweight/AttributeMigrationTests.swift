@@ -7,6 +7,8 @@ import TestSupport
 
 /// Attributes added, removed, renamed, made optional or required, and widened, on a store
 /// holding rows.
+/// Proves Planning/Changes: AddColumn, DropColumn, RenameColumn, DropNotNull, BackfillNulls,
+/// SetNotNull, AddCheck, ChangeColumnDefault, AlterColumnType.
 @Suite(integration) struct AttributeMigrationTests {
     typealias S = MigratedStore
 

@@ -9,6 +9,7 @@ import TestSupport
 /// Real apps' version histories applied to stores holding generated rows: each maximal run of
 /// consecutive pairs that inference accepts is applied in one go, and every row of an entity the
 /// run keeps is still there with its kept values.
+/// Proves Planning/Changes: every kind the corpus pairs plan.
 @Suite(integration) struct CorpusRunTests {
     typealias S = MigratedStore
     static let rowsPerEntity = 20

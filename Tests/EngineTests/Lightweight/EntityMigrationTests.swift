@@ -6,6 +6,8 @@ import TestSupport
 @testable import Engine
 
 /// Entities added, removed and renamed, on a store holding rows.
+/// Proves Planning/Changes: AddTable, DropTables, DeleteRows, DetachReferences, DataCheck,
+/// RenameTable, RenameConstraint, UpdateEntityNames.
 @Suite(integration) struct EntityMigrationTests {
     typealias S = MigratedStore
 

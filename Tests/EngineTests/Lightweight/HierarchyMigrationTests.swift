@@ -7,6 +7,8 @@ import TestSupport
 
 /// Hierarchies changed on a store holding rows: new sub-entities and parents, properties moved
 /// up and down, an entity moved out.
+/// Proves Planning/Changes: AddColumn, AddCheck, DropConstraint, RenameTable, BackfillNulls,
+/// ClearValues, CopyRows, DeleteRows, FillJoinTable, ResetIdentity.
 @Suite(integration) struct HierarchyMigrationTests {
     typealias S = MigratedStore
 

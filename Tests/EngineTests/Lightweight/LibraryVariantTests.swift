@@ -8,6 +8,8 @@ import TestSupport
 
 /// The Library fixture (every part of the store contract) changed one rule at a time: each
 /// filled store migrates to exactly the catalog a fresh `CREATE` of the new version gives.
+/// Proves Planning/Changes: each of them, one rule at a time, against the catalog of a fresh
+/// CREATE.
 @Suite(integration) struct LibraryVariantTests {
     static let library = try! String(contentsOfFile: StoreCreationTests.repository + "/Tests/Fixtures/Library/Library 1.yaml", encoding: .utf8)
 

@@ -9,6 +9,7 @@ import TestSupport
 /// A parent's many-to-many moved down to two sub-entities (Dessert.tags becomes Cake.tags and
 /// Pie.tags): each sub-entity's links land in its own join table, Dessert's own are dropped
 /// (a data loss the step names), on a store holding rows.
+/// Proves Planning/Changes: FillJoinTable, DropTables.
 @Suite(integration) struct LinksMovedDownMigrationTests {
     typealias S = MigratedStore
 

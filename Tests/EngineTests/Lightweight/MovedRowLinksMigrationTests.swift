@@ -10,6 +10,7 @@ import TestSupport
 /// table): Core Data runs no delete rule during a migration, so the linking rows stay, their
 /// link cleared, whatever the key's delete rule; a required link stops the step before
 /// anything changes, naming the rows.
+/// Proves Planning/Changes: DetachReferences, DataCheck, CopyRows, DeleteRows.
 @Suite(integration) struct MovedRowLinksMigrationTests {
     typealias S = MigratedStore
 

@@ -7,6 +7,7 @@ import TestSupport
 
 /// The SQL of every number type change, run by PostgreSQL on values at the edges: which values
 /// the pre-check names (and that none makes the check itself fail), and what the others become.
+/// Proves Planning/Changes: AlterColumnType, DataCheck, ShortestFloatText.
 @Suite(integration) struct NumberConversionValueTests {
     struct Case: Sendable, CustomTestStringConvertible {
         var from: AttributeType

@@ -7,6 +7,9 @@ import TestSupport
 
 /// Relationships added, removed, renamed, made to-many, ordered or unordered, made required,
 /// given another delete rule, on a store holding rows.
+/// Proves Planning/Changes: AddColumn, AddForeignKey, CreateIndex, DropColumn, RenameColumn,
+/// RenameConstraint, DropConstraint, DropNotNull, SetNotNull, DataCheck, AddTable, DropTables,
+/// RenameTable, FillJoinTable, FillOrderColumn, FillToOneColumn.
 @Suite(integration) struct RelationshipMigrationTests {
     typealias S = MigratedStore
 

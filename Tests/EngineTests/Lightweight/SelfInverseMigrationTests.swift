@@ -7,6 +7,7 @@ import TestSupport
 
 /// A relationship that is its own inverse (`Person.friends`), changed on a store holding rows:
 /// its one join table keeps every link and gets one order column.
+/// Proves Planning/Changes: FillJoinTable, FillOrderColumn.
 @Suite(integration) struct SelfInverseMigrationTests {
     typealias S = MigratedStore
 

@@ -7,6 +7,7 @@ import TestSupport
 
 /// Sibling sub-entities that declare the same property (docs/store-format.md, "Columns of a
 /// hierarchy"), changed on a store holding rows: every row and value checked by `_pk`.
+/// Proves Planning/Changes: CopyColumnValues, ClearValues, AddColumn, DropColumn.
 @Suite(integration) struct SiblingColumnMigrationTests {
     typealias S = MigratedStore
 

@@ -9,6 +9,7 @@ import TestSupport
 /// Number type changes on a store holding rows: lossless ones in place, the others after a
 /// check that names the rows whose value would not convert exactly (each pair's values:
 /// NumberConversionValueTests).
+/// Proves Planning/Changes: AlterColumnType, DataCheck, ShortestFloatText.
 @Suite(integration) struct TypeChangeMigrationTests {
     typealias S = MigratedStore
 

@@ -13,6 +13,7 @@ import TestSupport
 /// holding the same rows. The online store must end as the offline one, catalog and every row,
 /// with nothing of the online run left; a run that stops at its pre-check offline stops online
 /// too, neither store touched.
+/// Proves Planning/Changes: the online form of every kind the corpus pairs plan.
 @Suite(integration) struct CorpusOnlineRunTests {
     static let live = "shop"
     static let offline = "shop_offline"

@@ -17,6 +17,7 @@ import TestSupport
 /// throughout, the twin applied the first version's delete rules to writes made at later ones,
 /// and differed where a later version changed one). Migrated offline, the twin is what the live store must be: every committed
 /// write migrated, every deleted row gone, catalog and rows the same.
+/// Proves Planning/Changes: the online form of every kind the corpus pairs plan.
 @Suite(integration) struct CorpusOnlineWriterTests {
     static let live = CorpusOnlineRunTests.live
     static let offline = CorpusOnlineRunTests.offline

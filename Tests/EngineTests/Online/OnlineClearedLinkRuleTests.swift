@@ -13,6 +13,7 @@ import TestSupport
 /// acting on the links cleared (`ClearedLinks`): a toy goes with its dog under CASCADE, a
 /// denying key refuses the dog's delete, so the store equals an offline migration of the
 /// final data, row by row.
+/// Proves Planning/Changes: DetachReferences, DeleteRows (with Online/OnlineClearedLinks.swift).
 @Suite(integration) struct OnlineClearedLinkRuleTests {
     typealias S = MigratedStore
     typealias Moves = OnlineRowMoveMigrationTests

@@ -11,6 +11,8 @@ import TestSupport
 /// conversions read as text, of values moved between sibling columns and of ordered links
 /// moved into a join table, while the application writes; the migrated store equals an offline
 /// migration of the same final data.
+/// Proves Planning/Changes: AlterColumnType, ClearValues, ShortestFloatText, CopyColumnValues,
+/// FillJoinTable.
 @Suite(integration) struct OnlineColumnMigrationTests {
     typealias S = MigratedStore
     typealias Online = OnlineMigrationTests

@@ -10,6 +10,7 @@ import TestSupport
 /// becomes Cake.tags and Pie.tags): both new join tables read Dessert's, each for its own
 /// entity's rows, while the application adds and removes links of cakes, pies and desserts and
 /// deletes either; the migrated store equals an offline migration of the same final data.
+/// Proves Planning/Changes: FillJoinTable, DropTables.
 @Suite(integration) struct OnlineLinksMovedDownTests {
     typealias S = MigratedStore
     typealias Columns = OnlineColumnMigrationTests

@@ -9,6 +9,7 @@ import TestSupport
 @testable import Engine
 
 /// Issue 12: `apply --online` of lightweight steps while the application writes.
+/// Proves Planning/Changes: AddColumn, AddUnique, CreateIndex, BackfillNulls, SetNotNull.
 @Suite(integration) struct OnlineMigrationTests {
     typealias S = MigratedStore
     static let shadow = "shadow"

@@ -11,6 +11,8 @@ import TestSupport
 /// at (a toy's animals, without inverse; Animal's own toys, which Dog no longer has): the links
 /// to moved rows are deleted before the switch-over, as the offline delete of the moved rows
 /// cascades to them, and the table is rebuilt beside itself, while the application writes.
+/// Proves Planning/Changes: CopyRows, DeleteRows (with Online/OnlineShadowTable.swift,
+/// OnlineShadowReferences.swift).
 @Suite(integration) struct OnlineMovedJoinLinksMigrationTests {
     typealias S = MigratedStore
     typealias Moves = OnlineRowMoveMigrationTests

@@ -12,6 +12,8 @@ import TestSupport
 /// moved rows are cleared as offline (a migration runs no delete rule), the table rebuilt
 /// beside itself, while the application writes; a required link stops the step at its start
 /// and again in the switch-over, naming the rows, nothing lost.
+/// Proves Planning/Changes: CopyRows, DeleteRows, DetachReferences, DataCheck (with
+/// Online/OnlineShadowTable.swift).
 @Suite(integration) struct OnlineMovedRowLinksMigrationTests {
     typealias S = MigratedStore
     typealias Moves = OnlineRowMoveMigrationTests

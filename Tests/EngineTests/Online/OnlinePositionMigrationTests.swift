@@ -12,6 +12,7 @@ import TestSupport
 /// adds, moves and deletes links of owners the batches numbered already and of owners they
 /// have not reached; the migrated store equals an offline migration of the same final data,
 /// positions included.
+/// Proves Planning/Changes: FillOrderColumn, FillJoinTable (with Online/OnlinePositions.swift).
 @Suite(integration) struct OnlinePositionMigrationTests {
     typealias S = MigratedStore
     typealias Columns = OnlineColumnMigrationTests

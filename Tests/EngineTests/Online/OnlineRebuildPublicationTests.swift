@@ -9,6 +9,7 @@ import TestSupport
 /// the new table takes the old one's place in a `FOR TABLE` publication (with its row filter)
 /// and its `REPLICA IDENTITY` in the switch-over's transaction (refused as a dependent object
 /// before).
+/// Proves Planning/Changes: DeleteRows (with Online/OnlineShadowTable.swift).
 @Suite(integration) struct OnlineRebuildPublicationTests {
     typealias S = MigratedStore
 

@@ -11,6 +11,8 @@ import TestSupport
 /// constraint they share (widened, or split with values cleared), and of values cleared in a
 /// column the step then requires and indexes, while the application writes; the migrated store
 /// equals an offline migration of the same final data, catalog and rows.
+/// Proves Planning/Changes: AlterColumnType, ClearValues, CreateIndex, AddUnique, SetNotNull (with
+/// Online/OnlineCoveringConstraints.swift, OnlineRebuildResolving.swift).
 @Suite(integration) struct OnlineRebuiltCoveringMigrationTests {
     typealias S = MigratedStore
     typealias Columns = OnlineColumnMigrationTests

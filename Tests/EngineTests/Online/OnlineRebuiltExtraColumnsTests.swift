@@ -7,6 +7,7 @@ import TestSupport
 
 /// `apply --online` rebuilds the table an entity's rows move out of with the destination's
 /// columns: a column of the team's own on it holding values takes `--allow-data-loss`.
+/// Proves Planning/Changes: DeleteRows (with Online/OnlineShadowTable.swift).
 @Suite(integration) struct OnlineRebuiltExtraColumnsTests {
     typealias S = MigratedStore
 

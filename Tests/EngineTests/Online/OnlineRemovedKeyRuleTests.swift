@@ -13,6 +13,8 @@ import TestSupport
 /// deletes a flag's steps with it (CASCADE) or refuses the delete (a denying key). The column
 /// was dropped first, and a flag deleted after that left its steps online only
 /// (CorpusOnlineWriterTests, HabitRPG 25 -> 46, now and then under load).
+/// Proves Planning/Changes: DropColumn, AddColumn, AddForeignKey (with
+/// Online/OnlineReplacedKeys.swift).
 @Suite(integration) struct OnlineRemovedKeyRuleTests {
     typealias S = MigratedStore
     typealias Rules = OnlineClearedLinkRuleTests

@@ -14,6 +14,7 @@ import TestSupport
 /// validation stopped the step with 23503 (CorpusOnlineWriterTests met it in CI). Until the
 /// switch-over the application is on the old version: a trigger keeps the old rule acting on
 /// its deletes, also once the new key is in.
+/// Proves Planning/Changes: AddForeignKey, DropConstraint (with Online/OnlineReplacedKeys.swift).
 @Suite(integration) struct OnlineReplacedForeignKeyTests {
     typealias S = MigratedStore
 

@@ -11,6 +11,8 @@ import TestSupport
 /// writes: an entity moved out of its hierarchy (its rows and the links to them), rows of a
 /// removed entity deleted with the links to them, a one-to-one whose column changes sides.
 /// Each ends equal to an offline migration of the final data, catalog and rows.
+/// Proves Planning/Changes: CopyRows, DeleteRows, DetachReferences, FillToOneColumn (with
+/// Online/OnlineArrangement.swift).
 @Suite(integration) struct OnlineRowMoveMigrationTests {
     typealias S = MigratedStore
     static let shadow = OnlineMigrationTests.shadow

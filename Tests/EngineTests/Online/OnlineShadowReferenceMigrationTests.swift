@@ -10,6 +10,8 @@ import TestSupport
 /// Issue 12: `apply --online` of an entity moved out of a table that another table's foreign
 /// key points at (a toy's animal): the table is still rebuilt beside itself, the key moved to
 /// the shadow, the links to moved rows cleared as offline, while the application writes.
+/// Proves Planning/Changes: CopyRows, DeleteRows, DetachReferences (with
+/// Online/OnlineShadowReferences.swift).
 @Suite(integration) struct OnlineShadowReferenceMigrationTests {
     typealias S = MigratedStore
     typealias Moves = OnlineRowMoveMigrationTests

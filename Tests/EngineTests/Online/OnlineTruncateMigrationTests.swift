@@ -13,6 +13,8 @@ import TestSupport
 /// is made at a chosen point of the step (between two of its transactions), in the live store
 /// and identically in a copy that stays at the first version; the step then ends equal to an
 /// offline migration of that copy, catalog and rows.
+/// Proves Planning/Changes: CopyRows, FillJoinTable, DeleteRows (with
+/// Online/OnlineTruncates.swift).
 @Suite(integration) struct OnlineTruncateMigrationTests {
     typealias S = MigratedStore
     static let shadow = OnlineMigrationTests.shadow

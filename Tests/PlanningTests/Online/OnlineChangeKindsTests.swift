@@ -2,8 +2,9 @@ import Testing
 @testable import Planning
 
 /// Every kind of change a lightweight step makes has an online form (`OnlineChange`). The
-/// compiler enforces it too (`SchemaChange.onlineForm(in:)` has no default); a change still
-/// refused online says why in its own form, with an `OnlineRefusal` code.
+/// compiler enforces it too (`SchemaChange.onlineForm(in:)` has no default, nor has
+/// `SchemaChange.kind`, its case of `ChangeKind`); a change still refused online says why in
+/// its own form, with an `OnlineRefusal` code.
 @Suite struct OnlineChangeKindsTests {
     static let kinds: [any SchemaChange.Type] = [
         AddCheck.self, AddColumn.self, AddForeignKey.self, AddTable.self, AddUnique.self, AlterColumnType.self, BackfillNulls.self,

@@ -2,8 +2,10 @@ import Testing
 @testable import Planning
 
 /// A widened column covered by indexes and constraints: `apply --online` builds them on the new
-/// column while writes go on, and they take their names in the swap.
-@Suite struct OnlineCoveringConstraintsTests {
+/// column while writes go on, and they take their names in the swap. Proves what
+/// Online/OnlineCoveringConstraints.swift and OnlineRebuildResolving.swift add to the rebuilt
+/// columns of Changes/AlterColumnType.swift and Changes/ClearValues.swift.
+@Suite struct OnlineCoveringConstraintsTests: OnlineStepFixtures {
     static let source = """
         Recipe: {attributes: {rating: int16, code: int16, name: string}, indexes: {byRating: [rating, name]}, uniquenessConstraints: [[code]]}
         Dessert: {attributes: {name: string}}
@@ -16,7 +18,7 @@ import Testing
     }
 
     @Test func anIndexAndAUniquenessConstraintOverAWidenedColumnAreBuiltConcurrentlyOnTheNewColumnAndTakeTheirNamesInTheSwap() throws {
-        let phases = try OnlinePlannerTests.phases(Self.source, Self.destination)
+        let phases = try Self.phases(Self.source, Self.destination)
         let layout = StoreLayout(version: try InferenceFixtures.version(Self.destination, name: "d"), schema: "s")
         let recipe = try #require(layout.table(named: "recipe"))
         let index = try #require(recipe.indexes.first { $0.columns == ["rating", "name"] })
@@ -46,7 +48,7 @@ import Testing
     }
 
     @Test func aSubEntitysCheckAndScopedUniqueIndexOverAWidenedColumnAreRebuiltNotValidThenValidated() throws {
-        let phases = try OnlinePlannerTests.phases(Self.source, Self.destination)
+        let phases = try Self.phases(Self.source, Self.destination)
         let layout = StoreLayout(version: try InferenceFixtures.version(Self.destination, name: "d"), schema: "s")
         let dessert = try #require(layout.table(named: "dessert"))
         let check = try #require(dessert.checks.first { $0.kind.requiredColumn == "layers" })
@@ -67,7 +69,7 @@ import Testing
     }
 
     @Test func anIndexTheStepAddsOverAWidenedColumnIsBuiltOnceOnTheFinalColumn() throws {
-        let phases = try OnlinePlannerTests.phases(
+        let phases = try Self.phases(
             "Recipe: {attributes: {rating: int16}}",
             "Recipe: {attributes: {rating: int32}, indexes: {byRating: [rating]}}"
         )
@@ -82,7 +84,7 @@ import Testing
 
     @Test func anIndexAndAUniquenessConstraintOverTwoWidenedColumnsAreBuiltOnceOverBothNewColumnsAndTakeTheirNamesInOneSwap() throws {
         let source = "Recipe: {attributes: {rating: int16, servings: int16, code: int16}, indexes: {byBoth: [rating, servings]}, uniquenessConstraints: [[code, servings]]}"
-        let phases = try OnlinePlannerTests.phases(source, source.replacingOccurrences(of: "int16", with: "int32"))
+        let phases = try Self.phases(source, source.replacingOccurrences(of: "int16", with: "int32"))
         let recipe = try #require(StoreLayout(version: try InferenceFixtures.version(source, name: "d"), schema: "s").table(named: "recipe"))
         let index = CoveringConstraint.index(try #require(recipe.indexes.first { $0.columns == ["rating", "servings"] }))
         let unique = try #require(recipe.uniqueConstraints.first { $0.columns == ["code", "servings"] })
@@ -159,7 +161,7 @@ import Testing
             ReaderPost: {parent: BasePost, attributes: {likeCount: \(reader), shareCount: int32}, indexes: {byCounts: [likeCount, shareCount]}}
             Note: {parent: BasePost, attributes: {likeCount: string, shareCount: string}}
             """ }
-        let phases = try OnlinePlannerTests.phases(posts("int16", "int32", "int32"), posts("int64", "int64", "int64"))
+        let phases = try Self.phases(posts("int16", "int32", "int32"), posts("int64", "int64", "int64"))
         let triggers = phases.flatMap(\.installs).map(\.name)
         let (copy, widen) = ("orchestrator_online_values_\(OnlineTrigger.digest("base_post.like_count_bigint"))", "orchestrator_online_widen_\(OnlineTrigger.digest("base_post.like_count_bigint"))")
         #expect(triggers.contains(copy) && triggers.contains(widen) && copy < widen)

@@ -1,53 +1,33 @@
 import Testing
 @testable import Planning
 
-/// Attributes added, removed, renamed, made optional or required, widened, given a new default.
-@Suite struct AttributeRuleTests {
-    typealias M = InlineModels
+/// A column's type widened under `apply --online`: built beside the old one and swapped in (what
+/// covers it: OnlineCoveringConstraintsTests).
+/// The change: Planning/Changes/AlterColumnType.swift.
+@Suite struct AlterColumnTypeTests: OnlineStepFixtures, RuleRows {
+    @Test func aTypeWideningBuildsTheNewColumnBesideTheOldOneAndSwapsItIn() throws {
+        let phases = try Self.phases(
+            "Recipe: {attributes: {servings: {type: int16, optional: false, default: 1}}}",
+            "Recipe: {attributes: {servings: {type: int32, optional: false, default: 1}}}"
+        )
+        let digest = OnlineTrigger.digest("recipe.servings")
+        let (shadow, check) = ("orchestrator_online_new_\(digest)", "orchestrator_online_not_null_\(digest)")
+        #expect(phases[0].statements.map(\.sql.text) == [#"ALTER TABLE "s"."recipe" ADD COLUMN "\#(shadow)" integer DEFAULT 1"#])
+        #expect(phases[1].installs.map(\.name) == ["orchestrator_online_widen_\(digest)"])
+        #expect(phases[2].batches?.template.text == #"UPDATE "s"."recipe" SET "\#(shadow)" = "servings"::integer WHERE TRUE AND "_pk" >= :from AND "_pk" < :to"#)
+        #expect(phases[4].statements.map(\.sql.text) == [#"ALTER TABLE "s"."recipe" VALIDATE CONSTRAINT "\#(check)""#])
+        #expect(phases[5].removes == phases[1].installs)
+        #expect(phases[5].statements.map(\.sql.text).suffix(4) == [
+            #"ALTER TABLE "s"."recipe" ALTER COLUMN "\#(shadow)" SET NOT NULL"#,
+            #"ALTER TABLE "s"."recipe" DROP CONSTRAINT "\#(check)""#,
+            #"ALTER TABLE "s"."recipe" DROP COLUMN "servings""#,
+            #"ALTER TABLE "s"."recipe" RENAME COLUMN "\#(shadow)" TO "servings""#,
+        ])
+        #expect(phases.last?.statements == [], "the trigger went with the swap; nothing is left for the switch-over")
+    }
 
+    /// Rule rows: a model edit and the golden SQL of the step that plans it.
     static let rows: [RuleCase] = [
-        .init("adding an optional attribute adds a nullable column", from: M.recipe, to: M.recipe("name: string, notes: string"), [
-            #"ALTER TABLE "s"."recipe" ADD COLUMN "notes" text"#,
-        ]),
-        .init("adding a non-optional attribute with a default adds it NOT NULL with the default at once", from: M.recipe,
-              to: M.recipe("name: string, rating: {type: int16, optional: false, default: 0}"), [
-            #"ALTER TABLE "s"."recipe" ADD COLUMN "rating" smallint NOT NULL DEFAULT 0"#,
-        ]),
-        .init("adding an optional attribute with a default gives existing rows the default", from: M.recipe,
-              to: M.recipe("name: string, servings: {type: int32, default: 2}"), [
-            #"ALTER TABLE "s"."recipe" ADD COLUMN "servings" integer DEFAULT 2"#,
-        ]),
-        .init("removing an attribute drops its column", from: M.recipe("name: string, notes: string"), to: M.recipe, [
-            #"ALTER TABLE "s"."recipe" DROP COLUMN "notes""#,
-        ]),
-        .init("renaming an attribute renames its column", from: M.recipe, to: M.recipe("title: {type: string, renamingIdentifier: name}"), [
-            #"ALTER TABLE "s"."recipe" RENAME COLUMN "name" TO "title""#,
-        ]),
-        .init("renaming an attribute renames the indexes and uniqueness constraints over it",
-              from: "Recipe: {attributes: {name: string, code: string}, uniquenessConstraints: [[code]], indexes: {byName: [name]}}",
-              to: "Recipe: {attributes: {title: {type: string, renamingIdentifier: name}, reference: {type: string, renamingIdentifier: code}}, uniquenessConstraints: [[reference]], indexes: {byName: [title]}}", [
-            #"ALTER TABLE "s"."recipe" RENAME COLUMN "name" TO "title""#,
-            #"ALTER TABLE "s"."recipe" RENAME COLUMN "code" TO "reference""#,
-            #"ALTER TABLE "s"."recipe" RENAME CONSTRAINT "recipe_code_key" TO "recipe_reference_key""#,
-        ]),
-        .init("making an attribute optional drops NOT NULL", from: M.recipe("name: {type: string, optional: false}"), to: M.recipe, [
-            #"ALTER TABLE "s"."recipe" ALTER COLUMN "name" DROP NOT NULL"#,
-        ]),
-        .init("making an attribute non-optional with a default backfills NULLs, then sets NOT NULL", from: M.recipe("rating: int16"),
-              to: M.recipe("rating: {type: int16, optional: false, default: 0}"), [
-            #"ALTER TABLE "s"."recipe" ALTER COLUMN "rating" SET DEFAULT 0"#,
-            #"UPDATE "s"."recipe" SET "rating" = 0 WHERE "rating" IS NULL"#,
-            #"ALTER TABLE "s"."recipe" ALTER COLUMN "rating" SET NOT NULL"#,
-        ]),
-        .init("making a sub-entity's attribute non-optional backfills its rows, then adds a scoped check", from: M.animals,
-              to: "Animal: {attributes: {name: string}}\nDog: {parent: Animal, attributes: {bark: {type: string, optional: false, default: woof}}}", [
-            #"ALTER TABLE "s"."animal" ALTER COLUMN "bark" SET DEFAULT 'woof'"#,
-            #"UPDATE "s"."animal" SET "bark" = 'woof' WHERE "bark" IS NULL AND "_entity" IN ('Dog')"#,
-            #"ALTER TABLE "s"."animal" ADD CONSTRAINT "animal_bark_required" CHECK ("_entity" NOT IN ('Dog') OR "bark" IS NOT NULL)"#,
-        ]),
-        .init("changing a default changes the column default only", from: M.recipe("rating: {type: int16, default: 0}"), to: M.recipe("rating: {type: int16, default: 1}"), [
-            #"ALTER TABLE "s"."recipe" ALTER COLUMN "rating" SET DEFAULT 1"#,
-        ]),
         .init("widening Integer 16 to Integer 32 alters the column type", from: M.recipe("n: int16"), to: M.recipe("n: int32"), [
             #"ALTER TABLE "s"."recipe" ALTER COLUMN "n" TYPE integer"#,
         ]),
@@ -92,13 +72,9 @@ import Testing
               to: "Animal: {attributes: {name: string}}\nDog: {parent: Animal, attributes: {legs: int32}}", [
             #"ALTER TABLE "s"."animal" ALTER COLUMN "legs" TYPE integer USING "legs"::integer"#,
         ]),
-        .init("making a stored attribute transient drops its column", from: M.recipe("name: string, notes: string"),
-              to: M.recipe("name: string, notes: {type: string, transient: true}"), [
-            #"ALTER TABLE "s"."recipe" DROP COLUMN "notes""#,
-        ]),
     ]
 
-    /// A data pre-check (its whole text: RelationshipRuleTests) as `check <table>: <rows>: <problem>`.
+    /// A data pre-check (its whole text: SetNotNullTests) as `check <table>: <rows>: <problem>`.
     static func typeCheck(where condition: String, _ problem: String) -> String {
         "check recipe: \(condition): \(problem)"
     }

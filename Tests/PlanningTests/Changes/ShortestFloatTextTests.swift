@@ -3,9 +3,10 @@ import Testing
 
 /// Conversions that read floating-point numbers as text run online under the offline step's
 /// `extra_float_digits`, whatever the sessions running them set.
-@Suite struct OnlineFloatTextTests {
+/// The change: Planning/Changes/ShortestFloatText.swift.
+@Suite struct ShortestFloatTextTests: OnlineStepFixtures {
     @Test func theChecksAndBatchesSetTheOfflineSettingAndTheTriggerFunctionPinsIt() throws {
-        let phases = try OnlinePlannerTests.phases(
+        let phases = try Self.phases(
             "Recipe: {attributes: {rating: double, price: decimal}}",
             "Recipe: {attributes: {rating: decimal, price: double}}"
         )
@@ -23,7 +24,7 @@ import Testing
     }
 
     @Test func aWideningThatReadsNoTextLeavesTheSessionsSettingAlone() throws {
-        let phases = try OnlinePlannerTests.phases("Recipe: {attributes: {rating: int16}}", "Recipe: {attributes: {rating: int64}}")
+        let phases = try Self.phases("Recipe: {attributes: {rating: int16}}", "Recipe: {attributes: {rating: int64}}")
         #expect(phases.compactMap(\.batches).allSatisfy { $0.setup.isEmpty })
         #expect(!phases.flatMap(\.statements).contains { $0.sql.text.contains("extra_float_digits") })
     }
