@@ -33,6 +33,17 @@ public struct Blocker: Sendable, Hashable, CustomStringConvertible {
         /// a foreign key from another schema, …) that a heavyweight step's new tables cannot
         /// take over.
         case dependentObjects
+        /// `--expand`: the old version's views cannot serve a change (each code as
+        /// `ExpandRefusal.Code`, docs/two-versions.md, "Refusals").
+        case expandEntityRemoved, expandRowsMoved, expandLossyTypeChange, expandRemovedRequired, expandRequiredLink, expandColumnsRegrouped, expandLinksMoved
+        /// `--expand` of a heavyweight step (a mapping model): only lightweight steps are served
+        /// through views.
+        case expandHeavyweight
+        /// `--expand` of a plan of several steps: one version is served beside the next.
+        case expandSeveralSteps
+        /// The store serves two versions (`apply --expand`) until `complete`: no other migration
+        /// runs meanwhile.
+        case expandInFlight
     }
 
     public var code: Code
