@@ -48,8 +48,11 @@ enum ExpandPlanning {
         if !relaxing.isEmpty { online.phases.insert(.instant(relaxing), at: 0) }
         let creation = views.statements.map { PlannedStatement($0, lock: .accessShare, summary: "serve '\(from.name)' in \(views.schema)") }
         var switchOver = online.phases.removeLast()
-        switchOver.statements += creation
-        switchOver.summary += "; create the views of '\(from.name)' in \(views.schema)"
+        let moved = renamesAtSwitchOver(&online)
+        switchOver.statements = moved + switchOver.statements + creation
+        switchOver.lock = switchOver.statements.map(\.lock).max() ?? switchOver.lock
+        switchOver.summary = (moved.isEmpty ? "" : moved.map(\.summary).joined(separator: "; ") + "; ")
+            + switchOver.summary + "; create the views of '\(from.name)' in \(views.schema)"
         online.phases.append(switchOver)
         online.expansion = Expansion(
             oldVersion: from.name, newVersion: to.name, viewsSchema: views.schema,
@@ -57,6 +60,22 @@ enum ExpandPlanning {
         )
         plan.steps[0].body = .phased(online)
         return plan
+    }
+}
+
+extension ExpandPlanning {
+    /// The phases from the first that renames a table or column up to the switch-over, taken
+    /// out to run in the switch-over's transaction, when all are catalog changes without
+    /// triggers: the old release then never meets a renamed name before its views exist. When
+    /// a backfill runs after a rename, nothing is moved, and the old release's statements naming
+    /// what was renamed fail until the switch-over (docs/rolling-deploys.md, "Limits").
+    static func renamesAtSwitchOver(_ online: inout OnlinePlan) -> [PlannedStatement] {
+        let beforeSwitchOver = online.phases.indices
+        guard let first = online.phases.firstIndex(where: { phase in phase.statements.contains { $0.sql.text.contains(" RENAME ") } }) else { return [] }
+        let moved = online.phases[first..<beforeSwitchOver.upperBound]
+        guard moved.allSatisfy({ $0.execution == .transaction && $0.hold == .instant && $0.installs.isEmpty && $0.removes.isEmpty }) else { return [] }
+        online.phases.removeSubrange(first...)
+        return moved.flatMap(\.statements)
     }
 }
 
