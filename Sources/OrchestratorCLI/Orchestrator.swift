@@ -28,10 +28,10 @@ public struct Orchestrator: ParsableCommand {
             StatusCommand.self, PlanCommand.self, ApplyCommand.self, InferCommand.self, HashCommand.self, ValidateCommand.self, DiagramCommand.self,
             HistoryCommand.self,
             RestoreCommand.self,
-            CompleteCommand.self,
             AdoptCommand.self,
             FleetCommand.self,
             ControlCommand.self,
+            CompleteCommand.self,
         ]
     )
 
