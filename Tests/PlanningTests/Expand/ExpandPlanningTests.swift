@@ -36,6 +36,14 @@ import ObjectModel
         #expect(try P.plan(model, mode: .online).steps.first?.phases?.expansion == nil)
     }
 
+    @Test func aHeavyweightStepIsRefusedWithItsCode() throws {
+        let plan = try Planner.plan(
+            model: StoreSurroundingsTests.model, snapshot: PlanModeTests.kitchenSnapshot(), explicitMappings: [StoreSurroundingsTests.mapping], mode: .expand
+        )
+        #expect(plan.blockerDetails.map(\.code) == [.expandHeavyweight])
+        #expect(plan.blockers.first?.contains("apply --expand serves only lightweight steps") == true)
+    }
+
     @Test func aStoreServingTwoVersionsBlocksEveryMigrationUntilComplete() throws {
         let model = try PlanModeTests.recipes()
         var surroundings = StoreSurroundings()
