@@ -44,7 +44,10 @@ public struct ApplyOptions: Sendable {
     /// changes, never run offline instead.
     public var online: Bool
     /// The mode the steps are planned for: `online`'s.
-    public var planMode: PlanMode { online ? .online : .offline }
+    public var planMode: PlanMode { expand ? .expand : online ? .online : .offline }
+    /// `apply --expand` (with `online`): the one lightweight step's destructive changes are
+    /// deferred to `complete`, and the old version is served through views (`ExpandPlanning`).
+    public var expand = false
     /// Sessions a heavyweight step's set-based stage 1 passes may use at once (`--jobs`); nil:
     /// this machine's processors, at most `defaultJobsLimit` (PostgreSQL does not tell a
     /// client the server's).

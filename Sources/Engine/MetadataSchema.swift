@@ -80,6 +80,7 @@ public enum MetadataSchema {
             updated_by text NOT NULL DEFAULT current_user
         )
         """,
+        ExpansionRecord.table,
     ] + CheckpointTable.statements + [
         CheckpointTable.view,
     ] + StoreRuns.statements + [
@@ -115,9 +116,10 @@ public enum MetadataSchema {
     }
 
     /// True when the metadata has every table of this layout: `store_schemas` (layout 2),
-    /// `controls` (layout 3), `checkpoints` and `runs` (layout 4).
+    /// `controls` (layout 3), `checkpoints` and `runs` (layout 4), `expansions` (added to
+    /// layout 4 by `apply --expand`; an older release's metadata gains it the same way).
     static func isCurrent(on connection: PostgresConnection) throws -> Bool {
-        try [StoreSchemas.table, StoreControls.table, CheckpointTable.table, StoreRuns.table].allSatisfy { try hasTable($0, on: connection) }
+        try [StoreSchemas.table, StoreControls.table, CheckpointTable.table, StoreRuns.table, ExpansionRecord.name].allSatisfy { try hasTable($0, on: connection) }
     }
 
     /// True when the metadata schema exists (reading never creates it).

@@ -54,7 +54,7 @@ struct StepRecord {
             INSERT INTO \(ident: MetadataSchema.schema, "migrations")
                 (store, kind, from_version, to_version, from_hash, to_hash, statements, rows, started_at, finished_at,
                  duration_ms, applied_by, outcome, error)
-            VALUES (\(store), \(step.kind.rawValue), \(step.from), \(step.to), \(fromHash), \(toHash), \(statements)::jsonb,
+            VALUES (\(store), \(step.phases?.expansion == nil ? step.kind.rawValue : "expand"), \(step.from), \(step.to), \(fromHash), \(toHash), \(statements)::jsonb,
                     \(rows), \(startedAt), clock_timestamp(), \(durationMilliseconds),
                     \(appliedBy), \(outcome), \(error))
             """

@@ -55,6 +55,7 @@ public struct StoreMigrator {
         }
         snapshot.surroundings = try surroundings(of: snapshot, mode: mode)
         snapshot.surroundings.onlineRunLeft = runLeft.map { OnlineRunLeft(from: $0.from, to: $0.to) }
+        snapshot.surroundings.expansionInFlight = try ExpansionRecord.read(store: store, on: connection)?.inFlight
         let recorded = try StoreCatalog.recordedVersions(model: model.name, on: connection)
         return try Planner.plan(
             model: model, targetVersion: targetVersion, snapshot: snapshot, recordedVersions: recorded,
@@ -78,7 +79,7 @@ public struct StoreMigrator {
         guard let target, VersionHash.hashes(of: target).model != metadata.modelHash else { return StoreSurroundings() }
         var found = StoreSurroundings()
         guard !explicitMappings.isEmpty else {
-            if mode == .online { found.dependents = try StoreDependents.dependents(of: store, tables: nil, on: connection) }
+            if mode.runsOnline { found.dependents = try StoreDependents.dependents(of: store, tables: nil, on: connection) }
             return found
         }
         let staging = HeavyweightMigration.stagingSchema(for: store)

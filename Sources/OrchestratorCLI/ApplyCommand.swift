@@ -33,6 +33,9 @@ struct ApplyCommand: ParsableCommand {
     @Flag(name: .long, help: "Keep the application able to read and write the store through the whole migration (docs/online-migrations.md); a step that cannot run so is refused, with nothing changed.")
     var online = false
 
+    @Flag(name: .long, help: "Implies --online: defer the step's destructive changes to `orchestrator complete` and serve the previous version through views in \"<store>@<version>\" meanwhile, for a rolling deploy (docs/rolling-deploys.md).")
+    var expand = false
+
     @Option(name: .long, help: "Rows per batch: of a backfill under --online (default 5000, then adapted to --batch-time; given alone, every batch takes this many), of the streaming path of a heavyweight step (always this many).")
     var batchSize: Int?
 
@@ -74,10 +77,13 @@ struct ApplyCommand: ParsableCommand {
         _ = try batchTiming()
         _ = try throttle()
         if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
+        if expand && (dryRun || plan != nil || !subscriber.isEmpty) {
+            throw ValidationError("--expand runs one store's step online and keeps the previous version live: it cannot be rehearsed (--dry-run), follow a saved plan (--plan) or migrate subscribers")
+        }
         if dryRun && online {
             throw ValidationError("--dry-run rehearses every step in one transaction, and --online commits in phases (CREATE INDEX CONCURRENTLY cannot run in a transaction): rehearse without --online")
         }
-        if postponeSwitchOver && !online { throw ValidationError("--postpone-switch-over needs --online: only an online step keeps the application writing while it waits") }
+        if postponeSwitchOver && !online && !expand { throw ValidationError("--postpone-switch-over needs --online: only an online step keeps the application writing while it waits") }
         _ = try postponeTimeoutSeconds()
         if !subscriber.isEmpty && dryRun { throw ValidationError("--dry-run rehearses one database: rehearse the publisher and each subscriber on its own") }
     }
@@ -111,7 +117,8 @@ struct ApplyCommand: ParsableCommand {
                 let progress = ProgressReporter(mode: ProgressReporter.Mode(format: formatOptions.format))
                 // A failure mid-pass leaves a bar open: end its line before the error is printed.
                 defer { progress.finish() }
-                var options = ApplyOptions(lockTimeoutMilliseconds: lockOptions.lockTimeout, allowDataLoss: lockOptions.allowDataLoss, restart: restart, lockWaitSeconds: lockOptions.lockWait, idleInTransactionTimeoutMilliseconds: lockOptions.idleTimeout, online: online)
+                var options = ApplyOptions(lockTimeoutMilliseconds: lockOptions.lockTimeout, allowDataLoss: lockOptions.allowDataLoss, restart: restart, lockWaitSeconds: lockOptions.lockWait, idleInTransactionTimeoutMilliseconds: lockOptions.idleTimeout, online: online || expand)
+                options.expand = expand
                 (options.batchSize, options.batchTimeMilliseconds, options.pauseTimeoutSeconds) = try batchTiming()
                 options.jobs = jobs
                 options.postponeSwitchOver = postponeSwitchOver

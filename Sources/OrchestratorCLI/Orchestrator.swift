@@ -31,6 +31,7 @@ public struct Orchestrator: ParsableCommand {
             AdoptCommand.self,
             FleetCommand.self,
             ControlCommand.self,
+            CompleteCommand.self,
         ]
     )
 

@@ -34,7 +34,13 @@ struct PlanCommand: ParsableCommand {
     @Flag(name: .long, help: "Show how `apply --online` would run each step: its phases, the lock each takes and how long it holds it.")
     var online = false
 
+    @Flag(name: .long, help: "Show how `apply --expand` would run the step (implies --online): its destructive changes deferred to `complete`, the previous version served through views (docs/rolling-deploys.md).")
+    var expand = false
+
     func validate() throws {
+        if expand && (format == .sql || out != nil) {
+            throw ValidationError("--expand cannot be written as a script or saved with --out: run apply --expand")
+        }
         if format == .sql && online {
             throw ValidationError("--format sql writes the plan as one transaction, and --online runs it in phases that commit separately: choose one")
         }
@@ -43,17 +49,18 @@ struct PlanCommand: ParsableCommand {
     func run() throws {
         try reportingFailures {
             try migrationOptions.withMigrator(model: modelOptions, store: storeOptions, target: to, lockWait: lockWaitOptions.lockWait) { model, migrator in
-                let plan = try migrator.plan(mode: online ? .online : .offline)
+                let plan = try migrator.plan(mode: expand ? .expand : online ? .online : .offline)
                 // The script first: a plan it refuses is neither printed nor saved.
                 // A script runs without apply's checks: data loss needs the same consent here.
                 if format == .sql { try DataLossNotAllowed.check(plan, options: ApplyOptions(allowDataLoss: allowDataLoss)) }
                 let script = format == .sql ? try PlanRendering.sql(plan, model: model) : []
                 if let out { try SavedPlan(plan: plan, migrator: migrator, online: online).write(to: out) }
                 switch format {
-                case .json: printLine((online ? OnlinePlanRendering.json(plan) : PlanRendering.json(plan)).rendered)
+                case .json: printLine((expand ? ExpandRendering.json(plan) : online ? OnlinePlanRendering.json(plan) : PlanRendering.json(plan)).rendered)
                 case .text:
                     PlanRendering.text(plan).forEach { printLine($0) }
-                    if online { OnlinePlanRendering.text(plan).forEach { printLine($0) } }
+                    if online || expand { OnlinePlanRendering.text(plan).forEach { printLine($0) } }
+                    if expand { ExpandRendering.text(plan).forEach { printLine($0) } }
                 case .sql: script.forEach { printLine($0) }
                 }
                 if let out, format == .text { printLine("plan saved to \(out): apply it with apply --plan \(out)") }

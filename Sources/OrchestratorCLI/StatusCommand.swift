@@ -46,6 +46,7 @@ struct StatusCommand: ParsableCommand {
                     status.driftNotReadable = error
                 }
                 status.run = try RunningMigration.read(store: store, on: connection)
+                status.expansion = try ExpansionRecord.read(store: store, on: connection)
             } catch let error as PostgresError where error.sqlState == .lockNotAvailable {
                 throw CouldNotCheck(lockWait: error.lockWait, seconds: lockWaitOptions.lockWait)
             }
@@ -88,6 +89,8 @@ struct StoreStatus {
     var driftNotReadable: DriftNotReadable?
     /// The `apply` running on the store now, if any (`orchestrator.runs`).
     var run: RunningMigration?
+    /// The previous version served through views (`apply --expand`) until `complete`.
+    var expansion: ExpansionRecord?
 
     init(model: VersionedModel, snapshot: StoreSnapshot, recordedVersions: [RecordedVersion]) {
         let current = VersionHash.hashes(of: model.currentVersion).model
@@ -114,7 +117,8 @@ struct StoreStatus {
         return exists && isCompatible ? 0 : 2
     }
 
-    /// `run` is there only while an `apply` runs, so a store at rest prints as it always has.
+    /// `run` is there only while an `apply` runs, and `liveVersions` only while two versions are
+    /// live (`apply --expand`), so a store at rest prints as it always has.
     var json: JSONValue {
         .object([
             ("store", .string(store)),
@@ -127,11 +131,13 @@ struct StoreStatus {
             ("storeModelHash", storeModelHash.map(JSONValue.string) ?? .null),
             ("driftCheckedAgainst", drift.map { .string($0.version) } ?? .null),
             ("drift", .array((drift?.items ?? []).map(\.json))),
-        ] + (run.map { [("run", $0.json)] } ?? []))
+        ] + (run.map { [("run", $0.json)] } ?? [])
+            + (expansion.map { [("liveVersions", ExpandRendering.liveVersions(store: store, version: storeVersion, expansion: $0))] } ?? []))
     }
 
     var textLines: [String] {
-        statusLines + (run.map { [$0.textLine] } ?? [])
+        statusLines + (expansion.map { [ExpandRendering.liveVersionsLine(store: store, version: storeVersion, expansion: $0)] } ?? [])
+            + (run.map { [$0.textLine] } ?? [])
     }
 
     private var statusLines: [String] {

@@ -35,6 +35,17 @@ public struct Blocker: Sendable, Hashable, CustomStringConvertible {
         case dependentObjects
         /// A subscription writing into the store has not finished its first copy of a table.
         case subscriptionSyncing
+        /// `--expand`: the old version's views cannot serve a change (each code as
+        /// `ExpandRefusal.Code`, docs/two-versions.md, "Refusals").
+        case expandEntityRemoved, expandRowsMoved, expandLossyTypeChange, expandRemovedRequired, expandRequiredLink, expandColumnsRegrouped, expandLinksMoved
+        /// `--expand` of a heavyweight step (a mapping model): only lightweight steps are served
+        /// through views.
+        case expandHeavyweight
+        /// `--expand` of a plan of several steps: one version is served beside the next.
+        case expandSeveralSteps
+        /// The store serves two versions (`apply --expand`) until `complete`: no other migration
+        /// runs meanwhile.
+        case expandInFlight
     }
 
     public var code: Code

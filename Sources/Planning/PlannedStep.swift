@@ -74,10 +74,15 @@ public enum StepBody: Sendable, Hashable {
     }
 }
 
-/// Mode a plan is made for: `apply` (offline) or `apply --online`.
+/// Mode a plan is made for: `apply` (offline), `apply --online`, or `apply --expand` (online,
+/// destructive changes deferred to `complete`, the old version served through views).
 public enum PlanMode: String, Sendable, Hashable {
     case offline
     case online
+    case expand
+
+    /// Whether steps run while the application writes: `online` and `expand`.
+    public var runsOnline: Bool { self != .offline }
 }
 
 /// A heavyweight step's work: passes committed one by one with their checkpoints in
@@ -179,7 +184,7 @@ extension PlannedStep {
         case .phased where mode == .offline && !continuesOnlineRun:
             step.body = .inPlace
         case .staged(var work):
-            work.runsOnline = mode == .online
+            work.runsOnline = mode.runsOnline
             step.body = .staged(work)
         case .create, .inPlace, .phased:
             break

@@ -38,11 +38,13 @@ public enum Planner {
                 plan.steps[index].body = .staged(work)
             }
         }
+        plan.blockerDetails += snapshot.surroundings.expansionBlockers(of: plan)
+        if mode == .expand { plan = ExpandPlanning.expanded(plan, model: model, surroundings: snapshot.surroundings) }
         let continued = snapshot.surroundings.onlineRunLeft == nil ? nil : plan.steps.firstIndex { $0.kind == .lightweight }
         for index in plan.steps.indices {
             plan.steps[index] = plan.steps[index].planned(for: mode, continuesOnlineRun: index == continued)
         }
-        if mode == .online { plan.dependentsOfRebuiltTables = snapshot.surroundings.dependentsOfRebuiltTables(of: plan) }
+        if mode.runsOnline { plan.dependentsOfRebuiltTables = snapshot.surroundings.dependentsOfRebuiltTables(of: plan) }
         plan.mode = mode
         return plan
     }

@@ -35,6 +35,10 @@ public final class TwinWriter: @unchecked Sendable {
         /// Writes of the first version only: a deadlock, or a table or column the migration
         /// renamed meanwhile, is tried again, and the writer stops at the switch-over.
         public static let guarded = Rules(retried: ["40P01", "42P01", "42703"], stopsAtSwitchOver: true, stopsAtFailure: true)
+        /// An old release during `apply --expand`: it reads its version through the views once
+        /// they are there (`search_path`), so a statement that met the tables as the switch-over
+        /// renamed them is tried again, and it goes on after the switch-over.
+        public static let rolling = Rules(retried: ["40P01", "42P01", "42703"], stopsAtSwitchOver: false, stopsAtFailure: true)
         /// Writes on any model: whatever an application may meet (a constraint, a deadlock, a
         /// serialization failure, a renamed table or column, a lock timeout) is refused and the
         /// writer goes on.

@@ -19,7 +19,7 @@ public struct OnlineNotSupported: Error, CustomStringConvertible {
 
     /// A plan made for `apply --online` (`MigrationPlan.mode`) whose steps cannot all run so.
     static func check(_ plan: MigrationPlan) throws {
-        guard plan.mode == .online else { return }
+        guard plan.mode.runsOnline else { return }
         var refusals: [String] = []
         for (index, step) in plan.steps.enumerated() {
             let reasons = step.onlineRefusals

@@ -80,6 +80,7 @@ struct OnlineRun {
                         try checkpoint.clear(on: connection)
                         try PostponedSwitchOver.clear(store: migrator.store, on: connection)
                         try migrator.record(step, plan: plan, rows: rows + done, started: started)
+                        if let expansion = online.expansion { try ExpansionRecord.insert(expansion, store: migrator.store, on: connection) }
                     } else {
                         try checkpoint.save(.init(phase: index + 1), on: connection)
                     }

@@ -11,6 +11,9 @@ public struct OnlinePlan: Sendable, Hashable {
     /// Tables the switch-over replaces by a rebuilt copy (`ShadowTable`): the engine carries
     /// their privileges, owner and comments to it (`CarriedAccess`).
     public var rebuiltTables: [String] = []
+    /// Planned for `apply --expand`: the old version served through views created in the
+    /// switch-over, and what is deferred to `complete` (`ExpandPlanning`); nil otherwise.
+    public var expansion: Expansion?
 
     public init(phases: [OnlinePhase], refusals: [OnlineRefusal]) {
         self.phases = phases

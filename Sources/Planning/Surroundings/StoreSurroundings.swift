@@ -24,6 +24,8 @@ public struct StoreSurroundings: Sendable, Hashable {
     /// The step an interrupted `apply --online` left half done (its online checkpoint): plain
     /// `apply` finishes it online rather than run offline statements over it.
     public var onlineRunLeft: OnlineRunLeft?
+    /// The store serves its previous version through views until `complete` (`apply --expand`).
+    public var expansionInFlight: ExpansionInFlight?
 
     public init() {}
 }

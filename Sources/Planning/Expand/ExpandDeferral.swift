@@ -1,0 +1,53 @@
+import SQLBuilding
+
+/// Which changes of a lightweight step `apply --expand` defers to `complete`: the drops that
+/// lose data (removed attributes and relationships, tables whose contents leave the store).
+/// The old version's writers keep working without them, and `complete` runs them once no old
+/// release is left. A drop stays in the step when a new name takes the dropped one's place, or
+/// when its table is rebuilt anyway (`OnlinePlan.rebuiltTables`).
+///
+/// A column kept until `complete` must not stop the new release's writes, which never fill it:
+/// its NOT NULL, its required CHECK and its foreign key go first (`relaxing`).
+struct ExpandDeferral {
+    var kept: [any SchemaChange] = []
+    var deferred: [any SchemaChange] = []
+    var relaxing: [any SchemaChange] = []
+
+    init(changes: [any SchemaChange], pairing: LayoutPairing, rebuilt: Set<String>) {
+        let destinationTables = Set(pairing.destinationLayout.tables.map(\.name))
+        // Constraints the step drops itself (online, a key that goes with its column is not).
+        let dropped = Set(changes.compactMap { change in
+            (change as? DropConstraint).flatMap { $0.goesWithItsColumn ? nil : "\($0.table).\($0.name)" }
+        })
+        for change in changes {
+            if let drop = change as? DropColumn, drop.reason == .removed {
+                let table = pairing.currentName(ofSourceTable: drop.table)
+                let taken = pairing.destinationLayout.table(named: table)?.columns.contains { $0.name == drop.column } ?? false
+                if !taken && !rebuilt.contains(table) && !rebuilt.contains(drop.table) {
+                    deferred.append(DropColumn(table: table, column: drop.column, reason: .removed))
+                    relax(drop, source: pairing.sourceLayout, alreadyDropped: dropped)
+                    continue
+                }
+            }
+            if let drop = change as? DropTables, drop.isLossy, destinationTables.isDisjoint(with: drop.tables) {
+                deferred.append(drop)
+                continue
+            }
+            kept.append(change)
+        }
+    }
+
+    /// The column's constraints a writer that never fills it would violate, dropped now (under
+    /// the source table's name: this runs first).
+    private mutating func relax(_ drop: DropColumn, source: StoreLayout, alreadyDropped: Set<String>) {
+        guard let table = source.table(named: drop.table), let column = table.columns.first(where: { $0.name == drop.column }) else { return }
+        if !column.isNullable { relaxing.append(DropNotNull(table: table.name, column: column.name)) }
+        for check in table.checks {
+            guard case .requiredFor(let checked, _) = check.kind, checked == column.name else { continue }
+            if !alreadyDropped.contains("\(table.name).\(check.name)") { relaxing.append(DropConstraint(table: table.name, name: check.name)) }
+        }
+        for key in table.foreignKeys where key.column == column.name && !alreadyDropped.contains("\(table.name).\(key.name)") {
+            relaxing.append(DropConstraint(table: table.name, name: key.name))
+        }
+    }
+}

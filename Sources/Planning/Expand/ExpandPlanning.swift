@@ -1,0 +1,122 @@
+import ObjectModel
+import SQLBuilding
+
+/// `plan --expand` / `apply --expand`: the one lightweight step of the plan, run online with
+/// its destructive changes deferred to `complete`, and the old version served through views
+/// (`OldVersionViews`) created in the switch-over (docs/rolling-deploys.md).
+///
+/// 1. Only one lightweight step can be expanded: a heavyweight step, or several steps, or an
+///    expansion still in flight, is a blocker with a stable code.
+/// 2. The views, or every change they cannot serve (each an `ExpandRefusal`, as a blocker).
+/// 3. Deferred: every removed column and every dropped table whose contents are lost
+///    (`ExpandDeferral`); the constraints on those columns that new writers would violate go
+///    first, as the step's first phase.
+/// 4. The kept changes are planned online; the views are created at the end of the
+///    switch-over, in its transaction, so that the old release never meets the new tables bare.
+enum ExpandPlanning {
+    static func expanded(_ plan: MigrationPlan, model: VersionedModel, surroundings: StoreSurroundings) -> MigrationPlan {
+        var plan = plan
+        guard plan.status == .migrationRequired, plan.isExecutable else { return plan }
+        if surroundings.expansionInFlight != nil { return plan }
+        guard plan.steps.count == 1, let step = plan.steps.first else {
+            plan.blockerDetails.append(Blocker(
+                .expandSeveralSteps,
+                "apply --expand serves one version beside the next: the plan has \(plan.steps.count) steps ('\(plan.storeVersion ?? "")' -> '\(plan.targetVersion)'); expand one version at a time with --to"
+            ))
+            return plan
+        }
+        guard step.kind == .lightweight, let from = step.from.flatMap(model.version(named:)), let to = model.version(named: step.to),
+              let mapping = MappingInference.infer(from: from, to: to).mapping else {
+            plan.blockerDetails.append(Blocker(
+                .expandHeavyweight,
+                "'\(step.from ?? "")' -> '\(step.to)' is a heavyweight step (a mapping model): apply --expand serves only lightweight steps; run apply --online"
+            ))
+            return plan
+        }
+        let views: OldVersionViews
+        do {
+            views = try OldVersionViews(mapping: mapping, from: from, to: to, store: plan.store)
+        } catch {
+            plan.blockerDetails += error.refusals.map { Blocker(Blocker.Code(rawValue: $0.code.rawValue)!, $0.message) }
+            return plan
+        }
+        let pairing = LayoutPairing(mapping: mapping, source: from, destination: to, schema: plan.store)
+        let changes = LightweightDiff(pairing: pairing).orderedChanges
+        let deferral = ExpandDeferral(changes: changes, pairing: pairing, rebuilt: Set(OnlinePlanner.plan(changes, schema: plan.store).rebuiltTables))
+        var online = OnlinePlanner.plan(deferral.kept, schema: plan.store)
+        let relaxing = deferral.relaxing.flatMap { $0.statements(in: plan.store) }
+        if !relaxing.isEmpty { online.phases.insert(.instant(relaxing), at: 0) }
+        let creation = views.statements.map { PlannedStatement($0, lock: .accessShare, summary: "serve '\(from.name)' in \(views.schema)") }
+        var switchOver = online.phases.removeLast()
+        let moved = renamesAtSwitchOver(&online)
+        switchOver.statements = moved + switchOver.statements + creation
+        switchOver.lock = switchOver.statements.map(\.lock).max() ?? switchOver.lock
+        switchOver.summary = (moved.isEmpty ? "" : moved.map(\.summary).joined(separator: "; ") + "; ")
+            + switchOver.summary + "; create the views of '\(from.name)' in \(views.schema)"
+        online.phases.append(switchOver)
+        online.expansion = Expansion(
+            oldVersion: from.name, newVersion: to.name, viewsSchema: views.schema,
+            deferred: deferral.deferred.flatMap { $0.statements(in: plan.store) }
+        )
+        plan.steps[0].body = .phased(online)
+        return plan
+    }
+}
+
+extension ExpandPlanning {
+    /// The phases from the first that renames a table or column up to the switch-over, taken
+    /// out to run in the switch-over's transaction, when all are catalog changes without
+    /// triggers: the old release then never meets a renamed name before its views exist. When
+    /// a backfill runs after a rename, nothing is moved, and the old release's statements naming
+    /// what was renamed fail until the switch-over (docs/rolling-deploys.md, "Limits").
+    static func renamesAtSwitchOver(_ online: inout OnlinePlan) -> [PlannedStatement] {
+        let beforeSwitchOver = online.phases.indices
+        guard let first = online.phases.firstIndex(where: { phase in phase.statements.contains { $0.sql.text.contains(" RENAME ") } }) else { return [] }
+        let moved = online.phases[first..<beforeSwitchOver.upperBound]
+        guard moved.allSatisfy({ $0.execution == .transaction && $0.hold == .instant && $0.installs.isEmpty && $0.removes.isEmpty }) else { return [] }
+        online.phases.removeSubrange(first...)
+        return moved.flatMap(\.statements)
+    }
+}
+
+/// What `apply --expand` leaves for `complete`: the old version's views schema, and the
+/// destructive statements deferred, in the order they run (after the views are dropped).
+public struct Expansion: Sendable, Hashable {
+    public var oldVersion: String
+    public var newVersion: String
+    public var viewsSchema: String
+    public var deferred: [PlannedStatement]
+
+    public init(oldVersion: String, newVersion: String, viewsSchema: String, deferred: [PlannedStatement]) {
+        self.oldVersion = oldVersion
+        self.newVersion = newVersion
+        self.viewsSchema = viewsSchema
+        self.deferred = deferred
+    }
+}
+
+/// An expansion recorded for a store (`orchestrator.expansions`), read by the engine: while it
+/// is there the store serves two versions, and every other `apply` waits for `complete`.
+public struct ExpansionInFlight: Sendable, Hashable {
+    public var oldVersion: String
+    public var newVersion: String
+    public var viewsSchema: String
+
+    public init(oldVersion: String, newVersion: String, viewsSchema: String) {
+        self.oldVersion = oldVersion
+        self.newVersion = newVersion
+        self.viewsSchema = viewsSchema
+    }
+}
+
+extension StoreSurroundings {
+    /// An expansion in flight blocks any migration of the store, whatever the mode: the views
+    /// read the tables as they are.
+    func expansionBlockers(of plan: MigrationPlan) -> [Blocker] {
+        guard let expansion = expansionInFlight, plan.status == .migrationRequired else { return [] }
+        return [Blocker(
+            .expandInFlight,
+            "store \(plan.store) serves '\(expansion.oldVersion)' beside '\(expansion.newVersion)' through \(expansion.viewsSchema) (apply --expand): run orchestrator complete --store \(plan.store) first"
+        )]
+    }
+}

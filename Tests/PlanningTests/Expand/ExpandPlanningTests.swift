@@ -1,0 +1,57 @@
+import Testing
+import Mapping
+import ObjectModel
+@testable import Planning
+
+/// `Planner.plan(…, mode: .expand)`: the lightweight step online with its lossy drops deferred
+/// to `complete`, its renames and the old version's views in the switch-over's transaction.
+@Suite struct ExpandPlanningTests {
+    typealias P = PlanModeTests
+
+    static func model(_ v1: String, _ v2: String) throws -> VersionedModel {
+        let versions = [try InferenceFixtures.version(v1, name: "v1"), try InferenceFixtures.version(v2, name: "v2")]
+        return VersionedModel(name: "Recipes", versions: versions, currentVersionName: "v2", path: "recipes", format: .native)
+    }
+
+    @Test func removedColumnsAreDeferredAndRenamesRunWithTheViewsInTheSwitchOver() throws {
+        let model = try Self.model(
+            "Recipe: {attributes: {name: string, rating: int16, note: {type: string, optional: false, default: x}}}",
+            "Recipe: {attributes: {title: {type: string, renamingIdentifier: name}, rating: int16, servings: {type: int32, optional: false, default: 2}}}"
+        )
+        let plan = try P.plan(model, mode: .expand)
+        #expect(plan.blockerDetails.isEmpty)
+        let online = try #require(plan.steps.first?.phases)
+        let expansion = try #require(online.expansion)
+        #expect(expansion.viewsSchema == "s@v1" && expansion.oldVersion == "v1" && expansion.newVersion == "v2")
+        #expect(expansion.deferred.map(\.sql.text) == [#"ALTER TABLE "s"."recipe" DROP COLUMN "note""#])
+        let texts = online.phases.map { $0.statements.map(\.sql.text) }
+        // The kept column stops refusing the new release's rows first; nothing drops it before complete.
+        #expect(texts.first == [#"ALTER TABLE "s"."recipe" ALTER COLUMN "note" DROP NOT NULL"#])
+        #expect(!texts.joined().contains { $0.contains("DROP COLUMN") })
+        let switchOver = try #require(texts.last)
+        let rename = try #require(switchOver.firstIndex { $0.contains(#"RENAME COLUMN "name" TO "title""#) })
+        let views = try #require(switchOver.firstIndex { $0 == #"CREATE SCHEMA "s@v1""# })
+        #expect(rename < views)
+        #expect(!texts.dropLast().joined().contains { $0.contains(" RENAME ") })
+        #expect(try P.plan(model, mode: .online).steps.first?.phases?.expansion == nil)
+    }
+
+    @Test func aHeavyweightStepIsRefusedWithItsCode() throws {
+        let plan = try Planner.plan(
+            model: StoreSurroundingsTests.model, snapshot: PlanModeTests.kitchenSnapshot(), explicitMappings: [StoreSurroundingsTests.mapping], mode: .expand
+        )
+        #expect(plan.blockerDetails.map(\.code) == [.expandHeavyweight])
+        #expect(plan.blockers.first?.contains("apply --expand serves only lightweight steps") == true)
+    }
+
+    @Test func aStoreServingTwoVersionsBlocksEveryMigrationUntilComplete() throws {
+        let model = try PlanModeTests.recipes()
+        var surroundings = StoreSurroundings()
+        surroundings.expansionInFlight = ExpansionInFlight(oldVersion: "v0", newVersion: "v1", viewsSchema: "s@v0")
+        for mode in [PlanMode.offline, .online, .expand] {
+            let plan = try P.plan(model, mode: mode, surroundings: surroundings)
+            #expect(plan.blockerDetails.map(\.code) == [.expandInFlight], "\(mode)")
+            #expect(plan.blockers.first?.contains("run orchestrator complete --store s first") == true)
+        }
+    }
+}
