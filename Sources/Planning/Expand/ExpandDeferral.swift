@@ -17,10 +17,11 @@ struct ExpandDeferral {
         let destinationTables = Set(pairing.destinationLayout.tables.map(\.name))
         // Constraints the step drops itself (online, a key that goes with its column is not).
         let dropped = Set(changes.compactMap { change in
-            (change as? DropConstraint).flatMap { $0.goesWithItsColumn ? nil : "\($0.table).\($0.name)" }
+            guard case .dropConstraint(let drop) = change.kind, !drop.goesWithItsColumn else { return nil }
+            return "\(drop.table).\(drop.name)"
         })
         for change in changes {
-            if let drop = change as? DropColumn, drop.reason == .removed {
+            if case .dropColumn(let drop) = change.kind, drop.reason == .removed {
                 let table = pairing.currentName(ofSourceTable: drop.table)
                 let taken = pairing.destinationLayout.table(named: table)?.columns.contains { $0.name == drop.column } ?? false
                 if !taken && !rebuilt.contains(table) && !rebuilt.contains(drop.table) {
@@ -29,7 +30,7 @@ struct ExpandDeferral {
                     continue
                 }
             }
-            if let drop = change as? DropTables, drop.isLossy, destinationTables.isDisjoint(with: drop.tables) {
+            if case .dropTables(let drop) = change.kind, drop.isLossy, destinationTables.isDisjoint(with: drop.tables) {
                 deferred.append(drop)
                 continue
             }
