@@ -7,9 +7,15 @@ import SQLBuilding
 /// Reads what the database knows about a store: whether its schema exists and its metadata.
 public enum StoreCatalog {
     public static func snapshot(store: String, on connection: PostgresConnection) throws -> StoreSnapshot {
-        var snapshot = try storeSnapshot(store: store, on: connection)
+        try snapshot(store: store, readingSurroundings: true, on: connection)
+    }
+
+    /// Without `readingSurroundings`, the row estimates and the replication topology are left
+    /// out: `fleet apply`'s survey read them (`SurveyedCatalog.complete`).
+    static func snapshot(store: String, readingSurroundings: Bool, on connection: PostgresConnection) throws -> StoreSnapshot {
+        var snapshot = try storeSnapshot(store: store, estimatingRows: readingSurroundings, on: connection)
         snapshot.lockTable = try lockTable(on: connection)
-        snapshot.replication = try ReplicationCatalog.topology(store: store, on: connection)
+        if readingSurroundings { snapshot.replication = try ReplicationCatalog.topology(store: store, on: connection) }
         return snapshot
     }
 
@@ -34,7 +40,7 @@ public enum StoreCatalog {
         return LockTableSettings(maxLocksPerTransaction: perTransaction, backends: backends)
     }
 
-    static func storeSnapshot(store: String, on connection: PostgresConnection) throws -> StoreSnapshot {
+    static func storeSnapshot(store: String, estimatingRows: Bool = true, on connection: PostgresConnection) throws -> StoreSnapshot {
         let schemaExists = !(try connection.execute(
             "SELECT 1 FROM pg_namespace WHERE nspname = \(store)"
         )).isEmpty
@@ -58,7 +64,8 @@ public enum StoreCatalog {
         )
         let backup = try StoreSchemas.backupOfUnfinishedChain(store: store, on: connection)
         return StoreSnapshot(
-            store: store, schemaExists: schemaExists, metadata: metadata, rowEstimates: try rowEstimates(store: store, on: connection),
+            store: store, schemaExists: schemaExists, metadata: metadata,
+            rowEstimates: estimatingRows ? try rowEstimates(store: store, on: connection) : RowEstimates(),
             unfinishedChainBackup: backup
         )
     }
@@ -80,29 +87,36 @@ public enum StoreCatalog {
     /// statistics of `_entity` (its most common values, complete for the few entities a table
     /// holds once the table was analyzed).
     public static func rowEstimates(store: String, on connection: PostgresConnection) throws -> RowEstimates {
+        try rowEstimates(of: [store], on: connection)[store] ?? RowEstimates()
+    }
+
+    /// The estimates of `stores` in two statements however many they are (`fleet apply`'s survey).
+    static func rowEstimates(of stores: [String], on connection: PostgresConnection) throws -> [String: RowEstimates] {
+        let names = CatalogReader.arrayLiteral(stores)
         let result = try connection.execute("""
-            SELECT c.relname AS name, greatest(c.reltuples, pg_stat_get_live_tuples(c.oid), 0)::bigint AS n
+            SELECT n.nspname AS store, c.relname AS name, greatest(c.reltuples, pg_stat_get_live_tuples(c.oid), 0)::bigint AS n
             FROM pg_class c
             JOIN pg_namespace n ON n.oid = c.relnamespace
-            WHERE n.nspname = \(store) AND c.relkind = 'r'
+            WHERE n.nspname IN (SELECT unnest(\(names)::name[])) AND c.relkind = 'r'
               AND NOT (c.reltuples < 0 AND pg_stat_get_live_tuples(c.oid) = 0)
             """)
         // A table never analyzed whose live rows were not counted yet is left out: unknown.
         // pg_stat_get_live_tuples is pg_stat_user_tables.n_live_tup for one table; the view
         // would read the statistics of every table of the database (a fleet's has thousands).
-        var estimates = RowEstimates()
+        var estimates = Dictionary(uniqueKeysWithValues: stores.map { ($0, RowEstimates()) })
         for row in result.rows.indices {
-            estimates.tables[result.value(row, "name") ?? ""] = Int(result.int(row, "n") ?? 0)
+            guard let store = result.value(row, "store") else { continue }
+            estimates[store]?.tables[result.value(row, "name") ?? ""] = Int(result.int(row, "n") ?? 0)
         }
         let shares = try connection.execute("""
-            SELECT s.tablename AS name, u.entity, u.share::float8 AS share
+            SELECT s.schemaname AS store, s.tablename AS name, u.entity, u.share::float8 AS share
             FROM pg_stats s, unnest(s.most_common_vals::text::text[], s.most_common_freqs) AS u(entity, share)
-            WHERE s.schemaname = \(store) AND s.attname = '_entity' AND NOT s.inherited
+            WHERE s.schemaname IN (SELECT unnest(\(names)::name[])) AND s.attname = '_entity' AND NOT s.inherited
             """)
         for row in shares.rows.indices {
-            guard let table = shares.value(row, "name"), let entity = shares.value(row, "entity"),
+            guard let store = shares.value(row, "store"), let table = shares.value(row, "name"), let entity = shares.value(row, "entity"),
                   let share = shares.value(row, "share").flatMap(Double.init) else { continue }
-            estimates.entityShares[table, default: [:]][entity] = share
+            estimates[store]?.entityShares[table, default: [:]][entity] = share
         }
         return estimates
     }
