@@ -40,19 +40,22 @@ public enum StoreCatalog {
         return LockTableSettings(maxLocksPerTransaction: perTransaction, backends: backends)
     }
 
+    /// Whether the schema exists, the store's metadata and the backup of an unfinished chain:
+    /// one statement once the metadata is there.
     static func storeSnapshot(store: String, estimatingRows: Bool = true, on connection: PostgresConnection) throws -> StoreSnapshot {
-        let schemaExists = !(try connection.execute(
-            "SELECT 1 FROM pg_namespace WHERE nspname = \(store)"
-        )).isEmpty
         guard try MetadataSchema.exists(on: connection) else {
+            let schemaExists = !(try connection.execute("SELECT 1 FROM pg_namespace WHERE nspname = \(store)")).isEmpty
             return StoreSnapshot(store: store, schemaExists: schemaExists, metadata: nil)
         }
+        let backup: SQL = try MetadataSchema.hasStoreSchemas(on: connection) ? "(\(StoreSchemas.unfinishedChainBackup(of: store)))" : "NULL"
         let result = try connection.execute("""
-            SELECT model_name, version_name, model_hash, entity_hashes::text AS entity_hashes,
-                   version_identifiers::text AS version_identifiers
-            FROM \(ident: MetadataSchema.schema, "stores") WHERE store = \(store)
+            SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = \(store)) AS schema_exists, s.store IS NOT NULL AS recorded,
+                   s.model_name, s.version_name, s.model_hash, s.entity_hashes::text AS entity_hashes,
+                   s.version_identifiers::text AS version_identifiers, \(backup) AS backup
+            FROM (SELECT 1) AS one LEFT JOIN \(ident: MetadataSchema.schema, "stores") AS s ON s.store = \(store)
             """)
-        guard !result.isEmpty, schemaExists else {
+        let schemaExists = result.bool(0, "schema_exists") == true
+        guard result.bool(0, "recorded") == true, schemaExists else {
             return StoreSnapshot(store: store, schemaExists: schemaExists, metadata: nil)
         }
         let metadata = StoreMetadata(
@@ -62,11 +65,10 @@ public enum StoreCatalog {
             entityHashes: decodeJSON(result.value(0, "entity_hashes")) ?? [:],
             versionIdentifiers: decodeJSON(result.value(0, "version_identifiers")) ?? []
         )
-        let backup = try StoreSchemas.backupOfUnfinishedChain(store: store, on: connection)
         return StoreSnapshot(
             store: store, schemaExists: schemaExists, metadata: metadata,
             rowEstimates: estimatingRows ? try rowEstimates(store: store, on: connection) : RowEstimates(),
-            unfinishedChainBackup: backup
+            unfinishedChainBackup: result.value(0, "backup")
         )
     }
 
