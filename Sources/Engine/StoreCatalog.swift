@@ -75,11 +75,18 @@ public enum StoreCatalog {
     /// Versions of the model recorded in the database, newest first.
     public static func recordedVersions(model: String, on connection: PostgresConnection) throws -> [RecordedVersion] {
         guard try MetadataSchema.exists(on: connection) else { return [] }
-        let result = try connection.execute("""
-            SELECT version_name, model_hash FROM \(ident: MetadataSchema.schema, "model_versions")
-            WHERE model_name = \(model) ORDER BY recorded_at DESC
-            """)
-        return result.rows.indices.map { row in
+        return recordedVersions(in: try connection.execute(recordedVersionsStatement(model: model)))
+    }
+
+    static func recordedVersionsStatement(model: String) -> SQL {
+        """
+        SELECT version_name, model_hash FROM \(ident: MetadataSchema.schema, "model_versions")
+        WHERE model_name = \(model) ORDER BY recorded_at DESC
+        """
+    }
+
+    static func recordedVersions(in result: QueryResult) -> [RecordedVersion] {
+        result.rows.indices.map { row in
             RecordedVersion(name: result.value(row, "version_name") ?? "", modelHash: result.value(row, "model_hash") ?? "")
         }
     }

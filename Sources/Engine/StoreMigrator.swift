@@ -46,9 +46,10 @@ public struct StoreMigrator {
         let needsExtraObjects = !keepBackup || snapshot.unfinishedChainBackup != nil
         // An interrupted `apply --online` left its step half in the store, by design: its
         // checkpoint, which names the plan, decides whether the run may continue.
-        let runLeft = try OnlineCheckpoint.unfinished(store: store, on: connection)
-        let survey = runLeft == nil
-            ? try SurveyedCatalog.recheck(surveyedCatalog, for: snapshot, needsExtraObjects: needsExtraObjects, on: connection) : SurveyedCatalog.Recheck()
+        let locked = try SurveyedCatalog.readUnderLock(surveyedCatalog, for: snapshot, needsExtraObjects: needsExtraObjects, model: model.name, on: connection)
+        let runLeft = try locked.map(\.runLeft) ?? OnlineCheckpoint.unfinished(store: store, on: connection)
+        let survey = runLeft != nil ? SurveyedCatalog.Recheck()
+            : try locked?.survey ?? SurveyedCatalog.recheck(surveyedCatalog, for: snapshot, needsExtraObjects: needsExtraObjects, on: connection)
         if runLeft == nil, !survey.catalogHolds,
            let drift = try DriftCheck.requireNoBlockingDrift(snapshot, model: model, on: connection, contracts: contracts),
            needsExtraObjects {
@@ -58,7 +59,7 @@ public struct StoreMigrator {
         if surveyedCatalog != nil { try SurveyedCatalog.complete(&snapshot, from: survey, estimatesKept: explicitMappings.isEmpty, on: connection) }
         snapshot.surroundings = try surroundings(of: snapshot, mode: mode)
         snapshot.surroundings.onlineRunLeft = runLeft.map { OnlineRunLeft(from: $0.from, to: $0.to) }
-        let recorded = try StoreCatalog.recordedVersions(model: model.name, on: connection)
+        let recorded = try locked?.recorded ?? StoreCatalog.recordedVersions(model: model.name, on: connection)
         return try Planner.plan(
             model: model, targetVersion: targetVersion, snapshot: snapshot, recordedVersions: recorded,
             explicitMappings: explicitMappings,

@@ -21,8 +21,12 @@ enum CatalogFingerprint {
     /// The fingerprints of `schemas`, each with the value of `extra` (a scalar expression read
     /// in the same statement, `ReplicationFingerprint`'s under a store's lock).
     static func read(schemas: [String], besides extra: SQL?, on connection: PostgresConnection) throws -> [String: (fingerprint: String, extra: String?)] {
-        let extraColumn: SQL = extra.map { ", \($0) AS extra" } ?? ""
-        let result = try connection.execute("""
+        fingerprints(in: try connection.execute(statement(schemas: schemas, besides: extra)))
+    }
+
+    static func statement(schemas: [String], besides extra: SQL?) -> SQL {
+        let extraColumn: SQL = extra.map { ", \($0) AS extra" } ?? ", NULL AS extra"
+        return """
             WITH r AS MATERIALIZED (
                 SELECT n.nspname AS schema_name, d.objid AS rel FROM pg_namespace n
                 JOIN pg_depend d ON d.refclassid = 'pg_namespace'::regclass AND d.refobjid = n.oid AND d.classid = 'pg_class'::regclass
@@ -38,11 +42,14 @@ enum CatalogFingerprint {
                     FROM r JOIN pg_index x ON x.indrelid = r.rel JOIN pg_class i ON i.oid = x.indexrelid
             ) AS f
             GROUP BY schema_name
-            """)
+            """
+    }
+
+    static func fingerprints(in result: QueryResult) -> [String: (fingerprint: String, extra: String?)] {
         var fingerprints: [String: (fingerprint: String, extra: String?)] = [:]
         for row in result.rows.indices {
             guard let schema = result.value(row, "schema_name"), let fingerprint = result.value(row, "fingerprint") else { continue }
-            fingerprints[schema] = (fingerprint, extra == nil ? nil : result.value(row, "extra"))
+            fingerprints[schema] = (fingerprint, result.value(row, "extra"))
         }
         return fingerprints
     }

@@ -46,11 +46,45 @@ public struct SurveyedCatalog: Sendable, Hashable {
               metadata.versionName == surveyed.versionName, metadata.modelHash == surveyed.modelHash
         else { return Recheck() }
         let besides = surveyed.replicationFingerprint == nil ? nil : ReplicationFingerprint.expression(on: connection)
-        guard let found = try CatalogFingerprint.read(schemas: [snapshot.store], besides: besides, on: connection)[snapshot.store],
-              found.fingerprint == surveyed.fingerprint
-        else { return Recheck() }
-        guard let replicationFingerprint = surveyed.replicationFingerprint, found.extra == replicationFingerprint else { return Recheck(catalogHolds: true) }
-        return Recheck(catalogHolds: true, replication: surveyed.replication, rowEstimates: surveyed.rowEstimates)
+        return surveyed.verdict(try CatalogFingerprint.read(schemas: [snapshot.store], besides: besides, on: connection)[snapshot.store])
+    }
+
+    /// What holds, given the fingerprints read under the lock.
+    private func verdict(_ found: (fingerprint: String, extra: String?)?) -> Recheck {
+        guard let found, found.fingerprint == fingerprint else { return Recheck() }
+        guard let replicationFingerprint, found.extra == replicationFingerprint else { return Recheck(catalogHolds: true) }
+        return Recheck(catalogHolds: true, replication: replication, rowEstimates: rowEstimates)
+    }
+
+    /// What `plan` reads under a surveyed store's lock beside its snapshot, in one round trip
+    /// (libpq's pipeline mode): the unfinished online step, the survey's recheck
+    /// (`recheck`'s statement) and the model's recorded versions.
+    struct LockedReads {
+        var runLeft: (from: String, to: String)?
+        var survey: Recheck
+        var recorded: [RecordedVersion]
+    }
+
+    /// Nil where `recheck` reads nothing (no survey, another version, the extra objects needed)
+    /// or where the metadata is of a layout without the checkpoint table: the caller reads each
+    /// of them alone.
+    static func readUnderLock(
+        _ surveyed: SurveyedCatalog?, for snapshot: StoreSnapshot, needsExtraObjects: Bool, model: String, on connection: PostgresConnection
+    ) throws -> LockedReads? {
+        guard let surveyed, !needsExtraObjects, let metadata = snapshot.metadata,
+              metadata.versionName == surveyed.versionName, metadata.modelHash == surveyed.modelHash,
+              try CheckpointTable.exists(on: connection)
+        else { return nil }
+        let besides = surveyed.replicationFingerprint == nil ? nil : ReplicationFingerprint.expression(on: connection)
+        let results = try StatementPipeline.execute([
+            OnlineCheckpoint.unfinishedStatement(store: snapshot.store),
+            CatalogFingerprint.statement(schemas: [snapshot.store], besides: besides),
+            StoreCatalog.recordedVersionsStatement(model: model),
+        ], on: connection)
+        let found = CatalogFingerprint.fingerprints(in: results[1])[snapshot.store]
+        return LockedReads(
+            runLeft: OnlineCheckpoint.unfinished(in: results[0]), survey: surveyed.verdict(found), recorded: StoreCatalog.recordedVersions(in: results[2])
+        )
     }
 
     /// The snapshot's topology and row estimates (left out of its read when the store was
