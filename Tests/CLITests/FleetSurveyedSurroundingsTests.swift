@@ -80,4 +80,35 @@ struct FleetSurveyedSurroundingsTests {
             #expect(try admin.execute("SELECT version_name FROM orchestrator.stores WHERE store = 'tenant_b'").value(0, "version_name") == "Recipes 3")
         }
     }
+
+    @Test("under a surveyed store's lock, its plan takes two round trips and is the plan apply makes", integration)
+    func surveyedPlanInTwoRoundTrips() throws {
+        try FleetFixture.withServers(1) { urls in
+            try FleetFixture.makeStores(["tenant_a"], at: "Recipes 1", url: urls[0])
+            let model = FleetFixture.model
+            let target = try #require(model.version(named: "Recipes 3"))
+            let connection = try PostgresConnection(url: urls[0])
+            defer { connection.close() }
+            connection.sessionFacts = SessionFacts()
+            // Statistics that stay as they are: the survey's row estimates and apply's are the same.
+            try connection.execute("ANALYZE")
+            var survey = ServerSurvey(server: FleetServer(name: "s0", url: urls[0]), connection: connection, model: model, target: target)
+            survey.readsFingerprints = true
+            let surveyed = try #require(try survey.states().first { $0.store.store == "tenant_a" }?.surveyedCatalog)
+            var migrator = StoreMigrator(connection: connection, model: model, store: "tenant_a", targetVersion: target.name)
+            migrator.surveyedCatalog = surveyed
+            // The first plan on the session learns what it keeps (the metadata tables are there).
+            _ = try migrator.plan()
+            let before = connection.roundTrips
+            let plan = try migrator.plan()
+            // The snapshot's one statement, then the pipeline: no topology, no row estimates.
+            #expect(connection.roundTrips - before == 2)
+            let plain = try PostgresConnection(url: urls[0])
+            defer { plain.close() }
+            let single = try StoreMigrator(connection: plain, model: model, store: "tenant_a", targetVersion: target.name).plan()
+            #expect(plan == single)
+            // Two chefs, three recipes, four ingredients, as the survey counted them.
+            #expect(plan.steps.first?.rowEstimate == 9, "\(plan.steps)")
+        }
+    }
 }
