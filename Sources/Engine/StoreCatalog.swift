@@ -7,9 +7,15 @@ import SQLBuilding
 /// Reads what the database knows about a store: whether its schema exists and its metadata.
 public enum StoreCatalog {
     public static func snapshot(store: String, on connection: PostgresConnection) throws -> StoreSnapshot {
-        var snapshot = try storeSnapshot(store: store, on: connection)
+        try snapshot(store: store, readingSurroundings: true, on: connection)
+    }
+
+    /// Without `readingSurroundings`, the row estimates and the replication topology are left
+    /// out: `fleet apply`'s survey read them (`SurveyedCatalog.complete`).
+    static func snapshot(store: String, readingSurroundings: Bool, on connection: PostgresConnection) throws -> StoreSnapshot {
+        var snapshot = try storeSnapshot(store: store, estimatingRows: readingSurroundings, on: connection)
         snapshot.lockTable = try lockTable(on: connection)
-        snapshot.replication = try ReplicationCatalog.topology(store: store, on: connection)
+        if readingSurroundings { snapshot.replication = try ReplicationCatalog.topology(store: store, on: connection) }
         return snapshot
     }
 
@@ -34,19 +40,22 @@ public enum StoreCatalog {
         return LockTableSettings(maxLocksPerTransaction: perTransaction, backends: backends)
     }
 
-    static func storeSnapshot(store: String, on connection: PostgresConnection) throws -> StoreSnapshot {
-        let schemaExists = !(try connection.execute(
-            "SELECT 1 FROM pg_namespace WHERE nspname = \(store)"
-        )).isEmpty
+    /// Whether the schema exists, the store's metadata and the backup of an unfinished chain:
+    /// one statement once the metadata is there.
+    static func storeSnapshot(store: String, estimatingRows: Bool = true, on connection: PostgresConnection) throws -> StoreSnapshot {
         guard try MetadataSchema.exists(on: connection) else {
+            let schemaExists = !(try connection.execute("SELECT 1 FROM pg_namespace WHERE nspname = \(store)")).isEmpty
             return StoreSnapshot(store: store, schemaExists: schemaExists, metadata: nil)
         }
+        let backup: SQL = try MetadataSchema.hasStoreSchemas(on: connection) ? "(\(StoreSchemas.unfinishedChainBackup(of: store)))" : "NULL"
         let result = try connection.execute("""
-            SELECT model_name, version_name, model_hash, entity_hashes::text AS entity_hashes,
-                   version_identifiers::text AS version_identifiers
-            FROM \(ident: MetadataSchema.schema, "stores") WHERE store = \(store)
+            SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = \(store)) AS schema_exists, s.store IS NOT NULL AS recorded,
+                   s.model_name, s.version_name, s.model_hash, s.entity_hashes::text AS entity_hashes,
+                   s.version_identifiers::text AS version_identifiers, \(backup) AS backup
+            FROM (SELECT 1) AS one LEFT JOIN \(ident: MetadataSchema.schema, "stores") AS s ON s.store = \(store)
             """)
-        guard !result.isEmpty, schemaExists else {
+        let schemaExists = result.bool(0, "schema_exists") == true
+        guard result.bool(0, "recorded") == true, schemaExists else {
             return StoreSnapshot(store: store, schemaExists: schemaExists, metadata: nil)
         }
         let metadata = StoreMetadata(
@@ -56,21 +65,28 @@ public enum StoreCatalog {
             entityHashes: decodeJSON(result.value(0, "entity_hashes")) ?? [:],
             versionIdentifiers: decodeJSON(result.value(0, "version_identifiers")) ?? []
         )
-        let backup = try StoreSchemas.backupOfUnfinishedChain(store: store, on: connection)
         return StoreSnapshot(
-            store: store, schemaExists: schemaExists, metadata: metadata, rowEstimates: try rowEstimates(store: store, on: connection),
-            unfinishedChainBackup: backup
+            store: store, schemaExists: schemaExists, metadata: metadata,
+            rowEstimates: estimatingRows ? try rowEstimates(store: store, on: connection) : RowEstimates(),
+            unfinishedChainBackup: result.value(0, "backup")
         )
     }
 
     /// Versions of the model recorded in the database, newest first.
     public static func recordedVersions(model: String, on connection: PostgresConnection) throws -> [RecordedVersion] {
         guard try MetadataSchema.exists(on: connection) else { return [] }
-        let result = try connection.execute("""
-            SELECT version_name, model_hash FROM \(ident: MetadataSchema.schema, "model_versions")
-            WHERE model_name = \(model) ORDER BY recorded_at DESC
-            """)
-        return result.rows.indices.map { row in
+        return recordedVersions(in: try connection.execute(recordedVersionsStatement(model: model)))
+    }
+
+    static func recordedVersionsStatement(model: String) -> SQL {
+        """
+        SELECT version_name, model_hash FROM \(ident: MetadataSchema.schema, "model_versions")
+        WHERE model_name = \(model) ORDER BY recorded_at DESC
+        """
+    }
+
+    static func recordedVersions(in result: QueryResult) -> [RecordedVersion] {
+        result.rows.indices.map { row in
             RecordedVersion(name: result.value(row, "version_name") ?? "", modelHash: result.value(row, "model_hash") ?? "")
         }
     }
@@ -80,29 +96,36 @@ public enum StoreCatalog {
     /// statistics of `_entity` (its most common values, complete for the few entities a table
     /// holds once the table was analyzed).
     public static func rowEstimates(store: String, on connection: PostgresConnection) throws -> RowEstimates {
+        try rowEstimates(of: [store], on: connection)[store] ?? RowEstimates()
+    }
+
+    /// The estimates of `stores` in two statements however many they are (`fleet apply`'s survey).
+    static func rowEstimates(of stores: [String], on connection: PostgresConnection) throws -> [String: RowEstimates] {
+        let names = CatalogReader.arrayLiteral(stores)
         let result = try connection.execute("""
-            SELECT c.relname AS name, greatest(c.reltuples, pg_stat_get_live_tuples(c.oid), 0)::bigint AS n
+            SELECT n.nspname AS store, c.relname AS name, greatest(c.reltuples, pg_stat_get_live_tuples(c.oid), 0)::bigint AS n
             FROM pg_class c
             JOIN pg_namespace n ON n.oid = c.relnamespace
-            WHERE n.nspname = \(store) AND c.relkind = 'r'
+            WHERE n.nspname IN (SELECT unnest(\(names)::name[])) AND c.relkind = 'r'
               AND NOT (c.reltuples < 0 AND pg_stat_get_live_tuples(c.oid) = 0)
             """)
         // A table never analyzed whose live rows were not counted yet is left out: unknown.
         // pg_stat_get_live_tuples is pg_stat_user_tables.n_live_tup for one table; the view
         // would read the statistics of every table of the database (a fleet's has thousands).
-        var estimates = RowEstimates()
+        var estimates = Dictionary(uniqueKeysWithValues: stores.map { ($0, RowEstimates()) })
         for row in result.rows.indices {
-            estimates.tables[result.value(row, "name") ?? ""] = Int(result.int(row, "n") ?? 0)
+            guard let store = result.value(row, "store") else { continue }
+            estimates[store]?.tables[result.value(row, "name") ?? ""] = Int(result.int(row, "n") ?? 0)
         }
         let shares = try connection.execute("""
-            SELECT s.tablename AS name, u.entity, u.share::float8 AS share
+            SELECT s.schemaname AS store, s.tablename AS name, u.entity, u.share::float8 AS share
             FROM pg_stats s, unnest(s.most_common_vals::text::text[], s.most_common_freqs) AS u(entity, share)
-            WHERE s.schemaname = \(store) AND s.attname = '_entity' AND NOT s.inherited
+            WHERE s.schemaname IN (SELECT unnest(\(names)::name[])) AND s.attname = '_entity' AND NOT s.inherited
             """)
         for row in shares.rows.indices {
-            guard let table = shares.value(row, "name"), let entity = shares.value(row, "entity"),
+            guard let store = shares.value(row, "store"), let table = shares.value(row, "name"), let entity = shares.value(row, "entity"),
                   let share = shares.value(row, "share").flatMap(Double.init) else { continue }
-            estimates.entityShares[table, default: [:]][entity] = share
+            estimates[store]?.entityShares[table, default: [:]][entity] = share
         }
         return estimates
     }

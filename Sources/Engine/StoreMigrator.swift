@@ -24,7 +24,8 @@ public struct StoreMigrator {
     /// so do all the migrators of one process on servers that print it alike.
     public var contracts: ContractCatalogs = .shared
     /// `fleet apply`: what its survey found of the store; while it still holds under the lock
-    /// (`SurveyedCatalog.holds`), the drift check's catalog read is left out.
+    /// (`SurveyedCatalog.recheck`), the drift check's catalog read is left out, and so are the
+    /// reads of its row estimates and replication topology.
     public var surveyedCatalog: SurveyedCatalog?
 
     public init(
@@ -41,22 +42,25 @@ public struct StoreMigrator {
     /// The plan for the store as it is now, for `apply` (`mode` offline) or `apply --online`,
     /// read without taking any lock or writing anything.
     public func plan(mode: PlanMode = .offline) throws -> MigrationPlan {
-        var snapshot = try StoreCatalog.snapshot(store: store, on: connection)
+        var snapshot = try StoreCatalog.snapshot(store: store, readingSurroundings: surveyedCatalog == nil, on: connection)
         let needsExtraObjects = !keepBackup || snapshot.unfinishedChainBackup != nil
         // An interrupted `apply --online` left its step half in the store, by design: its
         // checkpoint, which names the plan, decides whether the run may continue.
-        let runLeft = try OnlineCheckpoint.unfinished(store: store, on: connection)
-        if runLeft == nil,
-           try !SurveyedCatalog.holds(surveyedCatalog, for: snapshot, needsExtraObjects: needsExtraObjects, on: connection),
+        let locked = try SurveyedCatalog.readUnderLock(surveyedCatalog, for: snapshot, needsExtraObjects: needsExtraObjects, model: model.name, on: connection)
+        let runLeft = try locked.map(\.runLeft) ?? OnlineCheckpoint.unfinished(store: store, on: connection)
+        let survey = runLeft != nil ? SurveyedCatalog.Recheck()
+            : try locked?.survey ?? SurveyedCatalog.recheck(surveyedCatalog, for: snapshot, needsExtraObjects: needsExtraObjects, on: connection)
+        if runLeft == nil, !survey.catalogHolds,
            let drift = try DriftCheck.requireNoBlockingDrift(snapshot, model: model, on: connection, contracts: contracts),
            needsExtraObjects {
             // Only then can a heavyweight step drop the team's own objects with the old store.
             snapshot.extraObjects = try ExtraObjectReader.read(drift, store: store, on: connection)
         }
+        if surveyedCatalog != nil { try SurveyedCatalog.complete(&snapshot, from: survey, estimatesKept: explicitMappings.isEmpty, on: connection) }
         snapshot.surroundings = try surroundings(of: snapshot, mode: mode)
         snapshot.surroundings.onlineRunLeft = runLeft.map { OnlineRunLeft(from: $0.from, to: $0.to) }
         snapshot.surroundings.expansionInFlight = try ExpansionRecord.read(store: store, on: connection)?.inFlight
-        let recorded = try StoreCatalog.recordedVersions(model: model.name, on: connection)
+        let recorded = try locked?.recorded ?? StoreCatalog.recordedVersions(model: model.name, on: connection)
         return try Planner.plan(
             model: model, targetVersion: targetVersion, snapshot: snapshot, recordedVersions: recorded,
             explicitMappings: explicitMappings,

@@ -102,10 +102,15 @@ public enum StoreSchemas {
     /// the store as it was before that run, which the next run keeps.
     static func backupOfUnfinishedChain(store: String, on connection: PostgresConnection) throws -> String? {
         guard try MetadataSchema.hasStoreSchemas(on: connection) else { return nil }
-        return try connection.execute("""
-            SELECT s.schema FROM \(ident: MetadataSchema.schema, table) AS s JOIN pg_namespace AS n ON n.nspname = s.schema
-            WHERE s.store = \(store) AND s.role = 'backup' AND NOT s.chain_finished
-            """).rows.first?[0] ?? nil
+        return try connection.execute(unfinishedChainBackup(of: store)).rows.first?[0] ?? nil
+    }
+
+    /// The query of `backupOfUnfinishedChain`, also read as a column of the store's snapshot.
+    static func unfinishedChainBackup(of store: String) -> SQL {
+        """
+        SELECT s.schema FROM \(ident: MetadataSchema.schema, table) AS s JOIN pg_namespace AS n ON n.nspname = s.schema
+        WHERE s.store = \(store) AND s.role = 'backup' AND NOT s.chain_finished LIMIT 1
+        """
     }
 
     /// The run reached its target: a backup of the store is no longer one of an unfinished chain.

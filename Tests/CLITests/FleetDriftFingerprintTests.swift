@@ -40,13 +40,7 @@ struct FleetDriftFingerprintTests {
     @Test("a store made to drift after the survey is refused under its lock with the drift, unchanged; the others migrate", integration)
     func driftAfterTheSurveyIsRefused() throws {
         try FleetFixture.withServers(1) { urls in
-            try FleetFixture.makeStores(["tenant_a", "tenant_b"], at: "Recipes 1", url: urls[0])
-            let path = try FleetFixture.writeFleet(servers: [("s0", urls[0], nil)])
-            let model = FleetFixture.model
-            let run = FleetRun(
-                fleet: try FleetFile.load(path: path), model: model, target: try #require(model.version(named: "Recipes 3")), explicitMappings: [],
-                options: ApplyOptions(), run: "late", jobs: 1, connect: { try PostgresConnection(url: $0) }
-            )
+            let run = try FleetFixture.lateChangeRun("late", url: urls[0])
             let handChange = ResultBox()
             // After the survey and before any claim: the column the step renames is dropped.
             run.onStart = { _ in

@@ -86,6 +86,19 @@ enum FleetFixture {
         try OrchestratorBinary.run(arguments, databaseURL: nil)
     }
 
+    /// An in-process `fleet apply` (named `run`) of tenant_a and tenant_b, made at Recipes 1 on
+    /// one server, to Recipes 3, one store at a time: a test changes a store in its `onStart`,
+    /// after the survey and before any claim.
+    static func lateChangeRun(_ run: String, url: String) throws -> FleetRun {
+        try makeStores(["tenant_a", "tenant_b"], at: "Recipes 1", url: url)
+        let path = try writeFleet(servers: [("s0", url, nil)])
+        guard let target = model.version(named: "Recipes 3") else { preconditionFailure("migrations/ has no Recipes 3") }
+        return FleetRun(
+            fleet: try FleetFile.load(path: path), model: model, target: target, explicitMappings: [],
+            options: ApplyOptions(), run: run, jobs: 1, connect: { try PostgresConnection(url: $0) }
+        )
+    }
+
     /// The single-store result: the store made and filled at `version` in a fresh database,
     /// then migrated by `orchestrator apply`.
     static func referenceContents(from version: String) throws -> [String] {

@@ -15,13 +15,24 @@ import SQLBuilding
 enum CatalogFingerprint {
     /// The fingerprints of `schemas` that exist and hold a relation, in one statement.
     static func read(schemas: [String], on connection: PostgresConnection) throws -> [String: String] {
-        let result = try connection.execute("""
+        try read(schemas: schemas, besides: nil, on: connection).mapValues(\.fingerprint)
+    }
+
+    /// The fingerprints of `schemas`, each with the value of `extra` (a scalar expression read
+    /// in the same statement, `ReplicationFingerprint`'s under a store's lock).
+    static func read(schemas: [String], besides extra: SQL?, on connection: PostgresConnection) throws -> [String: (fingerprint: String, extra: String?)] {
+        fingerprints(in: try connection.execute(statement(schemas: schemas, besides: extra)))
+    }
+
+    static func statement(schemas: [String], besides extra: SQL?) -> SQL {
+        let extraColumn: SQL = extra.map { ", \($0) AS extra" } ?? ", NULL AS extra"
+        return """
             WITH r AS MATERIALIZED (
                 SELECT n.nspname AS schema_name, d.objid AS rel FROM pg_namespace n
                 JOIN pg_depend d ON d.refclassid = 'pg_namespace'::regclass AND d.refobjid = n.oid AND d.classid = 'pg_class'::regclass
                 WHERE n.nspname IN (SELECT unnest(\(CatalogReader.arrayLiteral(schemas))::name[]))
             )
-            SELECT schema_name, md5(string_agg(item, ',' ORDER BY item)) AS fingerprint FROM (
+            SELECT schema_name, md5(string_agg(item, ',' ORDER BY item)) AS fingerprint\(extraColumn) FROM (
                 SELECT r.schema_name, 'c' || c.oid || ':' || c.xmin AS item FROM r JOIN pg_class c ON c.oid = r.rel
                 UNION ALL SELECT r.schema_name, 'a' || a.attrelid || '.' || a.attnum || ':' || a.xmin FROM r JOIN pg_attribute a ON a.attrelid = r.rel
                 UNION ALL SELECT r.schema_name, 'd' || d.oid || ':' || d.xmin FROM r JOIN pg_attrdef d ON d.adrelid = r.rel
@@ -31,40 +42,15 @@ enum CatalogFingerprint {
                     FROM r JOIN pg_index x ON x.indrelid = r.rel JOIN pg_class i ON i.oid = x.indexrelid
             ) AS f
             GROUP BY schema_name
-            """)
-        var fingerprints: [String: String] = [:]
+            """
+    }
+
+    static func fingerprints(in result: QueryResult) -> [String: (fingerprint: String, extra: String?)] {
+        var fingerprints: [String: (fingerprint: String, extra: String?)] = [:]
         for row in result.rows.indices {
             guard let schema = result.value(row, "schema_name"), let fingerprint = result.value(row, "fingerprint") else { continue }
-            fingerprints[schema] = fingerprint
+            fingerprints[schema] = (fingerprint, result.value(row, "extra"))
         }
         return fingerprints
-    }
-}
-
-/// What `fleet apply`'s survey found of a store: its catalog compared with the contract of the
-/// version its metadata recorded, without blocking drift, and the catalog's fingerprint read
-/// before that comparison's read (so a change made between the two shows as a different
-/// fingerprint, never as a missed one).
-public struct SurveyedCatalog: Sendable, Hashable {
-    public var versionName: String
-    public var modelHash: String
-    public var fingerprint: String
-
-    public init(versionName: String, modelHash: String, fingerprint: String) {
-        self.versionName = versionName
-        self.modelHash = modelHash
-        self.fingerprint = fingerprint
-    }
-
-    /// Whether the survey's verdict (no blocking drift) still holds for the store as
-    /// `snapshot` shows it under its lock: the same version in the metadata and the same
-    /// fingerprint. Then the drift check's catalog read is left out; otherwise it runs. Only
-    /// when the drift's extra objects are not needed (`needsExtraObjects`: a heavyweight step
-    /// that drops the old store, or finishes an unfinished chain).
-    static func holds(_ surveyed: SurveyedCatalog?, for snapshot: StoreSnapshot, needsExtraObjects: Bool, on connection: PostgresConnection) throws -> Bool {
-        guard let surveyed, !needsExtraObjects, let metadata = snapshot.metadata,
-              metadata.versionName == surveyed.versionName, metadata.modelHash == surveyed.modelHash
-        else { return false }
-        return try CatalogFingerprint.read(schemas: [snapshot.store], on: connection)[snapshot.store] == surveyed.fingerprint
     }
 }

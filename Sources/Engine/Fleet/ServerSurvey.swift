@@ -100,7 +100,27 @@ public struct ServerSurvey {
                 }
             }
         }
+        try readSurroundings(of: &states)
         return states
+    }
+
+    /// The row estimates and replication topology of the stores found without blocking drift,
+    /// read for all of them at once (six statements), after the server's replication
+    /// fingerprint: under each store's lock, the same fingerprints mean the same topology
+    /// (`SurveyedCatalog.recheck`).
+    func readSurroundings(of states: inout [FleetStoreState]) throws {
+        let surveyed = states.indices.filter { states[$0].surveyedCatalog != nil }
+        guard !surveyed.isEmpty else { return }
+        let stores = surveyed.map { states[$0].store.store }
+        let fingerprint = try ReplicationFingerprint.read(on: connection)
+        let topologies = try ReplicationCatalog.topologies(of: stores, on: connection)
+        let estimates = try StoreCatalog.rowEstimates(of: stores, on: connection)
+        for index in surveyed {
+            let store = states[index].store.store
+            states[index].surveyedCatalog?.replicationFingerprint = fingerprint
+            states[index].surveyedCatalog?.replication = topologies[store]
+            states[index].surveyedCatalog?.rowEstimates = estimates[store]
+        }
     }
 
     struct StoreRow {

@@ -35,12 +35,21 @@ struct OnlineCheckpoint {
     static func unfinished(store: String, on connection: PostgresConnection) throws -> (from: String, to: String)? {
         let row: QueryResult
         if try CheckpointTable.exists(on: connection) {
-            row = try connection.execute("SELECT from_version, to_version FROM \(ident: MetadataSchema.schema, CheckpointTable.table) WHERE store = \(store) AND kind = 'online'")
+            row = try connection.execute(unfinishedStatement(store: store))
         } else {
             let legacy = quoteIdentifier(MetadataSchema.schema) + "." + CheckpointTable.onlineView
             guard try connection.execute("SELECT to_regclass(\(legacy)) IS NOT NULL AS present").bool(0, "present") == true else { return nil }
             row = try connection.execute("SELECT from_version, to_version FROM \(ident: MetadataSchema.schema, CheckpointTable.onlineView) WHERE store = \(store)")
         }
+        return unfinished(in: row)
+    }
+
+    /// The statement of `unfinished` once the metadata has the checkpoint table.
+    static func unfinishedStatement(store: String) -> SQL {
+        "SELECT from_version, to_version FROM \(ident: MetadataSchema.schema, CheckpointTable.table) WHERE store = \(store) AND kind = 'online'"
+    }
+
+    static func unfinished(in row: QueryResult) -> (from: String, to: String)? {
         guard let values = row.rows.first, let from = values[0], let to = values[1] else { return nil }
         return (from, to)
     }

@@ -16,7 +16,7 @@ struct ExpandDeferral {
     init(changes: [any SchemaChange], pairing: LayoutPairing, rebuilt: Set<String>) {
         let destinationTables = Set(pairing.destinationLayout.tables.map(\.name))
         // Constraints the step drops itself (online, a key that goes with its column is not).
-        let dropped = Set(changes.compactMap { change in
+        let dropped = Set(changes.compactMap { change -> String? in
             guard case .dropConstraint(let drop) = change.kind, !drop.goesWithItsColumn else { return nil }
             return "\(drop.table).\(drop.name)"
         })

@@ -1,0 +1,114 @@
+import Engine
+import Foundation
+import PostgresClient
+import SQLBuilding
+import Testing
+import TestSupport
+
+/// `fleet apply`'s survey reads the row estimates and the replication topology of a server's
+/// stores once, with the server's replication fingerprint; under each store's lock that
+/// fingerprint is read in the drift check's one statement, and a topology changed since the
+/// survey is read again and acted on.
+@Suite("fleet apply: row estimates and replication topology read once per server")
+struct FleetSurveyedSurroundingsTests {
+    @Test("the topology and the row estimates are read once per server, none of them under a store's lock; every store is migrated as apply does", integration)
+    func readOncePerServer() throws {
+        let reference = try FleetFixture.referenceContents(from: "Recipes 1")
+        try FleetFixture.withServers(2) { urls in
+            for (index, url) in urls.enumerated() {
+                try FleetFixture.makeStores(["tenant_\(index)_a", "tenant_\(index)_b", "tenant_\(index)_c"], at: "Recipes 1", url: url)
+            }
+            let fleet = try FleetFixture.writeFleet(servers: urls.enumerated().map { ("s\($0.offset)", $0.element, nil) })
+            let apply = try FleetFixture.run(["fleet", "apply", "--fleet", fleet, "--run", "once", "--jobs", "1", "--verbose"])
+            #expect(apply.exitCode == 0, "\(apply)")
+            #expect(apply.stdoutLines.last == "run once: 6 stores: 6 migrated", "\(apply)")
+            let log = apply.stderrLines
+            // Each read's text, found once per server (the survey's), not once per store.
+            for read in ["JOIN pg_publication_tables t ON t.pubname = p.pubname", "FROM pg_subscription_rel r JOIN pg_subscription s", "SELECT slot_name, slot_type, active,",
+                         "extract(epoch FROM r.replay_lag)", "greatest(c.reltuples, pg_stat_get_live_tuples(c.oid), 0)", "FROM pg_stats s, unnest("] {
+                #expect(log.filter { $0.contains(read) }.count == 2, "\(read): \(apply)")
+            }
+            // The server's replication fingerprint: once in each survey, then beside each store's catalog fingerprint.
+            #expect(log.filter { $0.contains("md5(concat(") }.count == 2 + 6, "\(apply)")
+            for (index, url) in urls.enumerated() {
+                let connection = try PostgresConnection(url: url)
+                defer { connection.close() }
+                for store in ["tenant_\(index)_a", "tenant_\(index)_b", "tenant_\(index)_c"] {
+                    let contents = try FleetFixture.contents(of: store, on: connection).map { $0.replacingOccurrences(of: store, with: "reference") }
+                    #expect(contents == reference, "\(store)")
+                    #expect(try connection.execute("SELECT version_name FROM orchestrator.stores WHERE store = \(store)").value(0, "version_name") == "Recipes 3")
+                }
+            }
+        }
+    }
+
+    @Test("a subscription that starts writing into a store after the survey is seen under its lock: the store is refused as apply refuses it, unchanged; the others migrate", integration)
+    func subscriptionAfterTheSurveyIsSeen() throws {
+        try FleetFixture.withServers(1) { urls in
+            let run = try FleetFixture.lateChangeRun("late", url: urls[0])
+            let admin = try PostgresConnection(url: urls[0])
+            defer { admin.close() }
+            defer {
+                _ = try? admin.execute("ALTER SUBSCRIPTION late_feed SET (slot_name = NONE)")
+                _ = try? admin.execute("DROP SUBSCRIPTION late_feed")
+            }
+            let handChange = ResultBox()
+            // After the survey and before any claim: a subscription now writes into tenant_a.recipe
+            // (never connected; its record of the table is written as a table sync leaves it).
+            run.onStart = { _ in
+                handChange.record {
+                    try admin.execute("""
+                        CREATE SUBSCRIPTION late_feed CONNECTION 'host=127.0.0.1 port=1 dbname=nowhere connect_timeout=2'
+                        PUBLICATION kitchen WITH (connect = false, enabled = false)
+                        """)
+                    try admin.execute("""
+                        INSERT INTO pg_catalog.pg_subscription_rel (srsubid, srrelid, srsubstate, srsublsn)
+                        SELECT oid, 'tenant_a.recipe'::regclass, 'r', NULL FROM pg_subscription WHERE subname = 'late_feed'
+                        """)
+                }
+            }
+            let before = try FleetFixture.contents(of: "tenant_a", on: admin)
+            let outcomes = try run.execute()
+            #expect(handChange.error == nil, "\(handChange.error.map { "\($0)" } ?? "")")
+            let refused = try #require(outcomes.first { $0.store.store == "tenant_a" })
+            #expect(refused.kind == .failed, "\(refused)")
+            #expect(refused.error?.contains("store tenant_a is written by subscription late_feed") == true, "\(refused)")
+            #expect(refused.error?.contains("Nothing was changed") == true, "\(refused)")
+            #expect(outcomes.first { $0.store.store == "tenant_b" }?.kind == .migrated)
+            #expect(try FleetFixture.contents(of: "tenant_a", on: admin) == before)
+            #expect(try admin.execute("SELECT version_name FROM orchestrator.stores WHERE store = 'tenant_a'").value(0, "version_name") == "Recipes 1")
+            #expect(try admin.execute("SELECT version_name FROM orchestrator.stores WHERE store = 'tenant_b'").value(0, "version_name") == "Recipes 3")
+        }
+    }
+
+    @Test("under a surveyed store's lock, its plan takes two round trips and is the plan apply makes", integration)
+    func surveyedPlanInTwoRoundTrips() throws {
+        try FleetFixture.withServers(1) { urls in
+            try FleetFixture.makeStores(["tenant_a"], at: "Recipes 1", url: urls[0])
+            let model = FleetFixture.model
+            let target = try #require(model.version(named: "Recipes 3"))
+            let connection = try PostgresConnection(url: urls[0])
+            defer { connection.close() }
+            connection.sessionFacts = SessionFacts()
+            // Statistics that stay as they are: the survey's row estimates and apply's are the same.
+            try connection.execute("ANALYZE")
+            var survey = ServerSurvey(server: FleetServer(name: "s0", url: urls[0]), connection: connection, model: model, target: target)
+            survey.readsFingerprints = true
+            let surveyed = try #require(try survey.states().first { $0.store.store == "tenant_a" }?.surveyedCatalog)
+            var migrator = StoreMigrator(connection: connection, model: model, store: "tenant_a", targetVersion: target.name)
+            migrator.surveyedCatalog = surveyed
+            // The first plan on the session learns what it keeps (the metadata tables are there).
+            _ = try migrator.plan()
+            let before = connection.roundTrips
+            let plan = try migrator.plan()
+            // The snapshot's one statement, then the pipeline: no topology, no row estimates.
+            #expect(connection.roundTrips - before == 2)
+            let plain = try PostgresConnection(url: urls[0])
+            defer { plain.close() }
+            let single = try StoreMigrator(connection: plain, model: model, store: "tenant_a", targetVersion: target.name).plan()
+            #expect(plan == single)
+            // Two chefs, three recipes, four ingredients, as the survey counted them.
+            #expect(plan.steps.first?.rowEstimate == 9, "\(plan.steps)")
+        }
+    }
+}
