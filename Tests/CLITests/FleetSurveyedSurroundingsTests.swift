@@ -81,7 +81,7 @@ struct FleetSurveyedSurroundingsTests {
         }
     }
 
-    @Test("under a surveyed store's lock, its plan takes two round trips and is the plan apply makes", integration)
+    @Test("under a surveyed store's lock, its plan takes three round trips and is the plan apply makes", integration)
     func surveyedPlanInTwoRoundTrips() throws {
         try FleetFixture.withServers(1) { urls in
             try FleetFixture.makeStores(["tenant_a"], at: "Recipes 1", url: urls[0])
@@ -101,8 +101,9 @@ struct FleetSurveyedSurroundingsTests {
             _ = try migrator.plan()
             let before = connection.roundTrips
             let plan = try migrator.plan()
-            // The snapshot's one statement, then the pipeline: no topology, no row estimates.
-            #expect(connection.roundTrips - before == 2)
+            // The snapshot's one statement, the pipeline, and the read of an expansion in flight
+            // (issue 25's `orchestrator.expansions`, not yet in the pipeline): no topology, no row estimates.
+            #expect(connection.roundTrips - before == 3)
             let plain = try PostgresConnection(url: urls[0])
             defer { plain.close() }
             let single = try StoreMigrator(connection: plain, model: model, store: "tenant_a", targetVersion: target.name).plan()
