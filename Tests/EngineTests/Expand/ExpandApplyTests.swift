@@ -34,6 +34,7 @@ import TestSupport
     /// store's tables until the views exist); each write made alike, in v1's shape, to the shadow.
     static func oldRelease(_ writer: TwinWriter, _ connection: PostgresConnection) throws {
         try connection.execute("SET LOCAL search_path = \(ident: views), \(ident: S.store)")
+        try releasesTakeTurns(connection)
         let key = writer.random(1...400), rating = writer.random(1...5)
         switch writer.random(0...3) {
         case 0:
@@ -48,8 +49,17 @@ import TestSupport
         }
     }
 
+    /// The two releases' transactions take turns (the migration does not wait for them): under
+    /// READ COMMITTED each statement sees the rows committed before it, so a transaction of one
+    /// release overlapping one of the other could update a row in the shadow that its statement
+    /// on the live store did not yet see, and the twin would differ for no fault of the store.
+    static func releasesTakeTurns(_ connection: PostgresConnection) throws {
+        try connection.execute("SELECT pg_advisory_xact_lock(2025, 1)")
+    }
+
     /// The new release: v2's names on the store's tables; the shadow gets the same in v1's.
     static func newRelease(_ writer: TwinWriter, _ connection: PostgresConnection) throws {
+        try releasesTakeTurns(connection)
         let key = writer.random(1...400), rating = writer.random(1...5)
         switch writer.random(0...3) {
         case 0:
