@@ -131,6 +131,24 @@ import TestSupport
         }
     }
 
+    /// The drop `complete` runs later is consented to when `apply --expand` plans it, as
+    /// `apply` asks: without `--allow-data-loss` nothing is changed and the rows keep the column.
+    @Test func theDeferredDropNeedsConsentAtExpand() throws {
+        let model = try Self.model()
+        try TestDatabase.withFreshDatabase { url in
+            let connection = try PostgresConnection(url: url)
+            defer { connection.close() }
+            try SampleDataTests.createAndFill(model, version: "v1", store: S.store, rows: 20, on: connection)
+            let before = try connection.execute("SELECT count(note) AS n FROM shop.recipe").int(0, "n")
+            var options = ApplyOptions(batchSize: 50, online: true)
+            options.expand = true
+            #expect(throws: DataLossNotAllowed.self) { try StoreMigrator(connection: connection, model: model, store: S.store).apply(options: options) }
+            #expect(try S.version(on: connection) == "v1")
+            #expect(try ExpansionRecord.read(store: S.store, on: connection) == nil)
+            #expect(try connection.execute("SELECT count(note) AS n FROM shop.recipe").int(0, "n") == before && (before ?? 0) > 0)
+        }
+    }
+
     @Test func completeRefusesWhileASessionUsesTheOldViewsAndForceEndsIt() throws {
         let model = try Self.model()
         try TestDatabase.withFreshDatabase { url in
