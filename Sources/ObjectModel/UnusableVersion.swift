@@ -42,8 +42,13 @@ extension VersionedModel {
 
     /// The usable version whose model hash is `modelHash`, if any; else the versions that could
     /// not be compared: those whose file could not be read, and those with that hash that fail
-    /// validation (a store can never have been made by a version that cannot be created).
-    public func usableVersion(withModelHash modelHash: String) -> (version: ModelVersion?, notCompared: [UnusableVersion]) {
+    /// validation (a store can never have been made by a version that cannot be created). The
+    /// version named `name` is chosen first when it has that hash: versions differing only in
+    /// what no hash covers (fetch indexes) share one.
+    public func usableVersion(withModelHash modelHash: String, preferring name: String? = nil) -> (version: ModelVersion?, notCompared: [UnusableVersion]) {
+        if let name, let named = version(named: name), problems(ofVersion: name).isEmpty, VersionHash.hashes(of: named).model == modelHash {
+            return (named, [])
+        }
         var invalid: [UnusableVersion] = []
         for version in versions where VersionHash.hashes(of: version).model == modelHash {
             let issues = problems(ofVersion: version.name)

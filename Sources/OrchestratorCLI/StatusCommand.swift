@@ -78,6 +78,8 @@ struct StoreStatus {
     var isCompatible: Bool
     var storeVersion: String?
     var storeVersionIsRecordedOnly: Bool
+    /// Compatible, but at another version whose indexes differ (`StoreVersionMatch.indexesDiffer`).
+    var indexesDiffer: Bool
     var currentVersion: String
     var modelHash: String
     var storeModelHash: String?
@@ -101,8 +103,14 @@ struct StoreStatus {
         currentVersion = model.currentVersionName
         modelHash = current
         storeModelHash = snapshot.metadata?.modelHash
-        let match = storeModelHash.map { StoreVersionMatch(storeModelHash: $0, targetModelHash: current, model: model, recordedVersions: recordedVersions) }
+        let match = storeModelHash.map {
+            StoreVersionMatch(
+                storeModelHash: $0, storeVersionName: snapshot.metadata?.versionName, targetModelHash: current, target: model.currentVersion,
+                model: model, recordedVersions: recordedVersions
+            )
+        }
         isCompatible = match?.isCompatible ?? false
+        indexesDiffer = match?.indexesDiffer ?? false
         storeVersion = match?.versionName
         storeVersionIsRecordedOnly = match?.isRecordedOnly ?? false
     }
@@ -114,7 +122,7 @@ struct StoreStatus {
         // Migrations start from a version in the files: one known only from the record cannot.
         if storeVersionIsRecordedOnly && !isCompatible { return 1 }
         if driftNotReadable != nil || !(drift?.blocking.isEmpty ?? true) { return 1 }
-        return exists && isCompatible ? 0 : 2
+        return exists && isCompatible && !indexesDiffer ? 0 : 2
     }
 
     /// `run` is there only while an `apply` runs, and `liveVersions` only while two versions are
@@ -131,7 +139,8 @@ struct StoreStatus {
             ("storeModelHash", storeModelHash.map(JSONValue.string) ?? .null),
             ("driftCheckedAgainst", drift.map { .string($0.version) } ?? .null),
             ("drift", .array((drift?.items ?? []).map(\.json))),
-        ] + (run.map { [("run", $0.json)] } ?? [])
+        ] + (indexesDiffer ? [("indexesDiffer", .bool(true))] : [])
+            + (run.map { [("run", $0.json)] } ?? [])
             + (expansion.map { [("liveVersions", ExpandRendering.liveVersions(store: store, version: storeVersion, expansion: $0))] } ?? []))
     }
 
@@ -153,7 +162,11 @@ struct StoreStatus {
             "store \(store): at \(made), model hash \(storeModelHash ?? "")",
             "current version: '\(currentVersion)', model hash \(modelHash)",
         ]
-        lines.append(isCompatible ? "compatible: yes" : "compatible: no, migration required (see `orchestrator plan`)")
+        lines.append(
+            !isCompatible ? "compatible: no, migration required (see `orchestrator plan`)"
+                : indexesDiffer ? "compatible: yes (same model hash), but its indexes are those of '\(storeVersion ?? "")', not '\(currentVersion)': `orchestrator apply` changes them"
+                : "compatible: yes"
+        )
         if let driftNotReadable { lines.append("drift: not checked, \(driftNotReadable)") }
         guard let drift else { return lines }
         if drift.items.isEmpty {

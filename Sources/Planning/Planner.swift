@@ -73,12 +73,15 @@ public enum Planner {
             plan.steps = [PlannedStep(body: .create, from: nil, to: target.name, statements: CreateStore.statements(for: layout), hazards: hazards)]
             return plan
         }
-        if metadata.modelHash == targetHashes.model {
+        let match = StoreVersionMatch(
+            storeModelHash: metadata.modelHash, storeVersionName: metadata.versionName, targetModelHash: targetHashes.model, target: target,
+            model: model, recordedVersions: recordedVersions
+        )
+        if match.isCompatible && !match.indexesDiffer {
             plan.storeVersion = target.name
             plan.status = .upToDate
             return plan
         }
-        let match = StoreVersionMatch(storeModelHash: metadata.modelHash, targetModelHash: targetHashes.model, model: model, recordedVersions: recordedVersions)
         guard let storeVersion = match.versionName else {
             throw PlanningError.unknownStoreVersion(store: snapshot.store, modelHash: metadata.modelHash, unusableVersions: match.notCompared)
         }

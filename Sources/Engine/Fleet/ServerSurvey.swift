@@ -52,7 +52,8 @@ public struct ServerSurvey {
         var states: [FleetStoreState] = []
         var toCompare: [(index: Int, version: ModelVersion, recorded: String)] = []
         var versions: [String: ModelVersion?] = [:]
-        // Hashing the model's versions is the costly part of a match: once per model hash.
+        // Hashing the model's versions is the costly part of a match: once per model hash and
+        // recorded version.
         var matches: [String: StoreVersionMatch] = [:]
         for row in rows {
             let fleetStore = FleetStore(server: server.name, store: row.store)
@@ -60,9 +61,13 @@ public struct ServerSurvey {
                 states.append(FleetStoreState(store: fleetStore, status: .missing))
                 continue
             }
-            let match = matches[hash] ?? StoreVersionMatch(storeModelHash: hash, targetModelHash: targetHash, model: model, recordedVersions: recorded)
-            matches[hash] = match
-            var state = FleetStoreState(store: fleetStore, status: match.isCompatible ? .upToDate : .migrationRequired, version: match.versionName, modelHash: hash)
+            // Versions differing only in fetch indexes share a hash: the recorded name tells them apart.
+            let matchKey = "\(row.versionName)\u{0}\(hash)"
+            let match = matches[matchKey] ?? StoreVersionMatch(
+                storeModelHash: hash, storeVersionName: row.versionName, targetModelHash: targetHash, target: target, model: model, recordedVersions: recorded
+            )
+            matches[matchKey] = match
+            var state = FleetStoreState(store: fleetStore, status: match.isAtTarget ? .upToDate : .migrationRequired, version: match.versionName, modelHash: hash)
             if let reason = busy[row.store] {
                 state.status = .inProgress
                 state.detail = reason

@@ -29,8 +29,9 @@ struct FleetPlanCommand: ParsableCommand {
             let states = FleetSurvey.states(of: fleet, model: model, target: target) { try fleetConnect($0.connectionString) }
             var cohorts: [FleetCohort] = []
             for state in states where state.status == .migrationRequired || state.status == .missing {
+                // By hash and version: versions differing only in fetch indexes share a hash.
                 let key = state.modelHash ?? ""
-                if let index = cohorts.firstIndex(where: { $0.modelHash == key }) {
+                if let index = cohorts.firstIndex(where: { $0.modelHash == key && $0.from == state.version }) {
                     cohorts[index].stores.append(state.store)
                 } else {
                     cohorts.append(FleetCohort(modelHash: key, from: state.version, stores: [state.store]))
