@@ -109,6 +109,7 @@ public final class FleetRun: @unchecked Sendable {
         migrator.surveyedCatalog = surveyed[store]
         do {
             let subscribers = server.subscribers(of: store.store)
+            if options.expand && !subscribers.isEmpty { throw ExpandWithSubscribers(store: store) }
             let cohortPlan = try savedPlan?.expected(for: store)
             let (report, changed) = subscribers.isEmpty
                 ? try migrator.applyUnderLock(options: options, cohortPlan: cohortPlan).changing
@@ -124,6 +125,18 @@ public final class FleetRun: @unchecked Sendable {
             let text = String(describing: error).split(whereSeparator: \.isNewline).joined(separator: "; ")
             return FleetOutcome(store: store, kind: .failed, from: claim.from, durationMilliseconds: milliseconds(since: started), error: text)
         }
+    }
+}
+
+/// `fleet apply --expand` of a store the fleet file gives subscribers: its views would serve
+/// the old version on the publisher only, and `apply --subscriber` keeps one version. Nothing
+/// was changed.
+public struct ExpandWithSubscribers: Error, CustomStringConvertible {
+    public var store: FleetStore
+
+    public var description: String {
+        "store \(store) has subscribers in the fleet file: --expand migrates one server's store and keeps the old version live there only; "
+            + "nothing was changed (run fleet apply without --expand for it)"
     }
 }
 

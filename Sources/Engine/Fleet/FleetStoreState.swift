@@ -1,4 +1,5 @@
 import Foundation
+import Planning
 
 /// One store of a fleet: the server it is on (by the fleet file's name) and its schema.
 public struct FleetStore: Sendable, Hashable, Comparable, CustomStringConvertible {
@@ -44,6 +45,9 @@ public struct FleetStoreState: Sendable, Hashable {
     /// `fleet apply`'s survey (`ServerSurvey.readsFingerprints`): the store compared without
     /// blocking drift, and its catalog's fingerprint.
     public var surveyedCatalog: SurveyedCatalog?
+    /// The previous version the store still serves through views (`apply --expand`, until
+    /// `complete`); nil when it serves one version.
+    public var expansion: ExpansionInFlight?
 
     public init(store: FleetStore, status: FleetStoreStatus, version: String? = nil, modelHash: String? = nil, detail: String? = nil) {
         self.store = store

@@ -68,6 +68,7 @@ public struct ServerSurvey {
             )
             matches[matchKey] = match
             var state = FleetStoreState(store: fleetStore, status: match.isAtTarget ? .upToDate : .migrationRequired, version: match.versionName, modelHash: hash)
+            state.expansion = row.expansion
             if let reason = busy[row.store] {
                 state.status = .inProgress
                 state.detail = reason
@@ -133,6 +134,7 @@ public struct ServerSurvey {
         var versionName: String
         var modelHash: String?
         var schemaExists: Bool
+        var expansion: ExpansionInFlight?
     }
 
     /// The metadata's stores of the model that the patterns match (all of them without
@@ -140,9 +142,14 @@ public struct ServerSurvey {
     func storeRows() throws -> [StoreRow] {
         var rows: [String: StoreRow] = [:]
         if try MetadataSchema.exists(on: connection) {
+            // The expansions in flight (`apply --expand`) in the same read, where the table is.
+            let expansions: SQL = try MetadataSchema.hasTable(ExpansionRecord.name, on: connection)
+                ? "LEFT JOIN \(ident: MetadataSchema.schema, ExpansionRecord.name) AS e ON e.store = s.store"
+                : "LEFT JOIN (SELECT NULL::text AS store, NULL::text AS old_version, NULL::text AS new_version, NULL::text AS views_schema) AS e ON false"
             let result = try connection.execute("""
-                SELECT s.store, s.model_name, s.version_name, s.model_hash, n.oid IS NOT NULL AS schema_exists
-                FROM \(ident: MetadataSchema.schema, "stores") AS s LEFT JOIN pg_namespace AS n ON n.nspname = s.store
+                SELECT s.store, s.model_name, s.version_name, s.model_hash, n.oid IS NOT NULL AS schema_exists,
+                       e.old_version, e.new_version, e.views_schema
+                FROM \(ident: MetadataSchema.schema, "stores") AS s LEFT JOIN pg_namespace AS n ON n.nspname = s.store \(expansions)
                 """)
             for row in result.rows.indices {
                 guard let store = result.value(row, "store") else { continue }
@@ -151,7 +158,10 @@ public struct ServerSurvey {
                 guard named, isLiteral || result.value(row, "model_name") == model.name else { continue }
                 rows[store] = StoreRow(
                     store: store, versionName: result.value(row, "version_name") ?? "", modelHash: result.value(row, "model_hash"),
-                    schemaExists: result.bool(row, "schema_exists") == true
+                    schemaExists: result.bool(row, "schema_exists") == true,
+                    expansion: result.value(row, "old_version").map { old in
+                        ExpansionInFlight(oldVersion: old, newVersion: result.value(row, "new_version") ?? "", viewsSchema: result.value(row, "views_schema") ?? "")
+                    }
                 )
             }
         }

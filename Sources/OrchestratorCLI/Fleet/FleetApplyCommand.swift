@@ -30,6 +30,9 @@ struct FleetApplyCommand: ParsableCommand {
     @Flag(name: .long, help: "Run each store's steps online (docs/online-migrations.md).")
     var online = false
 
+    @Flag(name: .long, help: "Run each store's step as apply --expand does: online, the previous version kept live through views until `fleet complete` (docs/rolling-deploys.md).")
+    var expand = false
+
     @Option(name: .long, help: "Rows per batch, as for apply.")
     var batchSize: Int = ApplyOptions.defaultBatchSize
 
@@ -40,6 +43,7 @@ struct FleetApplyCommand: ParsableCommand {
         guard jobs > 0 else { throw ValidationError("--jobs must be at least 1") }
         guard batchSize > 0 else { throw ValidationError("--batch-size must be a positive number of rows") }
         if let runName, runName.isEmpty { throw ValidationError("--run must be a name") }
+        if expand && plan != nil { throw ValidationError("--expand cannot follow a saved fleet plan (--plan): each store's expansion is planned under its lock") }
     }
 
     func run() throws {
@@ -53,8 +57,9 @@ struct FleetApplyCommand: ParsableCommand {
             let explicitMappings = try mappingOptions.explicitMappings(for: model)
             var applyOptions = ApplyOptions(
                 lockTimeoutMilliseconds: lockOptions.lockTimeout, allowDataLoss: lockOptions.allowDataLoss, lockWaitSeconds: lockOptions.lockWait,
-                idleInTransactionTimeoutMilliseconds: lockOptions.idleTimeout, online: online
+                idleInTransactionTimeoutMilliseconds: lockOptions.idleTimeout, online: online || expand
             )
+            applyOptions.expand = expand
             applyOptions.batchSize = batchSize
             let name = runName ?? Self.newRunName()
             if runName == nil { printNotice("run \(name) (resume it with --run \(name))") }

@@ -48,6 +48,14 @@ struct FleetSummary {
             let own = states.filter { $0.store.server == server }
             lines.append("  \(server): \(statusCounts(own))")
         }
+        let expanded = states.filter { $0.expansion != nil }
+        if !expanded.isEmpty {
+            lines.append("two versions live (apply --expand; fleet complete ends it): \(expanded.count) store\(expanded.count == 1 ? "" : "s")")
+            lines += expanded.prefix(10).map { state in
+                "  \(state.store): '\(state.expansion!.oldVersion)' served in \"\(state.expansion!.viewsSchema)\" beside '\(state.version ?? state.expansion!.newVersion)'"
+            }
+            if expanded.count > 10 { lines.append("  and \(expanded.count - 10) more") }
+        }
         let notable = states.filter { $0.status != .upToDate && $0.status != .migrationRequired }
         if !notable.isEmpty {
             lines.append("stores needing attention:")
@@ -64,7 +72,12 @@ struct FleetSummary {
                 ("version", state.version.map(JSONValue.string) ?? .null),
                 ("status", .string(state.status.rawValue)),
                 ("detail", state.detail.map(JSONValue.string) ?? .null),
-            ])
+            ] + (state.expansion.map { expansion in
+                [("liveVersions", .array([
+                    .object([("version", .string(state.version ?? expansion.newVersion)), ("schema", .string(state.store.store))]),
+                    .object([("version", .string(expansion.oldVersion)), ("schema", .string(expansion.viewsSchema))]),
+                ]))]
+            } ?? []))
         }
         let byStatus = FleetStoreStatus.allCases.map { ($0.rawValue, JSONValue.number(count($0))) }
         let byVersion = versionCounts.map { JSONValue.object([("version", $0.version.map(JSONValue.string) ?? .null), ("stores", .number($0.count))]) }
@@ -83,6 +96,7 @@ struct FleetSummary {
                 ("byStatus", .object(byStatus)),
                 ("byVersion", .array(byVersion)),
                 ("byServer", .array(byServer)),
+                ("twoVersionsLive", .number(states.filter { $0.expansion != nil }.count)),
             ])),
         ])
     }

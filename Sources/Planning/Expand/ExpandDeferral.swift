@@ -38,6 +38,14 @@ struct ExpandDeferral {
         }
     }
 
+    /// The removed columns left in their tables until `complete`, as `"table.column"`.
+    var keptColumns: Set<String> {
+        Set(deferred.compactMap { change in
+            guard case .dropColumn(let drop) = change.kind else { return nil }
+            return "\(drop.table).\(drop.column)"
+        })
+    }
+
     /// The column's constraints a writer that never fills it would violate, dropped now (under
     /// the source table's name: this runs first).
     private mutating func relax(_ drop: DropColumn, source: StoreLayout, alreadyDropped: Set<String>) {

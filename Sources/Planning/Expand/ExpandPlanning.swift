@@ -7,10 +7,11 @@ import SQLBuilding
 ///
 /// 1. Only one lightweight step can be expanded: a heavyweight step, or several steps, or an
 ///    expansion still in flight, is a blocker with a stable code.
-/// 2. The views, or every change they cannot serve (each an `ExpandRefusal`, as a blocker).
-/// 3. Deferred: every removed column and every dropped table whose contents are lost
+/// 2. Deferred: every removed column and every dropped table whose contents are lost
 ///    (`ExpandDeferral`); the constraints on those columns that new writers would violate go
 ///    first, as the step's first phase.
+/// 3. The views, or every change they cannot serve (each an `ExpandRefusal`, as a blocker);
+///    a removed column kept until `complete` is read and written by the old version as it was.
 /// 4. The kept changes are planned online; the views are created at the end of the
 ///    switch-over, in its transaction, so that the old release never meets the new tables bare.
 enum ExpandPlanning {
@@ -33,16 +34,16 @@ enum ExpandPlanning {
             ))
             return plan
         }
+        let pairing = LayoutPairing(mapping: mapping, source: from, destination: to, schema: plan.store)
+        let changes = LightweightDiff(pairing: pairing).orderedChanges
+        let deferral = ExpandDeferral(changes: changes, pairing: pairing, rebuilt: Set(OnlinePlanner.plan(changes, schema: plan.store).rebuiltTables))
         let views: OldVersionViews
         do {
-            views = try OldVersionViews(mapping: mapping, from: from, to: to, store: plan.store)
+            views = try OldVersionViews(mapping: mapping, from: from, to: to, store: plan.store, keptColumns: deferral.keptColumns)
         } catch {
             plan.blockerDetails += error.refusals.map { Blocker(Blocker.Code(rawValue: $0.code.rawValue)!, $0.message) }
             return plan
         }
-        let pairing = LayoutPairing(mapping: mapping, source: from, destination: to, schema: plan.store)
-        let changes = LightweightDiff(pairing: pairing).orderedChanges
-        let deferral = ExpandDeferral(changes: changes, pairing: pairing, rebuilt: Set(OnlinePlanner.plan(changes, schema: plan.store).rebuiltTables))
         var online = OnlinePlanner.plan(deferral.kept, schema: plan.store)
         let relaxing = deferral.relaxing.flatMap { $0.statements(in: plan.store) }
         if !relaxing.isEmpty { online.phases.insert(.instant(relaxing), at: 0) }

@@ -15,9 +15,13 @@ public struct OldVersionViews: Sendable, Hashable {
     var views: [OldTableView]
 
     /// The views for `mapping` (source -> destination), or every change they cannot serve.
-    public init(mapping: InferredMapping, from source: ModelVersion, to destination: ModelVersion, store: String) throws(ExpandRefused) {
+    /// `keptColumns` (`"table.column"`, new table names): removed columns whose drop waits for
+    /// `complete` (`ExpandDeferral`), which the views read and write rather than a constant.
+    public init(
+        mapping: InferredMapping, from source: ModelVersion, to destination: ModelVersion, store: String, keptColumns: Set<String> = []
+    ) throws(ExpandRefused) {
         let pairing = LayoutPairing(mapping: mapping, source: source, destination: destination, schema: store)
-        let resolver = ViewResolver(pairing: pairing)
+        let resolver = ViewResolver(pairing: pairing, keptColumns: keptColumns)
         guard resolver.refusals.isEmpty else {
             throw ExpandRefused(source: source.name, destination: destination.name, refusals: resolver.refusals)
         }

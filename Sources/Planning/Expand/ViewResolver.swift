@@ -13,14 +13,17 @@ import SQLBuilding
 ///    the relationship is removed.
 struct ViewResolver {
     let pairing: LayoutPairing
+    /// Removed columns still in their table until `complete` (`"table.column"`).
+    let keptColumns: Set<String>
     private(set) var views: [OldTableView] = []
     var refusals: [ExpandRefusal] = []
 
     var source: ModelVersion { pairing.source }
     var destination: ModelVersion { pairing.destination }
 
-    init(pairing: LayoutPairing) {
+    init(pairing: LayoutPairing, keptColumns: Set<String> = []) {
         self.pairing = pairing
+        self.keptColumns = keptColumns
         mappingRefusals()
         for table in pairing.sourceLayout.tables {
             let view: OldTableView? = switch table.kind {
@@ -87,6 +90,11 @@ struct ViewResolver {
         if let owner = column.role.entity, let new = pairing.destinationEntity(ofSource: owner),
            pairing.destinationTable(ofEntity: new) != pairing.destinationTable(continuing: table.name) {
             return unserved
+        }
+        // Removed, its drop deferred (`ExpandDeferral`): the column itself, read and written
+        // until `complete`.
+        if let base = pairing.destinationTable(continuing: table.name), keptColumns.contains("\(base).\(column.name)") {
+            return .column(column.name, newType: column.type, required: nil)
         }
         switch column.role {
         case .attribute(let entity, let name):
