@@ -71,7 +71,8 @@ bench-positions: deps
 	BENCH_PARTS="positions heavyweight-positions" bash scripts/with-postgres.sh bash scripts/bench.sh
 
 # The application's writes during a migration, plain apply against apply --online, with pgbench
-# as the application (scripts/bench-online.sh, docs/online-migrations.md).
+# as the application (scripts/bench-online.sh, docs/online-migrations.md); the expand part: two
+# releases writing during apply --expand (scripts/bench-online-expand.sh, docs/online-benchmark.md).
 bench-online: deps
 	bash scripts/with-postgres.sh bash scripts/bench-online.sh
 

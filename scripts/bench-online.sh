@@ -7,7 +7,9 @@
 # has no ingredients) and updating a column both versions of a recipe have (its name), and
 # writing the same keys to a ledger table outside the store in the same transaction. Against a
 # store of BENCH_RECIPES (1000000) recipes, for each part (BENCH_PARTS, "lightweight
-# heavyweight": the steps of `make bench`) and each mode (offline, then online):
+# heavyweight expand": the steps of `make bench`; expand: the lightweight step under
+# `apply --expand` with two writers, scripts/bench-online-expand.sh) and each mode (offline,
+# then online):
 #   1. a fresh copy of the filled store; pgbench starts, writing with a per-transaction log (-l);
 #   2. after BENCH_SETTLE (2) seconds, `apply` (or `apply --online`) runs; BENCH_SETTLE seconds
 #      after it ends, pgbench is stopped;
@@ -31,12 +33,12 @@ source scripts/bench-lib.sh
 
 bench_require_database_url bench-online bench-online
 recipes="${BENCH_RECIPES:-1000000}"
-parts="${BENCH_PARTS:-lightweight heavyweight}"
+parts="${BENCH_PARTS:-lightweight heavyweight expand}"
 clients="${BENCH_CLIENTS:-4}"
 rate="${BENCH_RATE:-400}"
 settle="${BENCH_SETTLE:-2}"
 store=recipes
-bench_require_parts bench-online "lightweight heavyweight" $parts
+bench_require_parts bench-online "lightweight heavyweight expand" $parts
 (( recipes >= 100 )) || { echo "bench-online: BENCH_RECIPES must be at least 100" >&2; exit 64; }
 pgbench="$(command -v pgbench || true)"
 [ -n "$pgbench" ] || pgbench="$(ls -d /usr/lib/postgresql/*/bin/pgbench 2>/dev/null | sort -V | tail -1)"
@@ -77,8 +79,9 @@ measure() {  # label database apply-arguments…
     local url log="$work/$label"
     url="$(url_for "$database")"
     mkdir -p "$log"
+    # shellcheck disable=SC2086
     (cd "$log" && exec "$pgbench" -n -c "$clients" -j "$(( clients < 2 ? clients : 2 ))" -R "$rate" -T 36000 -l \
-        -f "$work/write.sql" "$url" >"$log/stdout" 2>"$log/stderr") &
+        ${PGBENCH_SCRIPTS:--f $work/write.sql} "$url" >"$log/stdout" 2>"$log/stderr") &
     bench_pid=$!
     # measure runs in a subshell ($(…)): its own trap stops pgbench if the run fails.
     trap 'kill -TERM "${bench_pid:-}" 2>/dev/null || true' EXIT
@@ -87,7 +90,7 @@ measure() {  # label database apply-arguments…
     started="$(date +%s.%N)"
     if ! "$bin" apply "$@" --store "$store" --database-url "$url" >"$log/apply.out" 2>"$log/apply.err"; then status=failed; fi
     ended="$(date +%s.%N)"
-    sleep "$settle"
+    sleep "${SETTLE_AFTER:-$settle}"
     # TERM, not INT: a shell running in the background starts its jobs with SIGINT ignored.
     kill -TERM "$bench_pid" 2>/dev/null || true
     wait "$bench_pid" 2>/dev/null || true
@@ -100,9 +103,12 @@ measure() {  # label database apply-arguments…
     # the lag of a client behind schedule when the machine cannot keep the rate (the log's
     # last field). The stall is the time it ran: latency minus that lag; the lag is reported
     # beside it. Lines cut by pgbench's end are skipped.
-    cat "$log"/pgbench_log.* 2>/dev/null | awk -v a="$started" -v b="$ended" '
+    # The third column is the script (the writer, with several -f); transactions that began
+    # after the migration go to "after", for the writers' cost at rest.
+    cat "$log"/pgbench_log.* 2>/dev/null | awk -v a="$started" -v b="$ended" -v after="$log/after" '
         NF >= 6 && $5 > 1e9 { lag = (NF >= 7 ? $7 : 0); end = $5 + $6 / 1e6; begin = end - ($3 - lag) / 1e6
-          if (end >= a && begin <= b) print ($3 - lag) / 1000, lag / 1000 }' | sort -g >"$log/window"
+          if (end >= a && begin <= b) print ($3 - lag) / 1000, lag / 1000, $4
+          else if (begin > b) print ($3 - lag) / 1000, $4 > after }' | sort -g >"$log/window"
     local stall p99 in_window lag
     in_window="$(wc -l <"$log/window")"
     stall="$(tail -1 "$log/window" | awk '{ printf "%.0f", $1 }')"
@@ -182,6 +188,9 @@ lost_query() {
                          ON l.recipe = r._pk AND l.name = r.name WHERE r._pk = u.recipe))"
 }
 
+# shellcheck source=scripts/bench-online-expand.sh
+source scripts/bench-online-expand.sh
+
 for part in $parts; do
     case "$part" in
         lightweight)
@@ -193,6 +202,10 @@ for part in $parts; do
             LOST_QUERY="$(lost_query chef)"
             run_part heavyweight bench/heavyweight/model "Heavy 1" bench/heavyweight/fill.sql chef "name" \
                 "'bench ' || txid_current()"
+            ;;
+        expand)
+            LOST_QUERY="$(lost_query ingredient)"
+            run_expand
             ;;
     esac
 done
