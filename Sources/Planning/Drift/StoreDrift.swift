@@ -14,6 +14,8 @@ public struct DriftItem: Sendable, Hashable, CustomStringConvertible {
         case primaryKey = "primary key"
         case foreignKey = "foreign key"
         case check, index
+        /// A view of the previous version's schema while two versions are live (`ViewsDrift`).
+        case view
     }
 
     public var kind: Kind
@@ -44,12 +46,12 @@ public struct DriftItem: Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         var place = table
         if let column { place += ".\(column)" }
-        if let name, object != .column, object != .table { place = "\(name) on \(table)" }
+        if let name, object != .column, object != .table, object != .view { place = "\(name) on \(table)" }
         let text = "\(kind.rawValue) \(object.rawValue) \(place)"
         switch kind {
-        case .missing: return object == .table ? text : text + " (expected: \(expected ?? ""))"
+        case .missing: return object == .table || object == .view ? text : text + " (expected: \(expected ?? ""))"
         case .changed: return text + ": expected \(expected ?? ""), found \(found ?? "")"
-        case .extra: return object == .table ? text : text + " (found: \(found ?? ""))"
+        case .extra: return object == .table || object == .view ? text : text + " (found: \(found ?? ""))"
         }
     }
 }
