@@ -115,6 +115,15 @@ struct ReplicationHazardsTests {
         ])
     }
 
+    @Test func aTableALightweightStepRenamesInPlaceStaysInAForTablePublication() throws {
+        let rename = PlannedStatement("ALTER TABLE \"shop\".\"shelf\" RENAME TO \"rack\"", lock: .accessExclusive, summary: "rename table shelf -> rack")
+        let step = PlannedStep(body: .inPlace, from: "v1", to: "v2", statements: [rename])
+        let (source, destination) = (try Self.layout(Self.before), try Self.layout("entities:\n  Item: {attributes: {name: string, note: string}}\n  Rack: {attributes: {label: string}}\n"))
+        let hazards = ReplicationHazards.hazards(of: step, source: source, destination: destination, topology: ReplicationTopology(publications: [Self.list]))
+        #expect(hazards.map(\.code) == [ReplicationHazards.membershipCarried])
+        #expect(hazards.first?.message == "publication p publishes shop.shelf (renamed shop.rack): a table renamed in place stays in it under its new name")
+    }
+
     @Test func aSubscriptionStillCopyingIsOneBlockerNamingItsTables() {
         let topology = ReplicationTopology(subscriptions: [
             .init(name: "s", isEnabled: true, tables: ["item", "shelf"], syncing: ["shelf": "d", "item": "f"]),
