@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # make bench-replication: a standby's replay lag during an online backfill, with `apply
-# --online --max-replica-lag` throttling and without, in the same run (docs/replication.md).
+# --online --max-replica-lag` throttling and without, in the same run (docs/replication-reference.md).
 #
 # 1. A primary and a streaming standby made from it by pg_basebackup, each in its own container
 #    (scripts/containers/runtime.sh's runtime and image; removed afterwards, whatever happens).

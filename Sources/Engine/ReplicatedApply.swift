@@ -7,7 +7,8 @@ import SQLBuilding
 /// in the order that keeps replication flowing (docs/replication.md).
 /// 1. Plan every side, changing nothing: each subscriber's store at the publisher's version
 ///    (or the publisher already at the target: a run to finish), written by a subscription
-///    whose slot is on the publisher. A step whose own writes of published rows would reach
+///    whose slot is on the publisher, its plan one that `apply` would run (no blocker, no
+///    refusal: `StoreMigrator.requireRunnable`). A step whose own writes of published rows would reach
 ///    the subscribers beside the subscribers' own (`replicationDataWrites`) is refused.
 /// 2. The cut (`WritesHeld`): wait until each subscription has applied everything the
 ///    publisher wrote so far, then disable it (what the publisher writes waits in the slot) and
@@ -67,12 +68,7 @@ public struct ReplicatedApply {
             for (subscriber, names) in zip(subscribers, subscriptions) { try? setEnabled(true, names.map(\.subscription), on: subscriber) }
             throw error
         }
-        var subscriberOptions = options
-        subscriberOptions.allowSubscriberAlone = true
-        subscriberOptions.refreshesSubscriptionsAfter = true
-        subscriberOptions.expectedPlan = nil
-        // The operator's proceed (on the publisher) let the switch-over go: the subscribers follow.
-        subscriberOptions.postponeSwitchOver = false
+        let subscriberOptions = Self.subscriberOptions(options)
         var reports: [ApplyReport] = []
         let store = publisher.store
         for (subscriber, names) in zip(subscribers, subscriptions) {
@@ -86,6 +82,18 @@ public struct ReplicatedApply {
             }
         }
         return (published, reports)
+    }
+
+    /// How each subscriber's store is migrated: with its publisher (its subscription's records
+    /// refreshed after its step), by the plan made then.
+    private static func subscriberOptions(_ options: ApplyOptions) -> ApplyOptions {
+        var subscriberOptions = options
+        subscriberOptions.allowSubscriberAlone = true
+        subscriberOptions.refreshesSubscriptionsAfter = true
+        subscriberOptions.expectedPlan = nil
+        // The operator's proceed (on the publisher) let the switch-over go: the subscribers follow.
+        subscriberOptions.postponeSwitchOver = false
+        return subscriberOptions
     }
 
     /// Step 1: each subscriber's subscriptions with their slots.
@@ -105,7 +113,12 @@ public struct ReplicatedApply {
         }
         var all: [[(subscription: String, slot: String)]] = []
         for subscriber in subscribers {
-            let theirs = try subscriber.migrator.plan(mode: options.planMode)
+            let theirs: MigrationPlan
+            do {
+                theirs = try subscriber.migrator.plan(mode: options.planMode)
+            } catch {
+                throw ReplicatedApplyRefused(reason: "subscriber \(subscriber.name) cannot be planned: \(error); nothing was changed on any side")
+            }
             guard theirs.status != .missing else {
                 throw ReplicatedApplyRefused(reason: "subscriber \(subscriber.name) has no store \(store); nothing was changed")
             }
@@ -113,9 +126,7 @@ public struct ReplicatedApply {
             guard same else {
                 throw ReplicatedApplyRefused(reason: "subscriber \(subscriber.name): store \(store) is at '\(theirs.storeVersion ?? "?")', the publisher's at '\(plan.storeVersion ?? "?")'; nothing was changed (both sides must start from the same version)")
             }
-            if let blocker = theirs.blockerDetails.first(where: { $0.code == .subscriptionSyncing }) {
-                throw ReplicatedApplyRefused(reason: "subscriber \(subscriber.name) cannot migrate (\(blocker.code.rawValue)): \(blocker.message); nothing was changed")
-            }
+            try requireRunnable(theirs, of: subscriber, options: options)
             guard theirs.replication.isSubscriptionTarget else {
                 throw ReplicatedApplyRefused(reason: "subscriber \(subscriber.name): no subscription writes into store \(store); nothing was changed")
             }
@@ -136,6 +147,21 @@ public struct ReplicatedApply {
             all.append(slots)
         }
         return (all, plan.steps.first?.staged != nil)
+    }
+
+    /// A subscriber's step that `apply` would refuse is refused before the publisher changes:
+    /// its store would be left behind the publisher's, its subscription disabled.
+    private func requireRunnable(_ plan: MigrationPlan, of subscriber: Subscriber, options: ApplyOptions) throws {
+        guard !plan.isUpToDate else { return }
+        let blockers = plan.blockerDetails.map { "(\($0.code.rawValue)): \($0.message)" }
+        guard blockers.isEmpty else {
+            throw ReplicatedApplyRefused(reason: "subscriber \(subscriber.name) cannot migrate \(blockers.joined(separator: "; ")); nothing was changed on any side")
+        }
+        do {
+            try subscriber.migrator.requireRunnable(plan, options: Self.subscriberOptions(options))
+        } catch {
+            throw ReplicatedApplyRefused(reason: "subscriber \(subscriber.name) cannot migrate: \(error); nothing was changed on any side")
+        }
     }
 
     /// Step 2, first half: every slot confirmed up to the publisher's position now. A

@@ -88,16 +88,17 @@ enum StoreAccess {
 
     /// Reads what `schema` (or its `tables`) has now, runs `body` (the swap or switch-over, which
     /// puts new objects in their place under the same names), then gives the new objects what
-    /// the old ones had: access, and how they are published (`StorePublications`; the
-    /// subscriptions' records of the tables too, unless `options.refreshesSubscriptionsAfter`).
+    /// the old ones had: access, and how they are published (`StorePublications`, also by the
+    /// new tables of a table `renamed` gives other names; the subscriptions' records of the
+    /// tables too, unless `options.refreshesSubscriptionsAfter`).
     /// In the caller's transaction.
     static func carrying<T>(
-        schema: String, tables: [String]?, options: ApplyOptions, on connection: PostgresConnection, _ body: () throws -> T
+        schema: String, tables: [String]?, renamed: [String: [String]] = [:], options: ApplyOptions, on connection: PostgresConnection, _ body: () throws -> T
     ) throws -> T {
         if tables?.isEmpty == true { return try body() }
         let old = try read(schema: schema, tables: tables, on: connection)
         let value = try StorePublications.carrying(
-            schema: schema, tables: tables, subscriptionRecords: !options.refreshesSubscriptionsAfter, on: connection, body
+            schema: schema, tables: tables, renamed: renamed, subscriptionRecords: !options.refreshesSubscriptionsAfter, on: connection, body
         )
         let new = try read(schema: schema, tables: tables, on: connection)
         for statement in old.statements(to: new, in: schema) { _ = try connection.execute(statement.sql) }

@@ -135,12 +135,7 @@ public struct StoreMigrator {
     ) throws -> ApplyReport {
         let plan = try self.plan(mode: options.planMode)
         try options.expectedPlan?.requireSame(as: plan, migrator: self, online: options.online)
-        guard plan.isExecutable else { throw NotExecutable(blockerDetails: plan.blockerDetails) }
-        try DataLossNotAllowed.check(plan, options: options)
-        try SubscriberAlone.check(plan, options: options)
-        try OnlineNotSupported.check(plan)
-        try StoreDependents.check(plan)
-        try RebuiltExtraColumns.check(plan, options: options, model: model, contracts: contracts, on: connection)
+        try requireRunnable(plan, options: options)
         // What `status` shows of the run, from its first step to its end.
         var options = options
         let record = RunRecord(store: store, connection: connection)
@@ -168,6 +163,20 @@ public struct StoreMigrator {
 }
 
 extension StoreMigrator {
+    /// Every refusal `apply` makes of `plan` under the store's lock before it changes anything:
+    /// blockers, data loss without consent, a subscription target migrated alone, a step that
+    /// cannot run online, what the application built on tables an online step rebuilds, extra
+    /// columns such a rebuild would drop. `apply --subscriber` asks it of each subscriber
+    /// before the publisher changes (`ReplicatedApply`).
+    func requireRunnable(_ plan: MigrationPlan, options: ApplyOptions) throws {
+        guard plan.isExecutable else { throw NotExecutable(blockerDetails: plan.blockerDetails) }
+        try DataLossNotAllowed.check(plan, options: options)
+        try SubscriberAlone.check(plan, options: options)
+        try OnlineNotSupported.check(plan)
+        try StoreDependents.check(plan)
+        try RebuiltExtraColumns.check(plan, options: options, model: model, contracts: contracts, on: connection)
+    }
+
     /// `apply` for a store of a fleet: the same steps and checks, but the plan is made once,
     /// under the store's lock. `apply` plans first without the lock so that a refused store
     /// leaves the database untouched; in a fleet the metadata schema is there already (the

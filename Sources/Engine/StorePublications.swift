@@ -7,8 +7,9 @@ import SQLBuilding
 /// - `FOR TABLES IN SCHEMA <store>` follows the schema's oid, so after a heavyweight swap it
 ///   would publish the backup `<store>~`: it is moved to the new `<store>`;
 /// - a table's membership of a `FOR TABLE` list (its column list and row filter with it)
-///   follows the table's oid: the new table of the same name joins, the old one leaves once
-///   the swap is done (`leaving`);
+///   follows the table's oid: the new table of the same name joins (for a table a heavyweight
+///   step renamed, the new tables of its new names: `renamed`), the old one leaves once the
+///   swap is done (`leaving`);
 /// - `REPLICA IDENTITY` other than the default is set on the new table;
 /// - on a subscriber, a subscription's record of a table it writes into (`pg_subscription_rel`,
 ///   by oid: without it the apply worker skips the new table's changes, silently) is moved to
@@ -47,15 +48,21 @@ struct StorePublications {
     var memberships: [Membership] = []
     var identities: [Identity] = []
     var subscribed: [SubscribedTable] = []
+    /// Old tables the new store has under other names (`StagedWork.renamedTables`): their
+    /// memberships and replica identities go to those tables.
+    var renamed: [String: [String]] = [:]
 
     /// Reads how `schema` (or its `tables`) is published, runs `body` (which puts new tables or
-    /// a new schema in their place under the same names), then publishes the new ones so. In
-    /// the caller's transaction. Without `subscriptionRecords`, the subscriptions' records stay
-    /// as they are: the caller refreshes the subscriptions afterwards (`SubscriptionRefresh`).
+    /// a new schema in their place under the same names, or under those `renamed` gives), then
+    /// publishes the new ones so. In the caller's transaction. Without `subscriptionRecords`,
+    /// the subscriptions' records stay as they are: the caller refreshes the subscriptions
+    /// afterwards (`SubscriptionRefresh`).
     static func carrying<T>(
-        schema: String, tables: [String]?, subscriptionRecords: Bool = true, on connection: PostgresConnection, _ body: () throws -> T
+        schema: String, tables: [String]?, renamed: [String: [String]] = [:], subscriptionRecords: Bool = true,
+        on connection: PostgresConnection, _ body: () throws -> T
     ) throws -> T {
         var published = try read(schema: schema, tables: tables, on: connection)
+        published.renamed = renamed
         if !subscriptionRecords { published.subscribed = [] }
         let value = try body()
         let republished = try read(schema: schema, tables: tables, on: connection)
@@ -138,28 +145,32 @@ struct StorePublications {
             }
         }
         let current = try Self.tableOIDs(in: schema, on: connection)
+        var added: Set<[String]> = []
         for member in memberships {
-            guard let oid = current[member.table], oid != member.oid else { continue }
-            guard !new.memberships.contains(where: { $0.publication == member.publication && $0.oid == oid }) else { continue }
-            var add: SQL = "ALTER PUBLICATION \(ident: member.publication) ADD TABLE \(ident: schema, member.table)"
-            if let columns = member.columns {
-                add.append(SQL(unsafeRaw: " (" + columns.map(quoteIdentifier).joined(separator: ", ") + ")"))
+            for (name, oid) in successors(of: member.table, current: current) where oid != member.oid {
+                let published = new.memberships.contains { $0.publication == member.publication && $0.oid == oid }
+                guard !published, added.insert([member.publication, name]).inserted else { continue }
+                var add: SQL = "ALTER PUBLICATION \(ident: member.publication) ADD TABLE \(ident: schema, name)"
+                if let columns = member.columns {
+                    add.append(SQL(unsafeRaw: " (" + columns.map(quoteIdentifier).joined(separator: ", ") + ")"))
+                }
+                // The filter as the catalog prints it, over columns of the same names.
+                if let filter = member.rowFilter { add.append(SQL(unsafeRaw: " WHERE (\(filter))")) }
+                statements.append(add)
             }
-            // The filter as the catalog prints it, over columns of the same names.
-            if let filter = member.rowFilter { add.append(SQL(unsafeRaw: " WHERE (\(filter))")) }
-            statements.append(add)
         }
         for identity in identities {
-            guard let oid = current[identity.table], oid != identity.oid else { continue }
-            let table: SQL = "\(ident: schema, identity.table)"
-            switch identity.kind {
-            case "f": statements.append("ALTER TABLE \(table) REPLICA IDENTITY FULL")
-            case "n": statements.append("ALTER TABLE \(table) REPLICA IDENTITY NOTHING")
-            default:
-                guard let index = identity.index, try Self.hasIndex(index, on: oid, on: connection) else {
-                    throw ReplicaIdentityLost(table: "\(schema).\(identity.table)", index: identity.index ?? "?")
+            for (name, oid) in successors(of: identity.table, current: current) where oid != identity.oid {
+                let table: SQL = "\(ident: schema, name)"
+                switch identity.kind {
+                case "f": statements.append("ALTER TABLE \(table) REPLICA IDENTITY FULL")
+                case "n": statements.append("ALTER TABLE \(table) REPLICA IDENTITY NOTHING")
+                default:
+                    guard let index = identity.index, try Self.hasIndex(index, on: oid, on: connection) else {
+                        throw ReplicaIdentityLost(table: "\(schema).\(name)", index: identity.index ?? "?")
+                    }
+                    statements.append("ALTER TABLE \(table) REPLICA IDENTITY USING INDEX \(ident: index)")
                 }
-                statements.append("ALTER TABLE \(table) REPLICA IDENTITY USING INDEX \(ident: index)")
             }
         }
         for table in subscribed {
@@ -171,6 +182,13 @@ struct StorePublications {
                 """)
         }
         return statements
+    }
+
+    /// The tables in `schema` now (`current`, by name) that take `table`'s place: the one of its
+    /// name, else those it was renamed to.
+    private func successors(of table: String, current: [String: String]) -> [(name: String, oid: String)] {
+        if let oid = current[table] { return [(table, oid)] }
+        return (renamed[table] ?? []).compactMap { name in current[name].map { (name, $0) } }
     }
 
     /// The old tables' memberships, once they are in the backup (or retired) `schema`: taken

@@ -119,6 +119,11 @@ public struct StagedWork: Sendable, Hashable {
     /// Passes an earlier, interrupted `apply` of this same step committed in `stagingSchema`:
     /// `apply` continues after them (decided from `StoreSurroundings`).
     public var passesDone = 0
+    /// Each old table the new store has no table of the same name for, with the new tables
+    /// its rows go to under other names (an entity mapping from a renamed entity): the swap
+    /// puts them in the `FOR TABLE` publications that named the old one
+    /// (`StorePublications`, `ReplicationHazards`).
+    public var renamedTables: [String: [String]] = [:]
 
     public init(
         passes: [PlannedPass], writeGuard: PlannedStatement, swap: [PlannedStatement], stagingSchema: String, changeTracking: ChangeTracking,

@@ -1,7 +1,8 @@
 import SQLBuilding
 
 /// What a step does to the store's replication (docs/replication.md), as hazards with stable
-/// codes (docs/cli-output.md). Tables are matched by name between the two versions' layouts.
+/// codes (docs/cli-output.md). Tables are matched by name between the two versions' layouts,
+/// and by a heavyweight step's entity mappings where the name changes (`StagedWork.renamedTables`).
 public enum ReplicationHazards {
     /// A publication's membership of tables the step replaces is carried in the swap.
     public static let membershipCarried = "replicationMembershipCarried"
@@ -36,13 +37,21 @@ public enum ReplicationHazards {
         let name = { (table: String) in "\(store).\(table)" }
         let kept = Set(destination.tables.map(\.name))
         let replaced: [String] = step.kind == .heavyweight ? source.tables.map(\.name) : (step.phases?.rebuiltTables ?? [])
+        let renamed = step.staged?.renamedTables ?? renamedInPlace(step, source: source, destination: destination)
         var hazards: [Hazard] = []
         for publication in topology.publications where publication.form != .allTables {
             let carried = publication.tables.filter { replaced.contains($0) && kept.contains($0) }
             if !carried.isEmpty {
                 hazards.append(Hazard(code: membershipCarried, message: "publication \(publication.name) publishes \(carried.map(name).joined(separator: ", ")), which the step replaces: the new tables take their place in it in the swap's transaction"))
             }
-            let lost = publication.tables.filter { !kept.contains($0) }
+            let moved = publication.tables.filter { !kept.contains($0) && renamed[$0] != nil }
+            if !moved.isEmpty, publication.form == .tableList {
+                let heavyweight = step.kind == .heavyweight
+                let pairs = moved.map { "\(name($0)) (\(heavyweight ? "replaced by" : "renamed") \(renamed[$0]!.map(name).joined(separator: " and ")))" }
+                let how = heavyweight ? "the new tables, of other names, take their place in it in the swap's transaction" : "a table renamed in place stays in it under its new name"
+                hazards.append(Hazard(code: membershipCarried, message: "publication \(publication.name) publishes \(pairs.joined(separator: ", ")): \(how)"))
+            }
+            let lost = publication.tables.filter { !kept.contains($0) && renamed[$0] == nil }
             if !lost.isEmpty, publication.form == .tableList {
                 hazards.append(Hazard(code: membershipLost, message: "publication \(publication.name) publishes \(lost.map(name).joined(separator: ", ")), which the step removes: it leaves the publication (its rows go with the removal, as --allow-data-loss says)"))
             }
@@ -84,6 +93,22 @@ public enum ReplicationHazards {
             hazards.append(Hazard(code: standbyLocks, message: "the step's ACCESS EXCLUSIVE locks replay on standby \(topology.standbys.map(\.name).joined(separator: ", ")) and cancel queries there that read the tables (max_standby_streaming_delay)"))
         }
         return hazards
+    }
+
+    /// The tables a lightweight step renames in place (`ALTER TABLE … RENAME TO`, which keeps
+    /// the table and its memberships), each with its new name.
+    static func renamedInPlace(_ step: PlannedStep, source: StoreLayout, destination: StoreLayout) -> [String: [String]] {
+        guard step.kind == .lightweight else { return [:] }
+        let store = quoteIdentifier(destination.schema)
+        let texts = Set(step.statements.map(\.sql.text))
+        let (old, new) = (Set(source.tables.map(\.name)), Set(destination.tables.map(\.name)))
+        var renamed: [String: [String]] = [:]
+        for from in old.subtracting(new) {
+            for to in new.subtracting(old) where texts.contains("ALTER TABLE \(store).\(quoteIdentifier(from)) RENAME TO \(quoteIdentifier(to))") {
+                renamed[from, default: []].append(to)
+            }
+        }
+        return renamed
     }
 
     /// Tables whose rows the step's own statements insert, update or delete.

@@ -23,19 +23,19 @@ struct ReplicationTests {
     }
 
     /// Each table's rows as text, in key order: equal on both servers when replication kept up.
-    static func rows(on url: String) throws -> String {
+    static func rows(on url: String, tables: [String] = ["chef", "recipe"]) throws -> String {
         let connection = try PostgresConnection(url: url)
         defer { connection.close() }
-        return try ["chef", "recipe"].map { table in
+        return try tables.map { table in
             try connection.execute("SELECT coalesce(string_agg(t::text, '|' ORDER BY t._pk), '') AS v FROM \(ident: "kitchen", table) AS t").value(0, "v") ?? ""
         }.joined(separator: "\n")
     }
 
-    /// Polls until both servers hold the same rows (60 s at most); returns whether they do.
-    static func converge(_ publisher: PostgresContainer, _ subscriber: PostgresContainer) throws -> Bool {
+    /// Polls until both servers hold the same rows of `tables` (60 s at most); returns whether they do.
+    static func converge(_ publisher: PostgresContainer, _ subscriber: PostgresContainer, tables: [String] = ["chef", "recipe"]) throws -> Bool {
         let deadline = Date().addingTimeInterval(60)
         while Date() < deadline {
-            if try rows(on: publisher.url()) == rows(on: subscriber.url()) { return true }
+            if try rows(on: publisher.url(), tables: tables) == rows(on: subscriber.url(), tables: tables) { return true }
             Thread.sleep(forTimeInterval: 0.3)
         }
         return false

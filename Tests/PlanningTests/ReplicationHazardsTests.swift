@@ -1,3 +1,4 @@
+import Mapping
 import ObjectModel
 import Testing
 @testable import Planning
@@ -90,6 +91,37 @@ struct ReplicationHazardsTests {
         #expect(hazards.first { $0.code == ReplicationHazards.columnsAddedFirst }?.message.hasPrefix("published columns shop.item.sku are new") == true)
         #expect(hazards.first { $0.code == ReplicationHazards.columnsDroppedLast }?.message.hasPrefix("published columns shop.item.note go") == true)
         #expect(hazards.first { $0.code == ReplicationHazards.membershipLost }?.message.hasPrefix("publication p publishes shop.shelf, which the step removes") == true)
+    }
+
+    @Test func aTableAHeavyweightStepRenamesIsCarriedToItsNewNameInAForTablePublication() throws {
+        let source = "Chef: {attributes: {name: string}}\nShelf: {attributes: {label: string}}\nBin: {attributes: {label: string}}"
+        let destination = "Cook: {attributes: {name: string}}\nShelf: {attributes: {label: string}}"
+        let mapping = MappingModel(source: "v1", destination: "v2", entityMappings: [
+            EntityMappingDefinition(name: "ChefToCook", type: .transform, sourceEntity: "Chef", destinationEntity: "Cook"),
+            EntityMappingDefinition(name: "ShelfToShelf", type: .copy, sourceEntity: "Shelf", destinationEntity: "Shelf"),
+        ], file: "rename.yaml")
+        let (from, to) = (try HeavyweightMigrationTests.version("v1", source), try HeavyweightMigrationTests.version("v2", destination))
+        let step = try HeavyweightMigration.step(mapping: mapping, from: from, to: to, schema: "shop")
+        // Bin has no entity mapping (its rows stay behind); Shelf keeps its name.
+        #expect(step.staged?.renamedTables == ["chef": ["cook"]])
+        let topology = ReplicationTopology(publications: [.init(name: "p", form: .tableList, tables: ["bin", "chef", "shelf"])])
+        let hazards = ReplicationHazards.hazards(
+            of: step, source: StoreLayout(version: from, schema: "shop"), destination: StoreLayout(version: to, schema: "shop"), topology: topology
+        ).filter { $0.code.hasPrefix("replicationMembership") }
+        #expect(hazards.map(\.message) == [
+            "publication p publishes shop.shelf, which the step replaces: the new tables take their place in it in the swap's transaction",
+            "publication p publishes shop.chef (replaced by shop.cook): the new tables, of other names, take their place in it in the swap's transaction",
+            "publication p publishes shop.bin, which the step removes: it leaves the publication (its rows go with the removal, as --allow-data-loss says)",
+        ])
+    }
+
+    @Test func aTableALightweightStepRenamesInPlaceStaysInAForTablePublication() throws {
+        let rename = PlannedStatement("ALTER TABLE \"shop\".\"shelf\" RENAME TO \"rack\"", lock: .accessExclusive, summary: "rename table shelf -> rack")
+        let step = PlannedStep(body: .inPlace, from: "v1", to: "v2", statements: [rename])
+        let (source, destination) = (try Self.layout(Self.before), try Self.layout("entities:\n  Item: {attributes: {name: string, note: string}}\n  Rack: {attributes: {label: string}}\n"))
+        let hazards = ReplicationHazards.hazards(of: step, source: source, destination: destination, topology: ReplicationTopology(publications: [Self.list]))
+        #expect(hazards.map(\.code) == [ReplicationHazards.membershipCarried])
+        #expect(hazards.first?.message == "publication p publishes shop.shelf (renamed shop.rack): a table renamed in place stays in it under its new name")
     }
 
     @Test func aSubscriptionStillCopyingIsOneBlockerNamingItsTables() {

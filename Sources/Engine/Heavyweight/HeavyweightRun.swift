@@ -141,7 +141,7 @@ struct HeavyweightRun {
             }
             let rowLog = try hasRowLog(work.catchUp)
             try StoreSchemas.requireOwnable(old, role: role, store: migrator.store, on: connection)
-            try StoreAccess.carrying(schema: migrator.store, tables: nil, options: options, on: connection) {
+            try StoreAccess.carrying(schema: migrator.store, tables: nil, renamed: work.renamedTables, options: options, on: connection) {
                 for statement in work.swap { _ = try connection.execute(statement.sql) }
             }
             if rowLog { for sql in OnlineCatchUp.afterSwap(store: migrator.store, old: old) { _ = try connection.execute(sql) } }

@@ -150,10 +150,11 @@ public enum HeavyweightMigration {
             "LOCK TABLE \(SQL.joined(sourceLayout.tables.map { "\(ident: schema, $0.name)" }, separator: ", ")) IN SHARE MODE",
             lock: .share, summary: "keep writes out of \(schema) until the new store is in place (held by a second session)"
         )
-        let work = StagedWork(
+        var work = StagedWork(
             passes: passes, writeGuard: writeGuard, swap: swap, stagingSchema: staging, changeTracking: tracking,
             backupSchema: keepsBackup ? backupSchema(for: schema) : nil, catchUpForm: catchUpForm
         )
+        work.renamedTables = renamedTables(resolved, source: sourceLayout, destination: layout)
         var step = PlannedStep(
             body: .staged(work), from: source.name, to: destination.name,
             statements: tracking.install + passes.flatMap(\.statements) + swap,
@@ -170,6 +171,18 @@ public enum HeavyweightMigration {
             at: 0
         )
         return step
+    }
+
+    /// `StagedWork.renamedTables`: for each source table the destination does not have, the
+    /// destination tables its entity mappings fill that the source does not have (a table of
+    /// a name both have is carried by that name).
+    static func renamedTables(_ mappings: [ResolvedEntityMapping], source: StoreLayout, destination: StoreLayout) -> [String: [String]] {
+        let (old, new) = (Set(source.tables.map(\.name)), Set(destination.tables.map(\.name)))
+        var renamed: [String: [String]] = [:]
+        for mapping in mappings where !new.contains(mapping.sourceTable) && !old.contains(mapping.destinationTable) {
+            renamed[mapping.sourceTable, default: []].append(mapping.destinationTable)
+        }
+        return renamed.mapValues { Array(Set($0)).sorted() }
     }
 
     /// Drops a to-many link kept by its inverse's column when the inverse's own entity mapping
