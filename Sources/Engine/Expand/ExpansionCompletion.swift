@@ -88,6 +88,13 @@ public struct ExpansionCompletion {
         }
     }
 
+    /// `--force`: ends the sessions (`pg_terminate_backend`).
+    static func end(_ sessions: [OldVersionSession], on connection: PostgresConnection) throws {
+        for session in sessions {
+            try connection.execute("SELECT pg_catalog.pg_terminate_backend(\(literal: Int64(session.pid)))")
+        }
+    }
+
     public func complete(force: Bool, options: ApplyOptions = ApplyOptions(), onLockWait: ([AdvisoryLockHolder]) -> Void = { _ in }) throws -> CompletionReport {
         let started = Date()
         guard try ExpansionRecord.read(store: store, on: connection) != nil else { throw NothingToComplete(store: store) }
@@ -99,9 +106,7 @@ public struct ExpansionCompletion {
         let sessions = try Self.sessions(using: expansion.viewsSchema, on: connection)
         if !sessions.isEmpty {
             guard force else { throw OldVersionInUse(store: store, viewsSchema: expansion.viewsSchema, sessions: sessions) }
-            for session in sessions {
-                try connection.execute("SELECT pg_catalog.pg_terminate_backend(\(literal: Int64(session.pid)))")
-            }
+            try Self.end(sessions, on: connection)
         }
         let statements = ["DROP SCHEMA IF EXISTS \(quoteIdentifier(expansion.viewsSchema)) CASCADE"] + expansion.deferred.map(\.sql)
         try options.executionPolicy.transaction(on: connection) {
