@@ -28,7 +28,8 @@ enum RollbackRendering {
             lines.append("store \(report.store): rolled back '\(report.fromVersion)' -> '\(report.version)': dropped \"\(report.viewsSchema)\", ran \(report.statements.count) statement\(report.statements.count == 1 ? "" : "s") (\(report.durationMilliseconds) ms)")
         }
         let lost = report.losses.filter { $0.rows > 0 }
-        lines.append(lost.isEmpty ? "  nothing lost: '\(report.version)' holds every row and value" : "  lost (--allow-data-loss):")
+        let heading = report.isDryRun ? "  would be lost (needs --allow-data-loss):" : "  lost (--allow-data-loss):"
+        lines.append(lost.isEmpty ? "  nothing lost: '\(report.version)' holds every row and value" : heading)
         lines += lost.map { "    [\($0.loss.code.rawValue)] \($0)" }
         return lines
     }

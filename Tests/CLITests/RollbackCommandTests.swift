@@ -20,6 +20,7 @@ import TestSupport
                 #expect(nothing.exitCode == 1 && nothing.stderr.contains("nothing to roll back"), "\(nothing)")
                 #expect(try run(["rollback"]).exitCode == 64)
                 #expect(try run(["rollback", "--store", "shop", "--idle-timeout", "1"]).exitCode == 64)
+                #expect(try run(["complete", "--store", "shop", "--idle-timeout", "1"]).exitCode == 64)
 
                 #expect(try run(["apply", "--expand", "--to", "Shop 3", "--allow-data-loss", "--model", model]).exitCode == 0)
                 try connection.execute("UPDATE shop.item SET note = 'new' WHERE name = 'pen'")
@@ -36,6 +37,8 @@ import TestSupport
                 #expect(refused.exitCode == 1 && refused.stderr.contains("[rollbackDropsValues] Item.note") && refused.stderr.contains("--allow-data-loss"), "\(refused)")
                 #expect(try connection.execute("SELECT note FROM shop.item WHERE name = 'pen'").rows == [["new"]])
 
+                let dryText = try run(["rollback", "--store", "shop", "--dry-run"])
+                #expect(dryText.stdoutLines.contains("    [rollbackDropsValues] Item.note (not in 'Shop 2'): its values in item.note are dropped: 1 row"), "\(dryText)")
                 let rolled = try run(["rollback", "--store", "shop", "--allow-data-loss", "--lock-timeout", "2000", "--idle-timeout", "60000", "--format", "json"])
                 #expect(rolled.exitCode == 0, "\(rolled)")
                 let report = try jsonObject(rolled.stdout)

@@ -48,7 +48,7 @@ public struct ExpansionRollbackPlan: Sendable {
         self.viewsSchema = viewsSchema
         statements = [PlannedStatement(
             "DROP SCHEMA IF EXISTS \(ident: viewsSchema) CASCADE", lock: .accessExclusive, summary: "drop the views of '\(old.name)' (\(viewsSchema))"
-        )] + steps.flatMap { $0.statements(in: store) }
+        )] + steps.flatMap { kept.statements(of: $0, in: store) }
         losses = RollbackLoss.losses(of: back, pairing: pairing, checks: steps, schema: store)
     }
 }
@@ -90,6 +90,36 @@ struct KeptByExpansion {
         default:
             return [change]
         }
+    }
+
+    /// The statements of `change`; a foreign key put back on a kept column first applies its
+    /// delete rule to the links the new release left pointing at rows it deleted (the key was
+    /// dropped meanwhile): cleared (SET NULL), or their rows deleted (CASCADE). A denying key
+    /// has no rule to apply: its validation names the links and stops the rollback.
+    func statements(of change: any SchemaChange, in schema: String) -> [PlannedStatement] {
+        guard case .addForeignKey(let add) = change.kind, columns.contains(.init(table: add.table, column: add.foreignKey.column)) else {
+            return change.statements(in: schema)
+        }
+        let key = add.foreignKey
+        let dangling: SQL = """
+            \(ident: key.column) IS NOT NULL AND NOT EXISTS (SELECT FROM \(ident: schema, key.referencedTable) AS referenced \
+            WHERE referenced.\(ident: "_pk") = \(ident: schema, add.table).\(ident: key.column))
+            """
+        let repair: PlannedStatement? = switch key.onDelete {
+        case "SET NULL":
+            PlannedStatement(
+                "UPDATE \(ident: schema, add.table) SET \(ident: key.column) = NULL WHERE \(dangling)", lock: .rowExclusive,
+                summary: "clear \(add.table).\(key.column) where it links to rows deleted since apply --expand"
+            )
+        case "CASCADE":
+            PlannedStatement(
+                "DELETE FROM \(ident: schema, add.table) WHERE \(dangling)", lock: .rowExclusive,
+                summary: "delete the rows of \(add.table) whose \(key.column) links to rows deleted since apply --expand (cascade)"
+            )
+        default:
+            nil
+        }
+        return (repair.map { [$0] } ?? []) + change.statements(in: schema)
     }
 }
 

@@ -115,6 +115,31 @@ import TestSupport
         ])
     }
 
+    /// v2 removes a required attribute with a default and a to-one: their drops are deferred,
+    /// so their columns are still there; the new release's rows get the default, and the links
+    /// to a chef it deleted are cleared, as v1's Nullify rule would have.
+    @Test func removedAttributesAndLinksComeBackWithTheirConstraints() throws {
+        let model = try S.model([
+            ("v1", S.version("""
+                Recipe: {attributes: {name: string, code: {type: string, optional: false, default: x}}, relationships: {chef: {destination: Chef, inverse: recipes}}}
+                Chef: {attributes: {name: string}, relationships: {recipes: {destination: Recipe, toMany: true, inverse: chef}}}
+                """)),
+            ("v2", S.version("""
+                Recipe: {attributes: {name: string}}
+                Chef: {attributes: {name: string}}
+                """)),
+        ])
+        try Self.expectRollbackKeepsEveryWrite(model, writes: [
+            Self.old("INSERT INTO recipe (_entity, name) VALUES ('Recipe', 'old') RETURNING _pk",
+                     twin: "INSERT INTO recipe (_pk, _entity, name) OVERRIDING SYSTEM VALUE VALUES ($pk, 'Recipe', 'old')"),
+            Self.new("INSERT INTO recipe (_entity, name) VALUES ('Recipe', 'new') RETURNING _pk",
+                     twin: "INSERT INTO recipe (_pk, _entity, name) OVERRIDING SYSTEM VALUE VALUES ($pk, 'Recipe', 'new')"),
+            Self.new("UPDATE recipe SET name = 'renamed' WHERE _pk BETWEEN 1 AND 5", twin: "UPDATE recipe SET name = 'renamed' WHERE _pk BETWEEN 1 AND 5"),
+            Self.new("DELETE FROM chef WHERE _pk IN (SELECT chef_pk FROM recipe WHERE chef_pk IS NOT NULL ORDER BY _pk LIMIT 2)",
+                     twin: "DELETE FROM chef WHERE _pk IN (SELECT chef_pk FROM recipe WHERE chef_pk IS NOT NULL ORDER BY _pk LIMIT 2)"),
+        ])
+    }
+
     /// v2 adds an entity and an attribute; the new release writes both. Named first (a dry
     /// run), refused without consent with nothing changed, then dropped with it, the rest kept.
     @Test func whatTheOldVersionCannotHoldIsNamedAndNeedsConsent() throws {
