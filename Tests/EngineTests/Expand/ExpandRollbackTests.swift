@@ -140,6 +140,49 @@ import TestSupport
         ])
     }
 
+    /// v2 makes a to-many ordered: the step back drops the order column, the links stay.
+    @Test func aToManyMadeOrderedGoesBackUnorderedWithItsLinks() throws {
+        let manyToMany = { (ordered: String) in S.version("""
+            Recipe: {attributes: {name: string}, relationships: {tags: {destination: Tag, inverse: recipes, toMany: true\(ordered)}}}
+            Tag: {attributes: {label: string}, relationships: {recipes: {destination: Recipe, inverse: tags, toMany: true}}}
+            """) }
+        let model = try S.model([("v1", manyToMany("")), ("v2", manyToMany(", ordered: true"))])
+        let table = StoreNaming.joinTableName(entity: "Recipe", relationship: "tags")
+        try Self.expectRollbackKeepsEveryWrite(model, writes: [
+            Self.old("INSERT INTO tag (_entity, label) VALUES ('Tag', 'old') RETURNING _pk",
+                     twin: "INSERT INTO tag (_pk, _entity, label) OVERRIDING SYSTEM VALUE VALUES ($pk, 'Tag', 'old')"),
+            Self.old("DELETE FROM \(table) WHERE recipe_pk = 1"),
+            Self.new("DELETE FROM \(table) WHERE recipe_pk = 2", twin: "DELETE FROM \(table) WHERE recipe_pk = 2"),
+        ])
+    }
+
+    /// v2 widens a number: a value the new release wrote beyond v1's type stops the rollback,
+    /// whatever the flags, until it is changed.
+    @Test func aValueTheNarrowedTypeCannotHoldStopsTheRollback() throws {
+        let model = try S.model([
+            ("v1", S.version("Recipe: {attributes: {name: string, rating: int16}}")),
+            ("v2", S.version("Recipe: {attributes: {name: string, rating: int32}}")),
+        ])
+        try ShadowedStore.with(model, store: S.store, shadow: Self.shadow) { connection, _ in
+            try Self.expand(model, on: connection)
+            try connection.execute("UPDATE shop.recipe SET rating = 40000 WHERE _pk = 7")
+            let dryRun = try ExpansionRollback(connection: connection, store: S.store).rollBack(dryRun: true)
+            #expect(dryRun.losses.map { "\($0.loss.code.rawValue) \($0.rows)" } == ["rollbackValueDoesNotFit 1"])
+            #expect {
+                try ExpansionRollback(connection: connection, store: S.store).rollBack(allowDataLoss: true)
+            } throws: { error in
+                error is RollbackRefused && String(describing: error).contains("[rollbackValueDoesNotFit]")
+            }
+            #expect(try S.version(on: connection) == "v2")
+            #expect(try S.rows("recipe", ["rating"], where: "_pk = 7", on: connection) == [["7", "40000"]])
+
+            try connection.execute("UPDATE shop.recipe SET rating = 4 WHERE _pk = 7")
+            try connection.execute("UPDATE shadow.recipe SET rating = 4 WHERE _pk = 7")
+            _ = try ExpansionRollback(connection: connection, store: S.store).rollBack()
+            try TwinComparison.expectSameStore(S.store, asOfflineTwin: Self.shadow, on: connection)
+        }
+    }
+
     /// v2 adds an entity and an attribute; the new release writes both. Named first (a dry
     /// run), refused without consent with nothing changed, then dropped with it, the rest kept.
     @Test func whatTheOldVersionCannotHoldIsNamedAndNeedsConsent() throws {
