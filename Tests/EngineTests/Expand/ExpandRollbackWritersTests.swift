@@ -17,23 +17,10 @@ import TestSupport
     static let shadow = ExpandApplyTests.shadow
     static let views = ExpandApplyTests.views
 
-    /// The old release: v1's names, unqualified, the views' schema first on its path. It writes
-    /// no `note`: the views discard writes to a removed attribute (docs/two-versions.md).
+    /// The old release of `ExpandApplyTests`, writing no `note`: the views discard writes to a
+    /// removed attribute (docs/two-versions.md), which a rollback cannot bring back.
     static func oldRelease(_ writer: TwinWriter, _ connection: PostgresConnection) throws {
-        try connection.execute("SET LOCAL search_path = \(ident: views), \(ident: S.store)")
-        try ExpandApplyTests.releasesTakeTurns(connection)
-        let key = writer.random(1...400), rating = writer.random(1...5)
-        switch writer.random(0...3) {
-        case 0:
-            let pk = try connection.execute("INSERT INTO recipe (_entity, name, rating) VALUES ('Recipe', 'old', \(literal: rating)) RETURNING _pk").rows[0][0]!
-            try connection.execute("INSERT INTO \(ident: shadow, "recipe") (_pk, _entity, name, rating) OVERRIDING SYSTEM VALUE VALUES (\(unsafeRaw: pk), 'Recipe', 'old', \(literal: rating))")
-        case 1, 2:
-            try connection.execute("UPDATE recipe SET name = name || '+', rating = \(literal: rating) WHERE _pk = \(literal: key)")
-            try connection.execute("UPDATE \(ident: shadow, "recipe") SET name = name || '+', rating = \(literal: rating) WHERE _pk = \(literal: key)")
-        default:
-            try connection.execute("DELETE FROM recipe WHERE _pk = \(literal: key)")
-            try connection.execute("DELETE FROM \(ident: shadow, "recipe") WHERE _pk = \(literal: key)")
-        }
+        try ExpandApplyTests.oldRelease(writer, connection, note: nil)
     }
 
     @Test func anOldReleaseWritesThroughExpandAndRollbackAndTheStoreEqualsItsTwinAtV1() throws {
