@@ -183,6 +183,28 @@ import TestSupport
         }
     }
 
+    /// v2 adds a sub-entity below Recipe: its rows are the new release's only, counted and
+    /// deleted; Recipe's rows, the old release's inserts included, are kept.
+    @Test func anEntityAddedToAHierarchyGoesWithItsRowsAndTheRestIsKept() throws {
+        let model = try S.model([
+            ("v1", S.version("Recipe: {attributes: {name: string}}")),
+            ("v2", S.version("Recipe: {attributes: {name: string}}\nSoup: {parent: Recipe, attributes: {bowls: int16}}")),
+        ])
+        try ShadowedStore.with(model, store: S.store, shadow: Self.shadow) { connection, _ in
+            try Self.expand(model, on: connection)
+            try Self.run([
+                Self.old("INSERT INTO recipe (name) VALUES ('old') RETURNING _pk",
+                         twin: "INSERT INTO recipe (_pk, _entity, name) OVERRIDING SYSTEM VALUE VALUES ($pk, 'Recipe', 'old')"),
+                Self.new("INSERT INTO recipe (_entity, name, bowls) VALUES ('Soup', 'soup', 2), ('Soup', 'broth', 3)", twin: "SELECT 1"),
+                Self.new("UPDATE recipe SET name = 'kept' WHERE _pk = 9", twin: "UPDATE recipe SET name = 'kept' WHERE _pk = 9"),
+            ], on: connection)
+            let report = try ExpansionRollback(connection: connection, store: S.store).rollBack(allowDataLoss: true)
+            #expect(report.losses.map { "\($0.loss.code.rawValue) \($0.rows)" }.contains("rollbackDropsRows 2"), "\(report.losses)")
+            #expect(try S.version(on: connection) == "v1")
+            try TwinComparison.expectSameStore(S.store, asOfflineTwin: Self.shadow, on: connection)
+        }
+    }
+
     /// v2 adds an entity and an attribute; the new release writes both. Named first (a dry
     /// run), refused without consent with nothing changed, then dropped with it, the rest kept.
     @Test func whatTheOldVersionCannotHoldIsNamedAndNeedsConsent() throws {
