@@ -7,12 +7,12 @@ struct RollbackCommand: ParsableCommand {
         commandName: "rollback",
         abstract: "Undo an `apply --expand` before `complete`: the store back at the previous version, in one transaction.",
         discussion: """
-            Keeps every row and value the previous version can hold, written by either release.
-            What it cannot hold (values of attributes the new version added, rows of its new
-            entities) is counted and named first, each with a code; rows counted need
-            --allow-data-loss. Refused, with nothing changed, while sessions hold a lock on the
-            store's tables or the previous version's views; --force ends them first.
-            --dry-run prints the statements and the losses and changes nothing.
+            Keeps every row and value the previous version can hold, written by either release. \
+            What it cannot hold (values of attributes the new version added, rows of its new \
+            entities) is counted and named first, each with a code; rows counted need \
+            --allow-data-loss. Refused, with nothing changed, while sessions hold a lock on the \
+            store's tables or the previous version's views; --force ends them first. \
+            --dry-run prints the statements and the losses and changes nothing. \
             See docs/rolling-deploys.md.
             """
     )
