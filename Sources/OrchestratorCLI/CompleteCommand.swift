@@ -17,7 +17,10 @@ struct CompleteCommand: ParsableCommand {
     @OptionGroup var formatOptions: FormatOptions
     @OptionGroup var outputOptions: OutputOptions
 
-    @OptionGroup var lockOptions: CompleteLockOptions
+    @OptionGroup var lockOptions: ExpansionLockOptions
+
+    @Flag(name: .long, help: "End the sessions still using the previous version's views (pg_terminate_backend), then complete.")
+    var force = false
 
     func validate() throws {
         guard storeOptions.store != nil else { throw ValidationError("complete needs --store") }
@@ -27,8 +30,7 @@ struct CompleteCommand: ParsableCommand {
         try reportingFailures {
             let connection = try connect(try storeOptions.resolvedDatabaseURL(), lockWait: lockOptions.lockWait)
             defer { connection.close() }
-            let report = try ExpansionCompletion(connection: connection, store: storeOptions.store!)
-                .complete(force: lockOptions.force, options: lockOptions.applyOptions)
+            let report = try ExpansionCompletion(connection: connection, store: storeOptions.store!).complete(force: force, options: lockOptions.applyOptions)
             switch formatOptions.format {
             case .json: printLine(ExpandRendering.json(report).rendered)
             case .text: ExpandRendering.text(report).forEach { printLine($0) }

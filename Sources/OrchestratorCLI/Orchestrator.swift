@@ -32,6 +32,7 @@ public struct Orchestrator: ParsableCommand {
             FleetCommand.self,
             ControlCommand.self,
             CompleteCommand.self,
+            RollbackCommand.self,
         ]
     )
 

@@ -27,7 +27,7 @@ struct PureCommandTests {
         let result = try OrchestratorBinary.run(["--help"])
         let listed = result.stdoutLines.drop { $0 != "SUBCOMMANDS:" }.dropFirst().prefix { !$0.contains("See 'orchestrator help") }
             .filter { $0.hasPrefix("  ") && !$0.hasPrefix("   ") }.compactMap { $0.split(separator: " ").first.map(String.init) }
-        #expect(listed == ["status", "plan", "apply", "infer", "hash", "validate", "diagram", "history", "restore", "adopt", "fleet", "control", "complete"], "\(result)")
+        #expect(listed == ["status", "plan", "apply", "infer", "hash", "validate", "diagram", "history", "restore", "adopt", "fleet", "control", "complete", "rollback"], "\(result)")
     }
 
     @Test("validate says the Recipes model is valid and exits 0")

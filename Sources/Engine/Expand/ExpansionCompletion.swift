@@ -68,7 +68,8 @@ public struct ExpansionCompletion {
         self.store = store
     }
 
-    /// Sessions other than this one holding a lock on a relation of `schema`.
+    /// Sessions other than this one holding a lock on a relation of `schema`: client sessions
+    /// only (an autovacuum worker's lock is not a release's, and gives way to DDL by itself).
     public static func sessions(using schema: String, on connection: PostgresConnection) throws -> [OldVersionSession] {
         let result = try connection.execute("""
             SELECT DISTINCT a.pid, coalesce(a.application_name, '') AS application_name, coalesce(a.usename::text, '') AS usename,
@@ -77,7 +78,8 @@ public struct ExpansionCompletion {
             JOIN pg_catalog.pg_class c ON c.oid = l.relation
             JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
             JOIN pg_catalog.pg_stat_activity a ON a.pid = l.pid
-            WHERE n.nspname = \(schema) AND l.pid <> pg_catalog.pg_backend_pid()
+            WHERE n.nspname = \(schema) AND l.pid <> pg_catalog.pg_backend_pid() AND a.backend_type = 'client backend'
+              AND l.database = (SELECT oid FROM pg_catalog.pg_database WHERE datname = pg_catalog.current_database())
             ORDER BY a.pid
             """)
         return result.rows.indices.map { row in
@@ -85,6 +87,13 @@ public struct ExpansionCompletion {
                 pid: Int(result.int(row, "pid") ?? 0), applicationName: result.value(row, "application_name") ?? "",
                 user: result.value(row, "usename") ?? "", state: result.value(row, "state") ?? ""
             )
+        }
+    }
+
+    /// `--force`: ends the sessions (`pg_terminate_backend`).
+    static func end(_ sessions: [OldVersionSession], on connection: PostgresConnection) throws {
+        for session in sessions {
+            try connection.execute("SELECT pg_catalog.pg_terminate_backend(\(literal: Int64(session.pid)))")
         }
     }
 
@@ -99,9 +108,7 @@ public struct ExpansionCompletion {
         let sessions = try Self.sessions(using: expansion.viewsSchema, on: connection)
         if !sessions.isEmpty {
             guard force else { throw OldVersionInUse(store: store, viewsSchema: expansion.viewsSchema, sessions: sessions) }
-            for session in sessions {
-                try connection.execute("SELECT pg_catalog.pg_terminate_backend(\(literal: Int64(session.pid)))")
-            }
+            try Self.end(sessions, on: connection)
         }
         let statements = ["DROP SCHEMA IF EXISTS \(quoteIdentifier(expansion.viewsSchema)) CASCADE"] + expansion.deferred.map(\.sql)
         try options.executionPolicy.transaction(on: connection) {

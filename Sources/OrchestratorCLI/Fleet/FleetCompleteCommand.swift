@@ -20,7 +20,10 @@ struct FleetCompleteCommand: ParsableCommand {
 
     @OptionGroup var options: FleetOptions
 
-    @OptionGroup var lockOptions: CompleteLockOptions
+    @OptionGroup var lockOptions: ExpansionLockOptions
+
+    @Flag(name: .long, help: "End the sessions still using a store's previous version's views (pg_terminate_backend), then complete it.")
+    var force = false
 
     func run() throws {
         try reportingFailures {
@@ -38,7 +41,7 @@ struct FleetCompleteCommand: ParsableCommand {
                     defer { connection.close() }
                     for state in own {
                         do {
-                            let report = try ExpansionCompletion(connection: connection, store: state.store.store).complete(force: lockOptions.force, options: applyOptions)
+                            let report = try ExpansionCompletion(connection: connection, store: state.store.store).complete(force: force, options: applyOptions)
                             outcomes.append((state.store, report, nil))
                         } catch {
                             outcomes.append((state.store, nil, String(describing: error)))

@@ -33,13 +33,19 @@ import TestSupport
     /// The old release: v1's names, unqualified, with the views' schema first on its path (the
     /// store's tables until the views exist); each write made alike, in v1's shape, to the shadow.
     static func oldRelease(_ writer: TwinWriter, _ connection: PostgresConnection) throws {
+        try oldRelease(writer, connection, note: "kept")
+    }
+
+    /// The same, inserting rows with `note`, or without one (nil).
+    static func oldRelease(_ writer: TwinWriter, _ connection: PostgresConnection, note: String?) throws {
         try connection.execute("SET LOCAL search_path = \(ident: views), \(ident: S.store)")
         try releasesTakeTurns(connection)
         let key = writer.random(1...400), rating = writer.random(1...5)
         switch writer.random(0...3) {
         case 0:
-            let pk = try connection.execute("INSERT INTO recipe (_entity, name, rating, note) VALUES ('Recipe', 'old', \(literal: rating), 'kept') RETURNING _pk").rows[0][0]!
-            try connection.execute("INSERT INTO \(ident: shadow, "recipe") (_pk, _entity, name, rating, note) OVERRIDING SYSTEM VALUE VALUES (\(unsafeRaw: pk), 'Recipe', 'old', \(literal: rating), 'kept')")
+            let (column, value): (SQL, SQL) = note.map { (", note", ", \(literal: $0)") } ?? ("", "")
+            let pk = try connection.execute("INSERT INTO recipe (_entity, name, rating\(column)) VALUES ('Recipe', 'old', \(literal: rating)\(value)) RETURNING _pk").rows[0][0]!
+            try connection.execute("INSERT INTO \(ident: shadow, "recipe") (_pk, _entity, name, rating\(column)) OVERRIDING SYSTEM VALUE VALUES (\(unsafeRaw: pk), 'Recipe', 'old', \(literal: rating)\(value))")
         case 1, 2:
             try connection.execute("UPDATE recipe SET name = name || '+', rating = \(literal: rating) WHERE _pk = \(literal: key)")
             try connection.execute("UPDATE \(ident: shadow, "recipe") SET name = name || '+', rating = \(literal: rating) WHERE _pk = \(literal: key)")

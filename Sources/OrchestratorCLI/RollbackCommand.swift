@@ -1,0 +1,50 @@
+import ArgumentParser
+import Engine
+import Planning
+
+struct RollbackCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "rollback",
+        abstract: "Undo an `apply --expand` before `complete`: the store back at the previous version, in one transaction.",
+        discussion: """
+            Keeps every row and value the previous version can hold, written by either release. \
+            What it cannot hold (values of attributes the new version added, rows of its new \
+            entities) is counted and named first, each with a code; rows counted need \
+            --allow-data-loss. Refused, with nothing changed, while sessions hold a lock on the \
+            store's tables or the previous version's views; --force ends them first. \
+            --dry-run prints the statements and the losses and changes nothing. \
+            See docs/rolling-deploys.md.
+            """
+    )
+
+    @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup var formatOptions: FormatOptions
+    @OptionGroup var outputOptions: OutputOptions
+    @OptionGroup var lockOptions: ExpansionLockOptions
+
+    @Flag(name: .long, help: "Drop what the previous version cannot hold (values of attributes and links the new version added, rows of its new entities).")
+    var allowDataLoss = false
+
+    @Flag(name: .long, help: "Print the statements and what would be lost (rows counted), change nothing.")
+    var dryRun = false
+
+    @Flag(name: .long, help: "End the sessions holding a lock on the store's tables or the previous version's views (pg_terminate_backend), then roll back.")
+    var force = false
+
+    func validate() throws {
+        guard storeOptions.store != nil else { throw ValidationError("rollback needs --store") }
+    }
+
+    func run() throws {
+        try reportingFailures {
+            let connection = try connect(try storeOptions.resolvedDatabaseURL(), lockWait: lockOptions.lockWait)
+            defer { connection.close() }
+            let report = try ExpansionRollback(connection: connection, store: storeOptions.store!)
+                .rollBack(dryRun: dryRun, allowDataLoss: allowDataLoss, force: force, options: lockOptions.applyOptions)
+            switch formatOptions.format {
+            case .json: printLine(RollbackRendering.json(report).rendered)
+            case .text: RollbackRendering.text(report).forEach { printLine($0) }
+            }
+        }
+    }
+}
