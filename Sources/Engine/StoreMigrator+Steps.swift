@@ -5,9 +5,9 @@ import JSONRendering
 import ObjectModel
 import SQLBuilding
 
-/// Running one step, by its body: a heavyweight step through `HeavyweightRun`, pass by pass; a
-/// phased one through `OnlineRun`; any other as one transaction under the execution policy. A failure is recorded in the history and thrown as
-/// `StepFailure`.
+/// Running one step, by its body: a heavyweight step through `HeavyweightRun`, a phased one
+/// through `OnlineRun` (both build phases that `StepRunner` runs); any other as one transaction
+/// under the execution policy. A failure is recorded in the history and thrown as `StepFailure`.
 extension StoreMigrator {
     func run(
         _ step: PlannedStep, number: Int, of count: Int, plan: MigrationPlan, options: ApplyOptions,
@@ -123,7 +123,7 @@ extension StoreMigrator {
         _ step: PlannedStep, number: Int, of count: Int, plan: MigrationPlan, options: ApplyOptions, started: Date,
         onProgress: (ProgressEvent) -> Void = { _ in }
     ) throws -> AppliedStep {
-        let failure = OnlineRun.Failure()
+        let failure = StepRunner.Failure()
         do {
             let rows = try withoutActuallyEscaping(onProgress) { onProgress in
                 try OnlineRun(migrator: self, step: step, plan: plan, options: options, number: number, count: count, onProgress: onProgress)

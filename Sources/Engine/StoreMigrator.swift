@@ -41,7 +41,16 @@ public struct StoreMigrator {
 
     /// The plan for the store as it is now, for `apply` (`mode` offline) or `apply --online`,
     /// read without taking any lock or writing anything.
+    /// Which metadata tables there are is read once per plan (`SessionFacts`, kept with the
+    /// plan when the session keeps none).
     public func plan(mode: PlanMode = .offline) throws -> MigrationPlan {
+        guard connection.sessionFacts == nil else { return try planKnowingFacts(mode: mode) }
+        connection.sessionFacts = SessionFacts(keepsAbsence: true)
+        defer { connection.sessionFacts = nil }
+        return try planKnowingFacts(mode: mode)
+    }
+
+    private func planKnowingFacts(mode: PlanMode) throws -> MigrationPlan {
         var snapshot = try StoreCatalog.snapshot(store: store, readingSurroundings: surveyedCatalog == nil, on: connection)
         let needsExtraObjects = !keepBackup || snapshot.unfinishedChainBackup != nil
         // An interrupted `apply --online` left its step half in the store, by design: its

@@ -46,73 +46,38 @@ extension HeavyweightRun {
             }
             last?.tableRows = rows
             onRound(round, pending)
-            try gate(pass: passCount, of: nil).pass(BatchPosition(store: migrator.store, rowsDone: pending, holdsWrites: false))
+            try runner.gate(for: catchUpEvent).pass(BatchPosition(store: migrator.store, rowsDone: pending, holdsWrites: false))
         }
         return last
     }
 
-    /// Before the write guard: catch-up rounds, stage 3's build, then rounds again, which keep
-    /// the last round (under the guard) small, as the build ran while writes went on.
-    func catchUpAndBuild(_ catchUp: OnlineCatchUp, after last: Checkpoint?, _ tracking: ChangeTracking) throws -> Checkpoint? {
-        let onRound = { (_: Int, pending: Int) in
-            var event = progress(.rows, pass: passCount, of: nil)
-            event.rowsDone = pending
-            onProgress(event)
-        }
-        options.runRecord?.phase(of: progress(.passStarted, pass: passCount, of: nil))
-        var last = try self.catchUp(catchUp, after: last, tracking, onRound: onRound)
-        if try !isStageThreeBuilt() {
-            // Each attempt after a round mapping every write logged, so that the staging
-            // tables hold what the old store held (short of the writes since).
-            let built = try reportingOnline(.build) {
-                try buildStageThree { last = try self.catchUp(catchUp, after: last, tracking, remainder: 0, rounds: 1, onRound: onRound) }
-            }
-            guard built else { return last }
-        }
-        return try self.catchUp(catchUp, after: last, tracking, onRound: onRound)
+    /// The `passStarted` event of the catch-up rounds, and of the wait for the proceed.
+    var catchUpEvent: ProgressEvent { progress(.passStarted, pass: passCount, of: nil) }
+
+    /// A round done: a `rows` event of the rounds, with the writes it mapped.
+    func reportRound(_: Int, pending: Int) {
+        var event = progress(.rows, pass: passCount, of: nil)
+        event.rowsDone = pending
+        onProgress(event)
     }
 
     /// `--postpone-switch-over`, after the rounds and the build: wait for the proceed, with
     /// rounds meanwhile, so that the last one (under the write guard) stays short.
-    func waitToSwitchOver(_ postponed: PostponedSwitchOver, _ catchUp: OnlineCatchUp, after last: Checkpoint?, _ tracking: ChangeTracking) throws -> Checkpoint? {
+    func waitToSwitchOver(_ postponed: PostponedSwitchOver, _ catchUp: OnlineCatchUp, after last: Checkpoint?, _ tracking: ChangeTracking, context: PhaseContext) throws -> Checkpoint? {
         var last = last
-        options.runRecord?.phase(of: progress(.passStarted, pass: passCount, of: nil))
-        try postponed.wait(gate: gate(pass: passCount, of: nil), position: BatchPosition(store: migrator.store, rowsDone: 0, holdsWrites: false), onWaiting: { reason in
-            var event = progress(.paused, pass: passCount, of: nil)
-            event.reason = reason
-            onProgress(event)
-        }, meanwhile: {
+        try postponed.wait(gate: context.gate, position: BatchPosition(store: migrator.store, rowsDone: 0, holdsWrites: false), onWaiting: context.paused) {
             last = try self.catchUp(catchUp, after: last, tracking, onRound: { _, _ in })
-        })
+        }
         return last
     }
 
-    /// Asks the run's hooks after a committed pass or catch-up round (`BetweenBatches`); a
-    /// pause is reported as a `paused` event of `pass` (nil: the rounds).
-    func gate(pass number: Int, of pass: PlannedPass?) -> BatchGate {
-        BatchGate(options: options, store: migrator.store, connection: connection) { reason in
-            var event = progress(.paused, pass: number, of: pass)
-            event.reason = reason
-            onProgress(event)
-        }
-    }
-
-    /// Runs `body` between a `passStarted` and a `passFinished` event of `stage` (an online
-    /// phase outside the passes), when `reported`.
-    func reportingOnline<T>(_ stage: ProgressEvent.Stage, when reported: Bool = true, _ body: () throws -> T) throws -> T {
-        guard reported else { return try body() }
-        var event = ProgressEvent(
+    /// The `passStarted` event of `stage`, an online phase outside the passes (the install,
+    /// stage 3's build, the write guard) or the swap.
+    func stageEvent(_ stage: ProgressEvent.Stage) -> ProgressEvent {
+        ProgressEvent(
             kind: .passStarted, step: number, stepCount: count, stepKind: step.kind.rawValue, from: step.from, to: step.to,
             pass: stage == .install ? 1 : passCount, passCount: passCount, stage: stage
         )
-        onProgress(event)
-        options.runRecord?.phase(of: event)
-        let started = Date()
-        let result = try body()
-        event.kind = .passFinished
-        event.elapsedSeconds = Date().timeIntervalSince(started)
-        onProgress(event)
-        return result
     }
 
     /// Writes logged after the last round, and the last one's id.
@@ -158,14 +123,14 @@ extension HeavyweightRun {
     /// Under the write guard, in the swap's transaction: the last round (with the entity
     /// mappings run again whole, `WholeMappingRerun`), the key sequences
     /// after the rows written meanwhile, then stage 3 (what the build before the guard left).
-    func finishOnline(_ catchUp: OnlineCatchUp, validate: (Int, PlannedPass)?) throws {
+    func finishOnline(_ catchUp: OnlineCatchUp, validate: PlannedPass?) throws {
         let (_, upto) = try pendingWrites(catchUp)
         try roundWithoutForeignKeys { try runRound(catchUp, upTo: upto, underGuard: true) }
         for statement in catchUp.keySequences { _ = try execute(statement) }
-        if let (number, pass) = try validate.map({ ($0.0, try validatePass($0.1)) }) {
+        if let pass = try validate.map(validatePass) {
             let source = migrator.model.version(named: step.from ?? "")!
             let destination = migrator.model.version(named: step.to)!
-            _ = try runPass(pass, number: number, source: source, destination: destination, passStarted: Date())
+            _ = try runPass(pass, source: source, destination: destination)
         }
     }
 }

@@ -43,6 +43,7 @@ struct HeavyweightRun {
     /// the guard is taken only after the passes (stage 3 left out), the catch-up rounds, stage
     /// 3's build of indexes and foreign keys and more rounds: the last round and the rest of
     /// stage 3 run in the swap's transaction.
+    /// Steps 2 and 3's checks run here; the rest are phases (`HeavyweightPhases`) run by `StepRunner`.
     func run(plan: MigrationPlan, started: Date) throws -> (rows: Int, deferred: DeferredCleanup?) {
         let tracking = work.changeTracking
         let catchUp = isOnline ? onlinePlan() : nil
@@ -54,87 +55,32 @@ struct HeavyweightRun {
             staging: staging, fingerprint: checkpoints.digest, stagingExists: stagingExists, restart: options.restart,
             earlier: stagingExists && !options.restart ? try checkpoints.earlierRun(on: connection) : nil
         )
-        if decision.startsAfresh {
-            try reportingOnline(.install, when: catchUp != nil) { try installTracking(tracking, catchUp) }
-        } else {
+        if !decision.startsAfresh {
             try checkpoints.adopt(on: connection)
+            if catchUp != nil, try !hasRowLog(catchUp) {
+                throw StagingMismatch(staging: staging, reason: "holds passes of a run without --online, which logged no row keys")
+            }
+            try requireNoMappingLeftToRunWhole()
         }
-        if !decision.startsAfresh, catchUp != nil, try !hasRowLog(catchUp) {
-            throw StagingMismatch(staging: staging, reason: "holds passes of a run without --online, which logged no row keys")
-        }
-        if !decision.startsAfresh { try requireNoMappingLeftToRunWhole() }
-        let done = decision.done
-        var writeGuard = catchUp == nil ? try takeWriteGuard(tracking) : nil
-        defer { writeGuard?.close() }
-        var last = decision.last { work.passes[$0 - 1].tablesWritten }
-        if let last { try verify(since: last, tracking) }
+        let state = HeavyweightPhases.State(last: decision.last { work.passes[$0 - 1].tablesWritten })
+        defer { state.writeGuard?.close() }
+        // Online, no guard keeps writes out: the rounds map them again.
+        if catchUp != nil, let last = state.last { try verify(since: last, tracking) }
+        let phases = HeavyweightPhases(run: self, plan: plan, started: started, done: decision.done, catchUp: catchUp, postponed: postponed, state: state)
+        let rows = try runner.run(phases.all(startsAfresh: decision.startsAfresh))
+        return (rows, state.deferred)
+    }
 
-        let source = migrator.model.version(named: step.from ?? "")!
-        let destination = migrator.model.version(named: step.to)!
-        var rows = done.values.reduce(0) { $0 + $1.rows }
-        var validate: (Int, PlannedPass)?
-        var index = 0
-        while index < work.passes.count {
-            let pass = work.passes[index]
-            if catchUp != nil && pass.stage == .validate {
-                validate = (index + 1, pass)
-                index += 1
-                continue
-            }
-            // Set-based stage 1 passes, several at once: `ConcurrentPasses`.
-            if jobs > 1, let range = ConcurrentPasses.range(in: work.passes, from: index) {
-                for number in range.map({ $0 + 1 }) { if let earlier = done[number] { reportResumed(number, earlier) } }
-                let (after, made) = try ConcurrentPasses(run: self, range: range, done: done, jobs: jobs, after: last, writeGuard: writeGuard).execute()
-                last = after
-                rows += made
-                index = range.upperBound
-                continue
-            }
-            defer { index += 1 }
-            if let earlier = done[index + 1] {
-                reportResumed(index + 1, earlier)
-                continue
-            }
-            var event = progress(.passStarted, pass: index + 1, of: pass)
-            onProgress(event)
-            options.runRecord?.phase(of: event)
-            let passStarted = Date()
-            let validated = try validatePass(pass)
-            let checkpoint = try options.executionPolicy.transaction(on: connection) {
-                let passRows = try runPass(validated, number: index + 1, source: source, destination: destination, passStarted: passStarted)
-                let checkpoint = try recordCheckpoint(validated, number: index + 1, rows: passRows, after: last, tracking)
-                try writeGuard?.requireNoWrites(seen: checkpoint.changesSeen)
-                return checkpoint
-            }
-            last = checkpoint
-            rows += checkpoint.rows
-            event.kind = .passFinished
-            event.rowsDone = checkpoint.rows
-            event.elapsedSeconds = Date().timeIntervalSince(passStarted)
-            onProgress(event)
-            try gate(pass: index + 1, of: pass).pass(BatchPosition(store: migrator.store, rowsDone: rows, holdsWrites: writeGuard != nil))
-        }
-
-        if let catchUp {
-            last = try catchUpAndBuild(catchUp, after: last, tracking)
-            if let postponed { last = try waitToSwitchOver(postponed, catchUp, after: last, tracking) }
-            // Counting every staging row takes a scan: before the guard, not under it.
-            if let last { try verifyStagingRows(against: last, tracking) }
-            writeGuard = try reportingOnline(.writeGuard) { try takeWriteGuard(tracking) }
-        }
-        if let validate { onProgress(progress(.passStarted, pass: validate.0, of: validate.1)) }
-        var swapEvent = ProgressEvent(
-            kind: .passStarted, step: number, stepCount: count, stepKind: step.kind.rawValue, from: step.from, to: step.to,
-            pass: passCount, passCount: passCount, stage: .swap
-        )
-        onProgress(swapEvent)
-        options.runRecord?.phase(of: swapEvent)
-        let swapStarted = Date()
+    /// The swap's transaction, then the cleanup: the old store's place, the last round and
+    /// stage 3 online (with `validate`, the validate pass left to the guard), the staging
+    /// rows checked (offline), the metadata; `rows` the step's.
+    func swap(plan: MigrationPlan, started: Date, rows: Int, catchUp: OnlineCatchUp?, validate: PlannedPass?, state: HeavyweightPhases.State) throws {
+        let tracking = work.changeTracking
         let (old, role) = work.oldStorePlace(store: migrator.store)
         try options.executionPolicy.transaction(on: connection) {
             try connection.execute(ExecutionPolicy.setIdleTimeout(milliseconds: WriteGuard.swapIdleTimeout(options.executionPolicy)))
-            if let last, catchUp == nil { try verifyStagingRows(against: last, tracking) }
-            if catchUp == nil { try writeGuard?.requireNoWrites(seen: try changesSeen(tracking)) }
+            if let last = state.last, catchUp == nil { try verifyStagingRows(against: last, tracking) }
+            if catchUp == nil { try state.writeGuard?.requireNoWrites(seen: try changesSeen(tracking)) }
             if let catchUp {
                 try finishOnline(catchUp, validate: validate)
                 try PostponedSwitchOver.clear(store: migrator.store, on: connection)
@@ -150,21 +96,12 @@ struct HeavyweightRun {
             try StoreSchemas.register(old, role: role, store: migrator.store, version: step.from, chainFinished: false, on: connection)
             try migrator.record(step, plan: plan, rows: rows, started: started)
             // Last: a guard ended before this point may have let writes into the old store.
-            try writeGuard?.requireHeld(on: connection)
+            try state.writeGuard?.requireHeld(on: connection)
         }
-        writeGuard?.close()
+        state.writeGuard?.close()
         // The step is done: what this leaves is removed by the next `apply`, so a failure here
         // must not report the step failed.
-        let deferred = StoreCleanup.clean(old, role: role, policy: options.executionPolicy, on: connection)
-        if let validate {
-            var event = progress(.passFinished, pass: validate.0, of: validate.1)
-            event.elapsedSeconds = Date().timeIntervalSince(swapStarted)
-            onProgress(event)
-        }
-        swapEvent.kind = .passFinished
-        swapEvent.elapsedSeconds = Date().timeIntervalSince(swapStarted)
-        onProgress(swapEvent)
-        return (rows, deferred)
+        state.deferred = StoreCleanup.clean(old, role: role, policy: options.executionPolicy, on: connection)
     }
 
     /// A second session holding SHARE locks on the old store's tables (`WriteGuard`): reads go
@@ -187,7 +124,8 @@ struct HeavyweightRun {
         return writeGuard
     }
 
-    func runPass(_ pass: PlannedPass, number: Int, source: ModelVersion, destination: ModelVersion, passStarted: Date) throws -> Int {
+    /// `onRows`: the rows a streaming pass has made so far, after each batch.
+    func runPass(_ pass: PlannedPass, source: ModelVersion, destination: ModelVersion, onRows: @escaping (Int) -> Void = { _ in }) throws -> Int {
         var rows = 0
         for statement in pass.statements {
             let affected = try execute(statement)
@@ -198,12 +136,7 @@ struct HeavyweightRun {
         case .createInstances:
             guard let stream = pass.stream else { return rows }
             let context = try self.context(for: pass, stream: stream, source: source, destination: destination)
-            return try StreamingPass(context: context, policy: policy, sizing: options.streamingSizing) { done in
-                var event = progress(.rows, pass: number, of: pass)
-                event.rowsDone = done
-                event.elapsedSeconds = Date().timeIntervalSince(passStarted)
-                onProgress(event)
-            }.createInstances()
+            return try StreamingPass(context: context, policy: policy, sizing: options.streamingSizing, onBatch: onRows).createInstances()
         case .createRelationships:
             // The policy's hook runs in the entity mapping's last stage 2 pass, the streaming one.
             guard pass.execution == .streaming, let policy, let mapping = pass.entityMapping else { return rows }
@@ -254,12 +187,9 @@ struct HeavyweightRun {
         return context
     }
 
-    /// A pass an earlier run committed: reported finished, not run again.
-    func reportResumed(_ number: Int, _ earlier: Checkpoint) {
-        var event = progress(.passFinished, pass: number, of: work.passes[number - 1])
-        event.rowsDone = earlier.rows
-        event.resumed = true
-        onProgress(event)
+    /// The runner of the step's phases.
+    var runner: StepRunner {
+        StepRunner(store: migrator.store, connection: connection, options: options, onProgress: onProgress)
     }
 
     /// An event of `pass`, or of the catch-up rounds when nil.

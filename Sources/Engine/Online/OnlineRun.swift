@@ -28,12 +28,10 @@ struct OnlineRun {
     var connection: PostgresConnection { migrator.connection }
     var policy: ExecutionPolicy { options.executionPolicy }
 
-    /// The statement that was running when a phase failed, for the step's error.
-    final class Failure {
-        var statement: PlannedStatement?
-    }
-
-    func run(started: Date, failure: Failure) throws -> Int {
+    /// The phases to `StepRunner`, after reinstalling the triggers of those done: each phase
+    /// by its execution, the last one the switch-over (after the postponement's wait, with
+    /// `--postpone-switch-over`).
+    func run(started: Date, failure: StepRunner.Failure) throws -> Int {
         guard let online = step.phases, online.isSupported else {
             preconditionFailure("step to '\(step.to)' has no online form; OnlineNotSupported.check refuses it first")
         }
@@ -49,61 +47,63 @@ struct OnlineRun {
                 }
             }
         }
-        for index in online.phases.indices where index < start.phase {
-            var event = progress(.passFinished, phase: index)
-            event.resumed = true
-            onProgress(event)
-        }
         let postponed = PostponedSwitchOver.of(step, digest: step.digest, store: migrator.store, options: options, on: connection)
         try postponed?.hold(on: connection)
-        var rows = 0
-        for index in online.phases.indices where index >= start.phase {
+        var phases: [RunPhase] = []
+        for index in online.phases.indices {
             let phase = online.phases[index]
             let isLast = index == online.phases.count - 1
-            if isLast, let postponed { try waitToSwitchOver(postponed, phase: index) }
-            var event = progress(.passStarted, phase: index)
-            onProgress(event)
-            options.runRecord?.phase(of: event)
-            let phaseStarted = Date(), rowsBefore = rows
-            switch phase.execution {
-            case .transaction:
-                rows += try policy.transaction(on: connection) {
-                    var done = 0
-                    try StoreAccess.carrying(schema: migrator.store, tables: isLast ? online.rebuiltTables : [], options: options, on: connection) {
-                        for statement in phase.statements {
-                            failure.statement = statement
-                            done += try connection.execute(statement.sql).affectedRows
-                        }
-                    }
-                    failure.statement = nil
-                    if isLast {
-                        try checkpoint.clear(on: connection)
-                        try PostponedSwitchOver.clear(store: migrator.store, on: connection)
-                        try migrator.record(step, plan: plan, rows: rows + done, started: started)
-                        if let expansion = online.expansion { try ExpansionRecord.insert(expansion, store: migrator.store, on: connection) }
-                    } else {
-                        try checkpoint.save(.init(phase: index + 1), on: connection)
-                    }
-                    return done
-                }
-            case .batches:
-                rows += try runBatches(phase, index: index, from: index == start.phase ? start.nextKey : nil, checkpoint: checkpoint, failure: failure) { done in
-                    var batch = event
-                    batch.kind = .rows
-                    batch.rowsDone = done
-                    batch.elapsedSeconds = Date().timeIntervalSince(phaseStarted)
-                    onProgress(batch)
-                }
-            case .outsideTransaction:
-                try buildConcurrently(phase, failure: failure)
-                try policy.transaction(on: connection) { try checkpoint.save(.init(phase: index + 1), on: connection) }
+            let kind = isLast ? RunPhase.Kind.switchOver : RunPhase.Kind(phase.execution)
+            let state: RunPhase.Start = index < start.phase ? .resumed(rows: 0) : .run
+            if isLast, let postponed {
+                phases.append(RunPhase(kind: .waitToSwitchOver, event: progress(.passStarted, phase: index), reporting: .recorded, start: { state == .run ? .run : .skipped }) { context in
+                    try waitToSwitchOver(postponed, context: context)
+                    return 0
+                })
             }
-            event.kind = .passFinished
-            event.rowsDone = rows - rowsBefore
-            event.elapsedSeconds = Date().timeIntervalSince(phaseStarted)
-            onProgress(event)
+            phases.append(RunPhase(kind: kind, event: progress(.passStarted, phase: index), start: { state }) { context in
+                try run(phase, kind, index: index, from: index == start.phase ? start.nextKey : nil, checkpoint: checkpoint, started: started, context: context)
+            })
         }
-        return rows
+        return try StepRunner(store: migrator.store, connection: connection, options: options, onProgress: onProgress, failure: failure).run(phases)
+    }
+
+    /// Phase `index`'s work, by its kind; returns its rows.
+    private func run(
+        _ phase: OnlinePhase, _ kind: RunPhase.Kind, index: Int, from resumeKey: Int64?, checkpoint: OnlineCheckpoint, started: Date, context: PhaseContext
+    ) throws -> Int {
+        switch kind {
+        case .transaction, .switchOver:
+            let isLast = kind == .switchOver
+            let online = step.phases
+            return try policy.transaction(on: connection) {
+                var done = 0
+                try StoreAccess.carrying(schema: migrator.store, tables: isLast ? online?.rebuiltTables ?? [] : [], options: options, on: connection) {
+                    for statement in phase.statements {
+                        context.running(statement)
+                        done += try connection.execute(statement.sql).affectedRows
+                    }
+                }
+                context.running(nil)
+                if isLast {
+                    try checkpoint.clear(on: connection)
+                    try PostponedSwitchOver.clear(store: migrator.store, on: connection)
+                    try migrator.record(step, plan: plan, rows: context.rowsBefore + done, started: started)
+                    if let expansion = online?.expansion { try ExpansionRecord.insert(expansion, store: migrator.store, on: connection) }
+                } else {
+                    try checkpoint.save(.init(phase: index + 1), on: connection)
+                }
+                return done
+            }
+        case .batches:
+            return try runBatches(phase, index: index, from: resumeKey, checkpoint: checkpoint, context: context)
+        case .outsideTransaction:
+            try buildConcurrently(phase, context: context)
+            try policy.transaction(on: connection) { try checkpoint.save(.init(phase: index + 1), on: connection) }
+            return 0
+        case .waitToSwitchOver, .install, .pass, .concurrentPasses, .catchUpRounds, .stageThreeBuild, .writeGuard, .swap:
+            preconditionFailure("a lightweight online phase is never a \(kind.name) phase")
+        }
     }
 
     /// An event of phase `index` of the step's online plan.
@@ -118,62 +118,44 @@ struct OnlineRun {
     /// The batches cover the keys present when the phase starts (up to their largest), in
     /// keyset batches (`KeysetBatches`); rows inserted later go through the phase's trigger,
     /// installed before. The checkpoint keeps the next batch's lower bound, as it always has.
-    private func runBatches(
-        _ phase: OnlinePhase, index: Int, from resumeKey: Int64?, checkpoint: OnlineCheckpoint, failure: Failure, onBatch: (Int) -> Void
-    ) throws -> Int {
+    private func runBatches(_ phase: OnlinePhase, index: Int, from resumeKey: Int64?, checkpoint: OnlineCheckpoint, context: PhaseContext) throws -> Int {
         guard let batches = phase.batches else { preconditionFailure("batched phase '\(phase.summary)' has no statement") }
         let bounds = try connection.execute("SELECT max(\(ident: "_pk")) AS high FROM \(ident: batches.schema, batches.table)")
         var rows = 0
         if let high = bounds.int(0, "high") {
-            var runner = KeysetBatches(
-                connection: connection, policy: policy, sizing: options.batchSizing, gate: gate(phase: index), store: migrator.store
-            )
+            var runner = KeysetBatches(connection: connection, policy: policy, sizing: options.batchSizing, gate: context.gate, store: migrator.store)
             rows = try runner.run(after: resumeKey.map { $0 - 1 }, { after, limit in
                 guard let keys = try KeysetBatches.keys(of: batches.schema, batches.table, after: after, through: high, limit: limit, on: connection) else {
                     return nil
                 }
                 let last = keys.upperBound
                 let statement = PlannedStatement(batches.sql(from: keys.lowerBound, below: last + 1), lock: phase.lock, summary: phase.summary)
-                failure.statement = statement
+                context.running(statement)
                 for setup in batches.setup { try connection.execute(setup) }
                 let done = try connection.execute(statement.sql).affectedRows
                 try checkpoint.save(.init(phase: index, nextKey: last + 1), on: connection)
                 return (done, last)
-            }, onBatch: onBatch)
+            }, onBatch: context.rows)
         }
-        failure.statement = nil
+        context.running(nil)
         try policy.transaction(on: connection) { try checkpoint.save(.init(phase: index + 1), on: connection) }
         return rows
     }
 
-    /// Asks the run's hooks between batches; a pause is reported as a `paused` event of the phase.
-    private func gate(phase index: Int) -> BatchGate {
-        BatchGate(options: options, store: migrator.store, connection: connection) { reason in
-            var event = progress(.paused, phase: index)
-            event.reason = reason
-            onProgress(event)
-        }
-    }
-
     /// `--postpone-switch-over`: every phase before the switch-over is done, and the triggers
     /// keep the new columns and tables right while the application writes; wait for the proceed.
-    private func waitToSwitchOver(_ postponed: PostponedSwitchOver, phase index: Int) throws {
-        options.runRecord?.phase(of: progress(.passStarted, phase: index))
-        try postponed.wait(gate: gate(phase: index), position: BatchPosition(store: migrator.store, rowsDone: 0, holdsWrites: false)) { reason in
-            var event = progress(.paused, phase: index)
-            event.reason = reason
-            onProgress(event)
-        }
+    private func waitToSwitchOver(_ postponed: PostponedSwitchOver, context: PhaseContext) throws {
+        try postponed.wait(gate: context.gate, position: BatchPosition(store: migrator.store, rowsDone: 0, holdsWrites: false), onWaiting: context.paused)
     }
 
     /// `CREATE … CONCURRENTLY` cannot run in a transaction; a failed or interrupted build
     /// leaves an invalid index, dropped (concurrently) before the next attempt.
-    private func buildConcurrently(_ phase: OnlinePhase, failure: Failure) throws {
+    private func buildConcurrently(_ phase: OnlinePhase, context: PhaseContext) throws {
         guard let index = phase.index, let statement = phase.statements.first else {
             preconditionFailure("concurrent phase '\(phase.summary)' names no index")
         }
         let schema = migrator.store
-        failure.statement = statement
+        context.running(statement)
         // The session's own bound (`LockWaitBound`) comes back afterwards, not the server's default.
         let sessionBound = try connection.execute("SELECT current_setting('lock_timeout') AS value").value(0, "value") ?? "0"
         try connection.execute("SET lock_timeout = \(literal: options.lockTimeoutMilliseconds)")
@@ -193,6 +175,6 @@ struct OnlineRun {
             }
             _ = try connection.execute(statement.sql)
         }
-        failure.statement = nil
+        context.running(nil)
     }
 }
