@@ -96,6 +96,10 @@ start=$(date +%s.%N)
 seq -f 's_%05g' 1 "$apply_stores" | DATABASE_URL="$(url_for fleet_b)" xargs -P 4 -I{} "$bin" apply --quiet --model migrations --store {}
 xargs_seconds=$(echo "$(date +%s.%N) - $start" | bc)
 
+printf 'apply: %d stores (Recipes 2 -> 3): fleet apply --jobs 4 %.2f s (%.0f stores/s), xargs -P 4 apply %.2f s (%.0f stores/s): %.1fx (target >= 10x); fleet apply peak RSS %s MB\n' \
+    "$apply_stores" "$fleet_seconds" "$(echo "$apply_stores / $fleet_seconds" | bc -l)" "$xargs_seconds" "$(echo "$apply_stores / $xargs_seconds" | bc -l)" \
+    "$(echo "$xargs_seconds / $fleet_seconds" | bc -l)" "$(peak_mb "$dir/apply.time")"
+
 # Every store of both databases: its rows, columns, and the version its metadata records.
 for db in fleet_a fleet_b; do
     psql "$(url_for "$db")" -X -q -At -v ON_ERROR_STOP=1 > "$dir/$db.fingerprint" <<'SQL'
@@ -109,7 +113,10 @@ BEGIN
     RETURN md5(result || (SELECT string_agg(table_name || '.' || column_name || ' ' || data_type || ' ' || is_nullable || ' ' || coalesce(column_default, ''), ',' ORDER BY table_name, column_name)
                           FROM information_schema.columns WHERE table_schema = schema));
 END $$;
-SELECT store || ' ' || version_name || ' ' || pg_temp.rows(store) FROM orchestrator.stores ORDER BY store;
+-- One statement (so one transaction, holding its locks) per store: a single statement over
+-- thousands of stores runs out of max_locks_per_transaction.
+SELECT format('SELECT %L || '' '' || %L || '' '' || pg_temp.rows(%L)', store, version_name, store) FROM orchestrator.stores ORDER BY store
+\gexec
 SQL
 done
 if ! cmp -s "$dir/fleet_a.fingerprint" "$dir/fleet_b.fingerprint"; then
@@ -118,7 +125,4 @@ if ! cmp -s "$dir/fleet_a.fingerprint" "$dir/fleet_b.fingerprint"; then
     exit 1
 fi
 [ "$(grep -c ' Recipes 3 ' "$dir/fleet_a.fingerprint")" -eq "$apply_stores" ] || { echo "bench-fleet: not every store is at Recipes 3"; exit 1; }
-printf 'apply: %d stores (Recipes 2 -> 3): fleet apply --jobs 4 %.2f s (%.0f stores/s), xargs -P 4 apply %.2f s (%.0f stores/s): %.1fx (target >= 10x); fleet apply peak RSS %s MB\n' \
-    "$apply_stores" "$fleet_seconds" "$(echo "$apply_stores / $fleet_seconds" | bc -l)" "$xargs_seconds" "$(echo "$apply_stores / $xargs_seconds" | bc -l)" \
-    "$(echo "$xargs_seconds / $fleet_seconds" | bc -l)" "$(peak_mb "$dir/apply.time")"
 echo "results: every one of the $apply_stores stores identical (rows, columns, version) after fleet apply and after apply"
