@@ -17,8 +17,8 @@ import TestSupport
     static let shadow = ExpandApplyTests.shadow
     static let views = ExpandApplyTests.views
 
-    /// The old release of `ExpandApplyTests`, writing no `note`: the views discard writes to a
-    /// removed attribute (docs/two-versions.md), which a rollback cannot bring back.
+    /// The old release of `ExpandApplyTests`, writing no `note` (a removed attribute's writes
+    /// through the views land in its kept column and survive a rollback: RollbackCommandTests).
     static func oldRelease(_ writer: TwinWriter, _ connection: PostgresConnection) throws {
         try ExpandApplyTests.oldRelease(writer, connection, note: nil)
     }
