@@ -86,6 +86,39 @@ struct FleetExpandTests {
         }
     }
 
+    @Test("fleet apply --expand fails a store with subscribers alone and fleet complete names an unreachable server, nothing changed, no password", integration)
+    func expandRefusalsAndUnreachable() throws {
+        try FleetFixture.withServers(1) { urls in
+            try withTemporaryFolder { folder in
+                let model = try ShopModel.yaml.write(in: folder).path
+                let made = try OrchestratorBinary.run(["apply", "--model", model, "--store", "t_a", "--to", "Shop 2"], databaseURL: urls[0])
+                #expect(made.exitCode == 0, "\(made)")
+                let connection = try PostgresConnection(url: urls[0])
+                defer { connection.close() }
+                try connection.execute("INSERT INTO t_a.item (_entity, name, sku) VALUES ('Item', 'pen', 'P-1')")
+                // A subscriber in the fleet file: --expand keeps one server's old version only.
+                let subscribed = try FleetFixture.writeFleet(servers: [("s1", urls[0], ["t_a"])])
+                let text = try String(contentsOfFile: subscribed, encoding: .utf8)
+                    + "    subscribers: [{name: sub, url: \"\(FleetFixture.unreachableURL)\", stores: [\"t_a\"]}]\n"
+                try Data(text.utf8).write(to: URL(fileURLWithPath: subscribed))
+                let common = ["--fleet", subscribed, "--model", model, "--to", "Shop 3"]
+                let apply = try FleetFixture.run(["fleet", "apply", "--expand", "--allow-data-loss"] + common)
+                #expect(apply.exitCode == 1 && apply.stdout.contains("has subscribers in the fleet file"), "\(apply)")
+                #expect(!(apply.stdout + apply.stderr).contains("hunter2secret"), "\(apply)")
+                let store = try connection.execute("SELECT version_name FROM orchestrator.stores WHERE store = 't_a'")
+                #expect(store.rows == [["Shop 2"]])
+                #expect(try connection.execute("SELECT name, sku FROM t_a.item").rows == [["pen", "P-1"]])
+                #expect(try connection.execute("SELECT count(*) AS n FROM orchestrator.expansions").int(0, "n") == 0)
+
+                // fleet complete with a server not reached: exit 1 naming it, no password.
+                let fleet = try FleetFixture.writeFleet(servers: [("s1", urls[0], ["t_a"]), ("down", FleetFixture.unreachableURL, ["t_b"])])
+                let complete = try FleetFixture.run(["fleet", "complete", "--fleet", fleet, "--model", model, "--to", "Shop 3"])
+                #expect(complete.exitCode == 1 && complete.stdout.contains("down/t_b: unreachable") && complete.stderr.contains("not completed: down/t_b"), "\(complete)")
+                #expect(!(complete.stdout + complete.stderr).contains("hunter2secret"), "\(complete)")
+            }
+        }
+    }
+
     private func schemaExists(_ schema: String, on connection: PostgresConnection) throws -> Bool {
         try connection.execute("SELECT count(*) AS n FROM pg_namespace WHERE nspname = \(schema)").int(0, "n") == 1
     }

@@ -42,8 +42,7 @@ extension ViewsDrift {
         guard let source = model.version(named: from), let destination = model.version(named: to),
               let mapping = MappingInference.infer(from: source, to: destination).mapping else { return items }
         let pairing = LayoutPairing(mapping: mapping, source: source, destination: destination, schema: store)
-        let changes = LightweightDiff(pairing: pairing).orderedChanges
-        let kept = ExpandDeferral(changes: changes, pairing: pairing, rebuilt: Set(OnlinePlanner.plan(changes, schema: store).rebuiltTables)).keptColumns
+        let kept = ExpandDeferral(pairing: pairing, store: store).keptColumns
         return items.filter { item in
             !(item.kind == .extra && item.object == .column && kept.contains("\(item.table).\(item.column ?? "")"))
         }

@@ -13,6 +13,12 @@ struct ExpandDeferral {
     var deferred: [any SchemaChange] = []
     var relaxing: [any SchemaChange] = []
 
+    /// The deferral of the step `pairing` infers, over the tables its online plan rebuilds.
+    init(pairing: LayoutPairing, store: String) {
+        let changes = LightweightDiff(pairing: pairing).orderedChanges
+        self.init(changes: changes, pairing: pairing, rebuilt: Set(OnlinePlanner.plan(changes, schema: store).rebuiltTables))
+    }
+
     init(changes: [any SchemaChange], pairing: LayoutPairing, rebuilt: Set<String>) {
         let destinationTables = Set(pairing.destinationLayout.tables.map(\.name))
         // Constraints the step drops itself (online, a key that goes with its column is not).

@@ -35,8 +35,7 @@ enum ExpandPlanning {
             return plan
         }
         let pairing = LayoutPairing(mapping: mapping, source: from, destination: to, schema: plan.store)
-        let changes = LightweightDiff(pairing: pairing).orderedChanges
-        let deferral = ExpandDeferral(changes: changes, pairing: pairing, rebuilt: Set(OnlinePlanner.plan(changes, schema: plan.store).rebuiltTables))
+        let deferral = ExpandDeferral(pairing: pairing, store: plan.store)
         let views: OldVersionViews
         do {
             views = try OldVersionViews(mapping: mapping, from: from, to: to, store: plan.store, keptColumns: deferral.keptColumns)
