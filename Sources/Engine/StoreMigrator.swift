@@ -68,7 +68,7 @@ public struct StoreMigrator {
         if surveyedCatalog != nil { try SurveyedCatalog.complete(&snapshot, from: survey, estimatesKept: explicitMappings.isEmpty, on: connection) }
         snapshot.surroundings = try surroundings(of: snapshot, mode: mode)
         snapshot.surroundings.onlineRunLeft = runLeft.map { OnlineRunLeft(from: $0.from, to: $0.to) }
-        snapshot.surroundings.expansionInFlight = try ExpansionRecord.read(store: store, on: connection)?.inFlight
+        snapshot.surroundings.expansionInFlight = try locked.map { $0.expansion } ?? ExpansionRecord.read(store: store, on: connection)?.inFlight
         let recorded = try locked?.recorded ?? StoreCatalog.recordedVersions(model: model.name, on: connection)
         return try Planner.plan(
             model: model, targetVersion: targetVersion, snapshot: snapshot, recordedVersions: recorded,

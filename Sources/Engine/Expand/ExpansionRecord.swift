@@ -50,6 +50,21 @@ public struct ExpansionRecord: Sendable, Hashable {
     }
 
     /// The store's expansion in flight; nil when there is none (or no metadata yet).
+    /// The expansion in flight of `store`, as one statement for a pipeline (`inFlight(in:)`
+    /// reads its result); nil when the metadata has no expansions table.
+    static func inFlightStatement(store: String, on connection: PostgresConnection) throws -> SQL? {
+        guard try MetadataSchema.hasTable(name, on: connection) else { return nil }
+        return "SELECT old_version, new_version, views_schema FROM \(ident: MetadataSchema.schema, name) WHERE store = \(store)"
+    }
+
+    static func inFlight(in result: QueryResult) -> ExpansionInFlight? {
+        guard !result.rows.isEmpty else { return nil }
+        return ExpansionInFlight(
+            oldVersion: result.value(0, "old_version") ?? "", newVersion: result.value(0, "new_version") ?? "",
+            viewsSchema: result.value(0, "views_schema") ?? ""
+        )
+    }
+
     public static func read(store: String, on connection: PostgresConnection) throws -> ExpansionRecord? {
         guard try MetadataSchema.hasTable(name, on: connection) else { return nil }
         let utc = "YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\""

@@ -58,11 +58,12 @@ public struct SurveyedCatalog: Sendable, Hashable {
 
     /// What `plan` reads under a surveyed store's lock beside its snapshot, in one round trip
     /// (libpq's pipeline mode): the unfinished online step, the survey's recheck
-    /// (`recheck`'s statement) and the model's recorded versions.
+    /// (`recheck`'s statement), the model's recorded versions and the expansion in flight.
     struct LockedReads {
         var runLeft: (from: String, to: String)?
         var survey: Recheck
         var recorded: [RecordedVersion]
+        var expansion: ExpansionInFlight?
     }
 
     /// Nil where `recheck` reads nothing (no survey, another version, the extra objects needed)
@@ -76,14 +77,16 @@ public struct SurveyedCatalog: Sendable, Hashable {
               try CheckpointTable.exists(on: connection)
         else { return nil }
         let besides = surveyed.replicationFingerprint == nil ? nil : ReplicationFingerprint.expression(on: connection)
+        let expansion = try ExpansionRecord.inFlightStatement(store: snapshot.store, on: connection)
         let results = try StatementPipeline.execute([
             OnlineCheckpoint.unfinishedStatement(store: snapshot.store),
             CatalogFingerprint.statement(schemas: [snapshot.store], besides: besides),
             StoreCatalog.recordedVersionsStatement(model: model),
-        ], on: connection)
+        ] + (expansion.map { [$0] } ?? []), on: connection)
         let found = CatalogFingerprint.fingerprints(in: results[1])[snapshot.store]
         return LockedReads(
-            runLeft: OnlineCheckpoint.unfinished(in: results[0]), survey: surveyed.verdict(found), recorded: StoreCatalog.recordedVersions(in: results[2])
+            runLeft: OnlineCheckpoint.unfinished(in: results[0]), survey: surveyed.verdict(found), recorded: StoreCatalog.recordedVersions(in: results[2]),
+            expansion: expansion == nil ? nil : ExpansionRecord.inFlight(in: results[3])
         )
     }
 
