@@ -1,4 +1,6 @@
 import Foundation
+import PostgresClient
+import TestSupport
 
 /// A small model, Shop, of four versions written in either format, one of which can be broken:
 /// Item(name) -> Item(name, sku) -> Item(name, note) -> Item(title, renamed from name; note).
@@ -78,5 +80,27 @@ enum ShopModel: String, CaseIterable, CustomStringConvertible {
                  "<model type=\"com.apple.IDECoreDataModeler.DataModel\" documentVersion=\"1.0\">",
                  "    <entity name=\"Item\" representedClassName=\"Item\" syncable=\"YES\">"]
             + attributeLines + relationshipLines + ["    </entity>", "</model>"]).joined(separator: "\n") + "\n"
+    }
+}
+
+/// A fresh database with the YAML Shop model written in a temporary folder, for tests that run
+/// the CLI on the `shop` store: `run` adds `--model`, `connection` reads and writes the store.
+struct ShopSession {
+    let url: String
+    let connection: PostgresConnection
+    let model: String
+
+    func run(_ arguments: [String]) throws -> CLIResult {
+        try OrchestratorBinary.run(arguments + ["--model", model], databaseURL: url)
+    }
+
+    static func with(_ body: (ShopSession) throws -> Void) throws {
+        try TestDatabase.withFreshDatabase { url in
+            try withTemporaryFolder { folder in
+                let connection = try PostgresConnection(url: url)
+                defer { connection.close() }
+                try body(ShopSession(url: url, connection: connection, model: try ShopModel.yaml.write(in: folder).path))
+            }
+        }
     }
 }

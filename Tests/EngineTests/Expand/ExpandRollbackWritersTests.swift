@@ -8,7 +8,8 @@ import TestSupport
 @testable import Engine
 
 /// The writers of `ExpandApplyTests` run through `rollback`: an old release writing through
-/// the views before, during and after `apply --expand`, and on through the rollback, its
+/// the views before, during and after `apply --expand` (`note` too, the attribute v2 removes:
+/// kept in its column until `complete`, so the rollback keeps it), and on through the rollback, its
 /// `search_path` falling through to the store's tables once the views are gone; a new release
 /// writing the tables until it is withdrawn. The rolled-back store equals its twin, which stayed
 /// at v1 and received every write in v1's shape.
@@ -17,16 +18,10 @@ import TestSupport
     static let shadow = ExpandApplyTests.shadow
     static let views = ExpandApplyTests.views
 
-    /// The old release of `ExpandApplyTests`, writing no `note` (a removed attribute's writes
-    /// through the views land in its kept column and survive a rollback: RollbackCommandTests).
-    static func oldRelease(_ writer: TwinWriter, _ connection: PostgresConnection) throws {
-        try ExpandApplyTests.oldRelease(writer, connection, note: nil)
-    }
-
     @Test func anOldReleaseWritesThroughExpandAndRollbackAndTheStoreEqualsItsTwinAtV1() throws {
         let model = try ExpandApplyTests.model()
         try ShadowedStore.with(model, store: S.store, shadow: Self.shadow) { connection, url in
-            let old = TwinWriter(url: url, live: S.store, twin: Self.shadow, rules: .rolling, write: Self.oldRelease)
+            let old = TwinWriter(url: url, live: S.store, twin: Self.shadow, rules: .rolling, write: ExpandApplyTests.oldRelease)
             let new = TwinWriter(url: url, live: S.store, twin: Self.shadow, rules: .concurrent, write: ExpandApplyTests.newRelease)
             var running = [old]
             defer { running.forEach { $0.stop() } }
@@ -57,6 +52,8 @@ import TestSupport
             #expect(new.commits >= 20)
 
             #expect(try S.history(on: connection).suffix(2) == ["expand v1 -> v2 succeeded", "rollback v2 -> v1 succeeded"])
+            // The old release wrote notes (through the views while expanded): they are there, as in the twin.
+            #expect(try connection.execute("SELECT count(*) AS n FROM \(ident: S.store, "recipe") WHERE note = 'kept'").int(0, "n") ?? 0 > 0)
             try TwinComparison.expectSameStore(S.store, asOfflineTwin: Self.shadow, on: connection)
         }
     }
