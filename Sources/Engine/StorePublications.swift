@@ -123,6 +123,7 @@ struct StorePublications {
             SELECT s.oid::text AS subscription, c.relname, c.oid::text AS oid, r.srsubstate::text AS state, r.srsublsn::text AS lsn
             FROM pg_subscription_rel r JOIN pg_subscription s ON s.oid = r.srsubid JOIN pg_class c ON c.oid = r.srrelid
             WHERE c.relnamespace = \(namespace) AND c.relkind IN ('r', 'p') \(chosen)
+              AND s.subdbid = (SELECT oid FROM pg_database WHERE datname = current_database())
             ORDER BY s.subname, c.relname
             """)
         for row in subscribed.rows.indices {
