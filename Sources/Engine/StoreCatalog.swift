@@ -120,8 +120,12 @@ public enum StoreCatalog {
         let shares = try connection.execute("""
             SELECT s.schemaname AS store, s.tablename AS name, u.entity, u.share::float8 AS share
             FROM pg_stats s, unnest(s.most_common_vals::text::text[], s.most_common_freqs) AS u(entity, share)
-            WHERE s.schemaname IN (SELECT unnest(\(names)::name[])) AND s.attname = '_entity' AND NOT s.inherited
+            WHERE s.schemaname = ANY(\(names)::name[]) AND s.attname = '_entity' AND NOT s.inherited
             """)
+        // `= ANY` and not `IN (SELECT unnest(…))`: pg_stats checks privileges on every statistic
+        // of the database before a semi-join can filter them; in a database of 3,000 stores
+        // this read took 150 to 400 ms for one store (2.8 s an `apply` at 5,000 stores under
+        // four processes), 15 to 45 ms with `= ANY` (docs/fleets-reference.md).
         for row in shares.rows.indices {
             guard let store = shares.value(row, "store"), let table = shares.value(row, "name"), let entity = shares.value(row, "entity"),
                   let share = shares.value(row, "share").flatMap(Double.init) else { continue }
