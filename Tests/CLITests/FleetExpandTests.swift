@@ -119,6 +119,41 @@ struct FleetExpandTests {
         }
     }
 
+    @Test("fleet status judges the previous version's views of expanded stores as status does: a view or a column missing is drift", integration)
+    func viewsDriftInFleetStatus() throws {
+        try FleetFixture.withServers(1) { urls in
+            try withTemporaryFolder { folder in
+                let model = try ShopModel.yaml.write(in: folder).path
+                let connection = try PostgresConnection(url: urls[0])
+                defer { connection.close() }
+                for store in ["t_a", "t_b", "t_c"] {
+                    #expect(try OrchestratorBinary.run(["apply", "--model", model, "--store", store, "--to", "Shop 2"], databaseURL: urls[0]).exitCode == 0)
+                    try connection.execute("INSERT INTO \(ident: store, "item") (_entity, name, sku) VALUES ('Item', 'pen', 'P-1')")
+                }
+                let fleet = try FleetFixture.writeFleet(servers: [("s1", urls[0], ["t_*"])])
+                let common = ["--fleet", fleet, "--model", model, "--to", "Shop 3"]
+                #expect(try FleetFixture.run(["fleet", "apply", "--expand", "--allow-data-loss"] + common).exitCode == 0)
+                let clean = try FleetFixture.run(["fleet", "status", "--check"] + common)
+                #expect(clean.exitCode == 0, "\(clean)")
+
+                // t_a's view dropped; t_b's rebuilt without sku, which the old release still writes.
+                try connection.execute(#"DROP VIEW "t_a@Shop_2".item"#)
+                try connection.execute(#"DROP VIEW "t_b@Shop_2".item"#)
+                try connection.execute(#"CREATE VIEW "t_b@Shop_2".item AS SELECT _pk, _entity, name FROM t_b.item"#)
+                let status = try FleetFixture.run(["fleet", "status", "--format", "json"] + common)
+                let listed = try #require(try jsonObject(status.stdout)["stores"] as? [[String: Any]], "\(status)")
+                #expect(listed.map { "\($0["store"]!) \($0["status"]!)" } == ["t_a drifted", "t_b drifted", "t_c upToDate"], "\(status)")
+                let check = try FleetFixture.run(["fleet", "status", "--check"] + common)
+                #expect(check.exitCode == 1, "\(check)")
+                #expect(check.stdout.contains("t_a@Shop_2.item") && check.stdout.contains("sku"), "\(check)")
+                // The rows are untouched, and fleet complete still ends both versions.
+                #expect(try connection.execute("SELECT name, sku FROM t_a.item").rows == [["pen", "P-1"]])
+                #expect(try FleetFixture.run(["fleet", "complete"] + common).exitCode == 0)
+                #expect(try FleetFixture.run(["fleet", "status", "--check"] + common).exitCode == 0)
+            }
+        }
+    }
+
     private func schemaExists(_ schema: String, on connection: PostgresConnection) throws -> Bool {
         try connection.execute("SELECT count(*) AS n FROM pg_namespace WHERE nspname = \(schema)").int(0, "n") == 1
     }

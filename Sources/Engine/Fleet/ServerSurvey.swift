@@ -106,8 +106,25 @@ public struct ServerSurvey {
                 }
             }
         }
+        // `fleet apply` judges each store by its own plan under the lock, as `apply` does.
+        if !readsFingerprints { try judgeViews(of: &states) }
         try readSurroundings(of: &states)
         return states
+    }
+
+    /// Two versions live: the previous version's views are part of a store's contract, as
+    /// `status` judges them (`ViewsDrift`): a view or a column missing makes the store
+    /// drifted. One statement for all the server's expanded stores.
+    func judgeViews(of states: inout [FleetStoreState]) throws {
+        let expanded = states.indices.filter { [.upToDate, .migrationRequired].contains(states[$0].status) && states[$0].expansion != nil }
+        guard !expanded.isEmpty else { return }
+        let drifts = try ViewsDrift.drifts(of: expanded.compactMap { states[$0].expansion }, model: model, on: connection)
+        for index in expanded {
+            let blocking = (states[index].expansion.flatMap { drifts[$0.viewsSchema] } ?? []).filter(\.isBlocking)
+            guard !blocking.isEmpty else { continue }
+            states[index].status = .drifted
+            states[index].detail = blocking.map(\.description).joined(separator: "; ")
+        }
     }
 
     /// The row estimates and replication topology of the stores found without blocking drift,
