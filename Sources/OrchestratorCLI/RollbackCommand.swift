@@ -22,14 +22,7 @@ struct RollbackCommand: ParsableCommand {
     @OptionGroup var outputOptions: OutputOptions
     @OptionGroup var lockOptions: ExpansionLockOptions
 
-    @Flag(name: .long, help: "Drop what the previous version cannot hold (values of attributes and links the new version added, rows of its new entities).")
-    var allowDataLoss = false
-
-    @Flag(name: .long, help: "Print the statements and what would be lost (rows counted), change nothing.")
-    var dryRun = false
-
-    @Flag(name: .long, help: "End the sessions holding a lock on the store's tables or the previous version's views (pg_terminate_backend), then roll back.")
-    var force = false
+    @OptionGroup var flags: RollbackFlags
 
     func validate() throws {
         guard storeOptions.store != nil else { throw ValidationError("rollback needs --store") }
@@ -40,11 +33,23 @@ struct RollbackCommand: ParsableCommand {
             let connection = try connect(try storeOptions.resolvedDatabaseURL(), lockWait: lockOptions.lockWait)
             defer { connection.close() }
             let report = try ExpansionRollback(connection: connection, store: storeOptions.store!)
-                .rollBack(dryRun: dryRun, allowDataLoss: allowDataLoss, force: force, options: lockOptions.applyOptions)
+                .rollBack(dryRun: flags.dryRun, allowDataLoss: flags.allowDataLoss, force: flags.force, options: lockOptions.applyOptions)
             switch formatOptions.format {
             case .json: printLine(RollbackRendering.json(report).rendered)
             case .text: RollbackRendering.text(report).forEach { printLine($0) }
             }
         }
     }
+}
+
+/// `rollback`'s and `fleet rollback`'s consent and dry-run flags.
+struct RollbackFlags: ParsableArguments {
+    @Flag(name: .long, help: "Drop what the previous version cannot hold (values of attributes and links the new version added, rows of its new entities).")
+    var allowDataLoss = false
+
+    @Flag(name: .long, help: "Print the statements and what would be lost (rows counted), change nothing.")
+    var dryRun = false
+
+    @Flag(name: .long, help: "End the sessions holding a lock on the store's tables or the previous version's views (pg_terminate_backend), then roll back.")
+    var force = false
 }

@@ -154,6 +154,54 @@ struct FleetExpandTests {
         }
     }
 
+    @Test("fleet rollback returns every expanded store to the previous version; a store that would lose values fails alone until --allow-data-loss; an unreachable server is named without its password", integration)
+    func rollbackEveryExpandedStore() throws {
+        try FleetFixture.withServers(2) { urls in
+            try withTemporaryFolder { folder in
+                let model = try ShopModel.yaml.write(in: folder).path
+                let connections = try urls.map { try PostgresConnection(url: $0) }
+                defer { connections.forEach { $0.close() } }
+                for (store, index) in [("t_a", 0), ("t_b", 1)] {
+                    #expect(try OrchestratorBinary.run(["apply", "--model", model, "--store", store, "--to", "Shop 2"], databaseURL: urls[index]).exitCode == 0)
+                    try connections[index].execute("INSERT INTO \(ident: store, "item") (_entity, name, sku) VALUES ('Item', 'pen', 'P-1'), ('Item', 'ink', 'I-2')")
+                }
+                let servers = [("s1", urls[0], ["t_a"]), ("s2", urls[1], ["t_b"])]
+                let fleet = try FleetFixture.writeFleet(servers: servers)
+                let withDown = try FleetFixture.writeFleet(servers: servers + [("down", FleetFixture.unreachableURL, ["t_c"])])
+                let options = ["--model", model, "--to", "Shop 3"]
+                #expect(try FleetFixture.run(["fleet", "apply", "--expand", "--allow-data-loss", "--fleet", fleet] + options).exitCode == 0)
+                // The new release writes a note, which Shop 2 cannot hold, on t_b; the old one writes on t_a.
+                try connections[1].execute("UPDATE t_b.item SET note = 'new' WHERE name = 'pen'")
+                try connections[0].execute(#"INSERT INTO "t_a@Shop_2".item (name, sku) VALUES ('nib', 'N-3')"#)
+
+                let dry = try FleetFixture.run(["fleet", "rollback", "--dry-run", "--format", "json", "--fleet", fleet] + options)
+                let planned = try #require(try jsonObject(dry.stdout)["stores"] as? [[String: Any]], "\(dry)")
+                #expect(planned.map { "\($0["store"]!) \($0["outcome"]!)" } == ["t_a dryRun", "t_b dryRun"], "\(dry)")
+                #expect(try connections[1].execute("SELECT count(*) AS n FROM orchestrator.expansions").int(0, "n") == 1)
+
+                let refused = try FleetFixture.run(["fleet", "rollback", "--fleet", withDown] + options)
+                #expect(refused.exitCode == 1, "\(refused)")
+                #expect(refused.stdout.contains("s1/t_a:") && refused.stdout.contains("rolled back 'Shop 3' -> 'Shop 2'"), "\(refused)")
+                #expect(refused.stdout.contains("s2/t_b: failed") && refused.stdout.contains("rollbackDropsValues"), "\(refused)")
+                #expect(refused.stdout.contains("down/t_c: unreachable") && refused.stderr.contains("not rolled back: s2/t_b, down/t_c"), "\(refused)")
+                #expect(!(refused.stdout + refused.stderr).contains("hunter2secret"), "\(refused)")
+                #expect(try connections[0].execute("SELECT name, sku FROM t_a.item ORDER BY _pk").rows == [["pen", "P-1"], ["ink", "I-2"], ["nib", "N-3"]])
+                #expect(try connections[1].execute("SELECT name, note FROM t_b.item ORDER BY _pk").rows == [["pen", "new"], ["ink", nil]])
+
+                let consented = try FleetFixture.run(["fleet", "rollback", "--allow-data-loss", "--fleet", fleet] + options)
+                #expect(consented.exitCode == 0 && consented.stdout.contains("s2/t_b:"), "\(consented)")
+                for (index, store) in ["t_a", "t_b"].enumerated() {
+                    let version = try connections[index].execute("SELECT version_name FROM orchestrator.stores WHERE store = \(store)")
+                    #expect(version.rows == [["Shop 2"]], "\(store)")
+                    #expect(try !schemaExists(store + "@Shop_2", on: connections[index]))
+                }
+                #expect(try connections[1].execute("SELECT name, sku FROM t_b.item ORDER BY _pk").rows == [["pen", "P-1"], ["ink", "I-2"]])
+                let again = try FleetFixture.run(["fleet", "rollback", "--fleet", fleet] + options)
+                #expect(again.exitCode == 0 && again.stdout.contains("nothing to roll back"), "\(again)")
+            }
+        }
+    }
+
     private func schemaExists(_ schema: String, on connection: PostgresConnection) throws -> Bool {
         try connection.execute("SELECT count(*) AS n FROM pg_namespace WHERE nspname = \(schema)").int(0, "n") == 1
     }

@@ -9,7 +9,7 @@ struct FleetCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "fleet",
         abstract: "Status, plan and apply over every store on every server of a fleet file (docs/fleets.md).",
-        subcommands: [FleetStatusCommand.self, FleetPlanCommand.self, FleetApplyCommand.self, FleetCompleteCommand.self]
+        subcommands: [FleetStatusCommand.self, FleetPlanCommand.self, FleetApplyCommand.self, FleetCompleteCommand.self, FleetRollbackCommand.self]
     )
 }
 

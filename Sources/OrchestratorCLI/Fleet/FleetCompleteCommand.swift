@@ -27,63 +27,21 @@ struct FleetCompleteCommand: ParsableCommand {
 
     func run() throws {
         try reportingFailures {
-            let (fleet, model, target) = try options.load()
-            let states = FleetSurvey.states(of: fleet, model: model, target: target) { try fleetConnect($0.connectionString) }
-            let expanded = states.filter { $0.expansion != nil }
-            let unreachable = states.filter { $0.status == .unreachable }
             let applyOptions = lockOptions.applyOptions
-            var outcomes: [(store: FleetStore, report: CompletionReport?, error: String?)] = []
-            for server in fleet.servers {
-                let own = expanded.filter { $0.store.server == server.name }
-                guard !own.isEmpty else { continue }
-                do {
-                    let connection = try fleetConnect(server.connectionString)
-                    defer { connection.close() }
-                    for state in own {
-                        do {
-                            let report = try ExpansionCompletion(connection: connection, store: state.store.store).complete(force: force, options: applyOptions)
-                            outcomes.append((state.store, report, nil))
-                        } catch {
-                            outcomes.append((state.store, nil, String(describing: error)))
-                        }
-                    }
-                } catch {
-                    outcomes += own.map { ($0.store, nil, "server \(server.name) was not reached: \(error)") }
-                }
+            let run = try FleetExpansionEnd(options: options) { connection, store in
+                try ExpansionCompletion(connection: connection, store: store).complete(force: force, options: applyOptions)
             }
-            let failed = outcomes.filter { $0.error != nil }
-            switch options.format {
-            case .json:
-                let stores = outcomes.map { outcome in
-                    JSONValue.object([
-                        ("server", .string(outcome.store.server)), ("store", .string(outcome.store.store)),
-                        ("outcome", .string(outcome.error == nil ? "completed" : "failed")),
-                        ("oldVersion", outcome.report.map { .string($0.oldVersion) } ?? .null),
-                        ("newVersion", outcome.report.map { .string($0.newVersion) } ?? .null),
-                        ("endedSessions", .number(outcome.report?.endedSessions.count ?? 0)),
-                        ("error", outcome.error.map(JSONValue.string) ?? .null),
-                    ])
-                }
-                printLine(JSONValue.object([
-                    ("fleet", .string(fleet.path)), ("stores", .array(stores)),
-                    ("unreachable", .array(unreachable.map { .string($0.store.description) })),
-                ]).rendered)
-            case .text:
-                if outcomes.isEmpty { printLine("fleet \(fleet.path): no store serves two versions; nothing to complete") }
-                for outcome in outcomes {
-                    if let report = outcome.report {
-                        printLine("\(outcome.store): completed ('\(report.oldVersion)' no longer served; \(report.statements.count) statement\(report.statements.count == 1 ? "" : "s"), \(report.durationMilliseconds) ms)")
-                    } else {
-                        printLine("\(outcome.store): failed: \(outcome.error ?? "")")
-                    }
-                }
-                for state in unreachable { printLine("\(state.store): unreachable: \(state.detail ?? "")") }
+            run.print(format: options.format, nothing: "complete") { outcome in
+                [
+                    ("outcome", .string(outcome.error == nil ? "completed" : "failed")),
+                    ("oldVersion", outcome.report.map { .string($0.oldVersion) } ?? .null),
+                    ("newVersion", outcome.report.map { .string($0.newVersion) } ?? .null),
+                    ("endedSessions", .number(outcome.report?.endedSessions.count ?? 0)),
+                ]
+            } text: { store, report in
+                ["\(store): completed ('\(report.oldVersion)' no longer served; \(report.statements.count) statement\(report.statements.count == 1 ? "" : "s"), \(report.durationMilliseconds) ms)"]
             }
-            guard failed.isEmpty && unreachable.isEmpty else {
-                let named = (failed.map(\.store) + unreachable.map(\.store)).prefix(10).map(\.description).joined(separator: ", ")
-                printError("\(failed.count + unreachable.count) store\(failed.count + unreachable.count == 1 ? "" : "s") not completed: \(named); run fleet complete again")
-                throw ExitCode.failure
-            }
+            try run.requireAllEnded(verb: "completed", command: "fleet complete")
         }
     }
 }
