@@ -143,6 +143,9 @@ struct FleetExpandTests {
                 let status = try FleetFixture.run(["fleet", "status", "--format", "json"] + common)
                 let listed = try #require(try jsonObject(status.stdout)["stores"] as? [[String: Any]], "\(status)")
                 #expect(listed.map { "\($0["store"]!) \($0["status"]!)" } == ["t_a drifted", "t_b drifted", "t_c upToDate"], "\(status)")
+                let summary = try jsonObject(status.stdout)["summary"] as? [String: Any]
+                let byStatus = summary?["byStatus"] as? [String: Int]
+                #expect(byStatus?["drifted"] == 2 && byStatus?["upToDate"] == 1 && summary?["twoVersionsLive"] as? Int == 3, "\(status)")
                 let check = try FleetFixture.run(["fleet", "status", "--check"] + common)
                 #expect(check.exitCode == 1, "\(check)")
                 #expect(check.stdout.contains("t_a@Shop_2.item") && check.stdout.contains("sku"), "\(check)")
