@@ -14,16 +14,9 @@ struct FleetViewsDriftSurveyTests {
     func oneStatementForAllViews() throws {
         try FleetFixture.withServers(1) { urls in
             try withTemporaryFolder { folder in
-                let modelPath = try ShopModel.yaml.write(in: folder).path
                 let connection = try PostgresConnection(url: urls[0])
                 defer { connection.close() }
-                for store in ["t_a", "t_b", "t_c"] {
-                    #expect(try OrchestratorBinary.run(["apply", "--model", modelPath, "--store", store, "--to", "Shop 2"], databaseURL: urls[0]).exitCode == 0)
-                    try connection.execute("INSERT INTO \(ident: store, "item") (_entity, name, sku) VALUES ('Item', 'pen', 'P-1')")
-                }
-                let fleet = try FleetFixture.writeFleet(servers: [("s1", urls[0], ["t_*"])])
-                let expand = try FleetFixture.run(["fleet", "apply", "--expand", "--allow-data-loss", "--fleet", fleet, "--model", modelPath, "--to", "Shop 3"])
-                #expect(expand.exitCode == 0, "\(expand)")
+                let modelPath = try FleetExpandTests.expandThreeStores(in: folder, on: connection, url: urls[0])
                 try connection.execute(#"DROP VIEW "t_b@Shop_2".item"#)
 
                 let model = try ModelLoader.loadEachVersion(path: modelPath)
