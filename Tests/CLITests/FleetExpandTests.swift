@@ -123,16 +123,11 @@ struct FleetExpandTests {
     func viewsDriftInFleetStatus() throws {
         try FleetFixture.withServers(1) { urls in
             try withTemporaryFolder { folder in
-                let model = try ShopModel.yaml.write(in: folder).path
                 let connection = try PostgresConnection(url: urls[0])
                 defer { connection.close() }
-                for store in ["t_a", "t_b", "t_c"] {
-                    #expect(try OrchestratorBinary.run(["apply", "--model", model, "--store", store, "--to", "Shop 2"], databaseURL: urls[0]).exitCode == 0)
-                    try connection.execute("INSERT INTO \(ident: store, "item") (_entity, name, sku) VALUES ('Item', 'pen', 'P-1')")
-                }
+                let model = try Self.expandThreeStores(in: folder, on: connection, url: urls[0])
                 let fleet = try FleetFixture.writeFleet(servers: [("s1", urls[0], ["t_*"])])
                 let common = ["--fleet", fleet, "--model", model, "--to", "Shop 3"]
-                #expect(try FleetFixture.run(["fleet", "apply", "--expand", "--allow-data-loss"] + common).exitCode == 0)
                 let clean = try FleetFixture.run(["fleet", "status", "--check"] + common)
                 #expect(clean.exitCode == 0, "\(clean)")
 
@@ -143,6 +138,9 @@ struct FleetExpandTests {
                 let status = try FleetFixture.run(["fleet", "status", "--format", "json"] + common)
                 let listed = try #require(try jsonObject(status.stdout)["stores"] as? [[String: Any]], "\(status)")
                 #expect(listed.map { "\($0["store"]!) \($0["status"]!)" } == ["t_a drifted", "t_b drifted", "t_c upToDate"], "\(status)")
+                let summary = try jsonObject(status.stdout)["summary"] as? [String: Any]
+                let byStatus = summary?["byStatus"] as? [String: Int]
+                #expect(byStatus?["drifted"] == 2 && byStatus?["upToDate"] == 1 && summary?["twoVersionsLive"] as? Int == 3, "\(status)")
                 let check = try FleetFixture.run(["fleet", "status", "--check"] + common)
                 #expect(check.exitCode == 1, "\(check)")
                 #expect(check.stdout.contains("t_a@Shop_2.item") && check.stdout.contains("sku"), "\(check)")
@@ -200,6 +198,20 @@ struct FleetExpandTests {
                 #expect(again.exitCode == 0 && again.stdout.contains("nothing to roll back"), "\(again)")
             }
         }
+    }
+
+    /// Shop stores t_a, t_b, t_c made at Shop 2 with a row each, then expanded to Shop 3 by
+    /// `fleet apply --expand`; the model's path.
+    static func expandThreeStores(in folder: URL, on connection: PostgresConnection, url: String) throws -> String {
+        let model = try ShopModel.yaml.write(in: folder).path
+        for store in ["t_a", "t_b", "t_c"] {
+            #expect(try OrchestratorBinary.run(["apply", "--model", model, "--store", store, "--to", "Shop 2"], databaseURL: url).exitCode == 0)
+            try connection.execute("INSERT INTO \(ident: store, "item") (_entity, name, sku) VALUES ('Item', 'pen', 'P-1')")
+        }
+        let fleet = try FleetFixture.writeFleet(servers: [("s1", url, ["t_*"])])
+        let expand = try FleetFixture.run(["fleet", "apply", "--expand", "--allow-data-loss", "--fleet", fleet, "--model", model, "--to", "Shop 3"])
+        #expect(expand.exitCode == 0, "\(expand)")
+        return model
     }
 
     private func schemaExists(_ schema: String, on connection: PostgresConnection) throws -> Bool {
