@@ -49,7 +49,6 @@ public struct ExpansionRecord: Sendable, Hashable {
             """)
     }
 
-    /// The store's expansion in flight; nil when there is none (or no metadata yet).
     /// The expansion in flight of `store`, as one statement for a pipeline (`inFlight(in:)`
     /// reads its result); nil when the metadata has no expansions table.
     static func inFlightStatement(store: String, on connection: PostgresConnection) throws -> SQL? {
@@ -65,6 +64,7 @@ public struct ExpansionRecord: Sendable, Hashable {
         )
     }
 
+    /// The store's expansion in flight; nil when there is none (or no metadata yet).
     public static func read(store: String, on connection: PostgresConnection) throws -> ExpansionRecord? {
         guard try MetadataSchema.hasTable(name, on: connection) else { return nil }
         let utc = "YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\""
