@@ -8,6 +8,9 @@
 #           (default 1000) stores: `fleet apply --jobs 4` against `xargs -P 4 orchestrator
 #           apply` over identical copies in another database: both times, the ratio (target:
 #           at least 10x), peak RSS of fleet apply, and every store of both checked identical.
+#   memory  `fleet apply` of the same step over each count of BENCH_MEMORY_STORES (default
+#           "1000 5000"; empty: skipped), fresh stores each time: peak RSS and stores/s of each,
+#           and the growth of the peak from the first count to the last (target: flat).
 # The stores are copies of one filled store made by orchestrator (pg_dump of its schema with
 # the name replaced, and its metadata row), loaded by psql; the xargs database is a copy of the
 # fleet apply one (CREATE DATABASE … TEMPLATE).
@@ -22,7 +25,8 @@ status_stores="${BENCH_STATUS_STORES:-10000}"
 apply_stores="${BENCH_APPLY_STORES:-1000}"
 bin="${BENCH_BIN:-$(bench_release_binary)}"
 dir=$(mktemp -d)
-dbs="fleet_status fleet_a fleet_b fleet_template"
+memory_stores="${BENCH_MEMORY_STORES-1000 5000}"
+dbs="fleet_status fleet_a fleet_b fleet_template $(for n in $memory_stores; do printf 'fleet_m%s ' "$n"; done)"
 cleanup() {
     rm -rf "$dir"
     for db in $dbs; do admin -c "DROP DATABASE IF EXISTS $db WITH (FORCE)" >/dev/null 2>&1 || true; done
@@ -126,3 +130,20 @@ if ! cmp -s "$dir/fleet_a.fingerprint" "$dir/fleet_b.fingerprint"; then
 fi
 [ "$(grep -c ' Recipes 3 ' "$dir/fleet_a.fingerprint")" -eq "$apply_stores" ] || { echo "bench-fleet: not every store is at Recipes 3"; exit 1; }
 echo "results: every one of the $apply_stores stores identical (rows, columns, version) after fleet apply and after apply"
+
+# --- memory ---
+first_mb=""
+for n in $memory_stores; do
+    admin -c "CREATE DATABASE fleet_m$n" >/dev/null
+    load_copies "fleet_m$n" old "$n"
+    printf 'model: %s\nservers:\n  - {name: m, url: "%s"}\nperServerJobs: 4\n' "$PWD/migrations" "$(url_for "fleet_m$n")" > "$dir/memory.yaml"
+    start=$(date +%s.%N)
+    /usr/bin/time -v "$bin" fleet apply --fleet "$dir/memory.yaml" --jobs 4 --run memory > "$dir/memory.out" 2> "$dir/memory.time"
+    seconds=$(echo "$(date +%s.%N) - $start" | bc)
+    tail -n 1 "$dir/memory.out" | grep -q "run memory: $n stores: $n migrated" || { echo "bench-fleet: fleet apply did not migrate every store:"; tail -n 5 "$dir/memory.out"; exit 1; }
+    mb=$(peak_mb "$dir/memory.time")
+    first_mb=${first_mb:-$mb}
+    printf 'memory: fleet apply of %d stores: peak RSS %s MB (%+.0f%% from the first count), %.2f s (%.0f stores/s)\n' \
+        "$n" "$mb" "$(echo "($mb - $first_mb) * 100 / $first_mb" | bc -l)" "$seconds" "$(echo "$n / $seconds" | bc -l)"
+    admin -c "DROP DATABASE fleet_m$n WITH (FORCE)" >/dev/null
+done

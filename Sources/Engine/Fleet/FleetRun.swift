@@ -63,15 +63,7 @@ public final class FleetRun: @unchecked Sendable {
         let journal = FleetJournal(connection: try connections.connect(fleet.journalURL), run: run)
         defer { journal.connection.close() }
         try journal.bootstrap()
-        let states = FleetSurvey.states(of: fleet, model: model, target: target, fingerprints: true) { [connections] server in
-            try connections.connect(server.connectionString)
-        }
-        surveyed = Dictionary(states.compactMap { state in state.surveyedCatalog.map { (state.store, $0) } }) { first, _ in first }
-        let assignment = try FleetWaves.assign(states, waves: fleet.waves, file: fleet.path)
-        try journal.prepare(
-            model: model.name, target: target.name, fleetFile: fleet.path, waves: assignment.names,
-            stores: assignment.stores.map { (state: $0.state, wave: $0.wave) }
-        )
+        try record(in: journal)
         let waves = try journal.waveNames()
         onStart(try journal.unfinishedCount())
         let failure = ResultSlots<Error>(count: 1)
@@ -85,6 +77,22 @@ public final class FleetRun: @unchecked Sendable {
         connections.closeAll()
         if let error = failure.values[0] ?? nil { throw error }
         return try journal.outcomes()
+    }
+
+    /// The survey, and the run's stores recorded in the journal; of the survey, only what each
+    /// store's check under its lock uses is kept (`surveyed`), and the rest is given back to the
+    /// system before the stores migrate.
+    private func record(in journal: FleetJournal) throws {
+        defer { ServerSurvey.releaseFreedMemory() }
+        let states = FleetSurvey.states(of: fleet, model: model, target: target, fingerprints: true) { [connections] server in
+            try connections.connect(server.connectionString)
+        }
+        surveyed = Dictionary(states.compactMap { state in state.surveyedCatalog.map { (state.store, $0) } }) { first, _ in first }
+        let assignment = try FleetWaves.assign(states, waves: fleet.waves, file: fleet.path)
+        try journal.prepare(
+            model: model.name, target: target.name, fleetFile: fleet.path, waves: assignment.names,
+            stores: assignment.stores.map { (state: $0.state, wave: $0.wave) }
+        )
     }
 
     /// One store through the single-store path, on a connection of its server kept for the

@@ -44,7 +44,14 @@ public struct FleetStoreState: Sendable, Hashable {
     public var detail: String?
     /// `fleet apply`'s survey (`ServerSurvey.readsFingerprints`): the store compared without
     /// blocking drift, and its catalog's fingerprint.
-    public var surveyedCatalog: SurveyedCatalog?
+    public var surveyedCatalog: SurveyedCatalog? {
+        get { surveyed?.catalog }
+        set { surveyed = newValue.map(SurveyedBox.init) }
+    }
+
+    /// Held by reference: a fleet's states are copied whole (waves, the journal's records),
+    /// and a state's size is paid once per store in each copy.
+    private var surveyed: SurveyedBox?
     /// The previous version the store still serves through views (`apply --expand`, until
     /// `complete`); nil when it serves one version.
     public var expansion: ExpansionInFlight?
@@ -65,4 +72,17 @@ public struct ServerUnreachable: Error, Sendable, CustomStringConvertible {
     public var reason: String
 
     public var description: String { "server \(server): \(reason)" }
+}
+
+/// A surveyed catalog behind a reference (`FleetStoreState.surveyedCatalog`), never changed.
+private final class SurveyedBox: Sendable, Hashable {
+    let catalog: SurveyedCatalog
+
+    init(_ catalog: SurveyedCatalog) {
+        self.catalog = catalog
+    }
+
+    static func == (lhs: SurveyedBox, rhs: SurveyedBox) -> Bool { lhs.catalog == rhs.catalog }
+
+    func hash(into hasher: inout Hasher) { hasher.combine(catalog) }
 }

@@ -6,8 +6,8 @@ import SQLBuilding
 
 /// Every store of one server, read in bulk: the metadata of all of them in one query, what is
 /// in progress in three more, and their catalogs with the four queries of one store's (no
-/// table lock is kept by them), compared in memory with each version's contract, built once on
-/// this connection (`ContractCatalogs`).
+/// table lock is kept by them), a part of the stores at a time (`storesHeldAtOnce`), compared
+/// in memory with each version's contract, built once on this connection (`ContractCatalogs`).
 public struct ServerSurvey {
     public var server: FleetServer
     public var connection: PostgresConnection
@@ -20,7 +20,9 @@ public struct ServerSurvey {
     public var connectReader: (@Sendable () throws -> PostgresConnection)?
     /// Sessions reading catalogs at once, `connection` included, when `connectReader` is given.
     public var readers = min(4, max(2, ProcessInfo.processInfo.activeProcessorCount))
-    /// The fewest stores one reader's part holds: fewer stores are read on `connection` alone.
+    /// The fewest stores one reader's part holds (fewer stores are read on `connection`
+    /// alone), and the size of a part: the survey holds at most `readers` parts' catalogs at
+    /// once (`storesHeldAtOnce`), whatever the number of stores.
     public var storesPerReader = 500
     /// `fleet apply`: each store's catalog fingerprint is read before its catalog, and a store
     /// found without blocking drift carries both (`FleetStoreState.surveyedCatalog`), so that
@@ -84,12 +86,14 @@ public struct ServerSurvey {
             }
             states.append(state)
         }
-        if !toCompare.isEmpty {
-            let catalogs = try readCatalogsInParts(toCompare.map { states[$0.index].store.store })
-            // Looked up once per version: a lookup reads the session's printing settings, a
-            // transaction of its own, and nothing changes them during the survey.
-            var expected: [ModelVersion: SchemaCatalog] = [:]
-            for (index, version, recorded) in toCompare {
+        // Looked up once per version: a lookup reads the session's printing settings, a
+        // transaction of its own, and nothing changes them during the survey.
+        var expected: [ModelVersion: SchemaCatalog] = [:]
+        // The catalogs are held a part at a time, so memory stays flat however many stores
+        // the server has.
+        for part in Self.parts(of: toCompare, size: storesHeldAtOnce) {
+            let catalogs = try readCatalogsInParts(part.map { states[$0.index].store.store })
+            for (index, version, recorded) in part {
                 guard let live = catalogs[states[index].store.store] else {
                     states[index].status = .inProgress
                     states[index].detail = DriftNotReadable(store: states[index].store.store).description
@@ -105,6 +109,7 @@ public struct ServerSurvey {
                     states[index].surveyedCatalog = SurveyedCatalog(versionName: recorded, modelHash: hash, fingerprint: fingerprint)
                 }
             }
+            Self.releaseFreedMemory()
         }
         // `fleet apply` judges each store by its own plan under the lock, as `apply` does.
         if !readsFingerprints { try judgeViews(of: &states) }
@@ -128,21 +133,26 @@ public struct ServerSurvey {
     }
 
     /// The row estimates and replication topology of the stores found without blocking drift,
-    /// read for all of them at once (six statements), after the server's replication
+    /// read for all of them at once (six statements; more for more stores than
+    /// `storesHeldAtOnce`), after the server's replication
     /// fingerprint: under each store's lock, the same fingerprints mean the same topology
     /// (`SurveyedCatalog.recheck`).
     func readSurroundings(of states: inout [FleetStoreState]) throws {
         let surveyed = states.indices.filter { states[$0].surveyedCatalog != nil }
         guard !surveyed.isEmpty else { return }
-        let stores = surveyed.map { states[$0].store.store }
         let fingerprint = try ReplicationFingerprint.read(on: connection)
-        let topologies = try ReplicationCatalog.topologies(of: stores, on: connection)
-        let estimates = try StoreCatalog.rowEstimates(of: stores, on: connection)
-        for index in surveyed {
-            let store = states[index].store.store
-            states[index].surveyedCatalog?.replicationFingerprint = fingerprint
-            states[index].surveyedCatalog?.replication = topologies[store]
-            states[index].surveyedCatalog?.rowEstimates = estimates[store]
+        for part in Self.parts(of: surveyed, size: storesHeldAtOnce) {
+            let stores = part.map { states[$0].store.store }
+            let topologies = try ReplicationCatalog.topologies(of: stores, on: connection)
+            let estimates = try StoreCatalog.rowEstimates(of: stores, on: connection)
+            for index in part {
+                let store = states[index].store.store
+                guard var surveyedCatalog = states[index].surveyedCatalog else { continue }
+                surveyedCatalog.replicationFingerprint = fingerprint
+                surveyedCatalog.replication = topologies[store]
+                surveyedCatalog.rowEstimates = estimates[store]
+                states[index].surveyedCatalog = surveyedCatalog
+            }
         }
     }
 
@@ -225,60 +235,5 @@ public struct ServerSurvey {
             }
         }
         return busy
-    }
-
-    /// The catalogs of `stores`, in parts read at once on `readers` sessions (the first on
-    /// `connection`) when there are enough stores and `connectReader` is given; each part as
-    /// `readCatalogs` reads it, so the result is the same as one read's.
-    func readCatalogsInParts(_ stores: [String]) throws -> [String: LiveCatalog] {
-        let parts = min(readers, stores.count / max(1, storesPerReader))
-        let fingerprints = readsFingerprints
-        guard let connectReader, parts > 1 else { return try Self.readCatalogs(stores, fingerprints: fingerprints, on: connection) }
-        let size = (stores.count + parts - 1) / parts
-        let chunks = stride(from: 0, to: stores.count, by: size).map { Array(stores[$0 ..< min($0 + size, stores.count)]) }
-        let results = ResultSlots<Result<[String: LiveCatalog], Error>>(count: chunks.count)
-        let first = connection
-        DispatchQueue.concurrentPerform(iterations: chunks.count) { index in
-            results.set(index, Result {
-                guard index > 0 else { return try Self.readCatalogs(chunks[index], fingerprints: fingerprints, on: first) }
-                let reader = try connectReader()
-                defer { reader.close() }
-                return try Self.readCatalogs(chunks[index], fingerprints: fingerprints, on: reader)
-            })
-        }
-        var catalogs: [String: LiveCatalog] = [:]
-        for result in results.values {
-            catalogs.merge(try result?.get() ?? [:]) { first, _ in first }
-        }
-        return catalogs
-    }
-
-    /// A store's catalog as the survey read it, and its fingerprint read just before (when asked).
-    struct LiveCatalog {
-        var catalog: SchemaCatalog
-        var fingerprint: String?
-    }
-
-    /// The catalogs of `stores`, in one transaction with the drift check's lock timeout; when a
-    /// table stays locked, each store alone, and one still locked is left out. With
-    /// `fingerprints`, the fingerprints are read first in the same transaction: a change made
-    /// after them and seen by the catalog's read makes them differ from the store's later on.
-    static func readCatalogs(_ stores: [String], fingerprints: Bool, on connection: PostgresConnection) throws -> [String: LiveCatalog] {
-        do {
-            return try connection.transaction {
-                try connection.execute(ExecutionPolicy.setLockTimeout(milliseconds: DriftCheck.lockTimeoutMilliseconds))
-                let prints = fingerprints ? try CatalogFingerprint.read(schemas: stores, on: connection) : [:]
-                let catalogs = try CatalogReader.read(schemas: stores, on: connection)
-                return Dictionary(uniqueKeysWithValues: catalogs.map { ($0.key, LiveCatalog(catalog: $0.value, fingerprint: prints[$0.key])) })
-            }
-        } catch let error as PostgresError where error.sqlState == .lockNotAvailable && stores.count > 1 {
-            var catalogs: [String: LiveCatalog] = [:]
-            for store in stores {
-                catalogs.merge(try readCatalogs([store], fingerprints: fingerprints, on: connection)) { first, _ in first }
-            }
-            return catalogs
-        } catch let error as PostgresError where error.sqlState == .lockNotAvailable {
-            return [:]
-        }
     }
 }
