@@ -26,20 +26,24 @@ extension HeavyweightRun {
 
     /// The checkpoint row of a pass, in its transaction: the last write logged (none can come
     /// while the guard is held) and the rows of every staging table — those the pass wrote
-    /// counted again, the others as the previous checkpoint counted them.
+    /// counted again (or known from its INSERT: `rowsFilledAlone`), the others as the previous
+    /// checkpoint counted them.
     /// The change log's last entry.
     func changesSeen(_ tracking: ChangeTracking, on session: PostgresConnection? = nil) throws -> Int {
         Int(try (session ?? connection).execute(tracking.lastChange).int(0, "seen") ?? 0)
     }
 
-    /// On `session` when given (`ConcurrentPasses`).
+    /// On `session` when given (`ConcurrentPasses`). `filled`: the rows of the tables the pass
+    /// filled alone, known without counting them (`rowsFilledAlone`).
     func recordCheckpoint(
-        _ pass: PlannedPass, number: Int, rows: Int, after previous: Checkpoint?, _ tracking: ChangeTracking, on session: PostgresConnection? = nil
+        _ pass: PlannedPass, number: Int, rows: Int, after previous: Checkpoint?, _ tracking: ChangeTracking, on session: PostgresConnection? = nil,
+        filled: [String: Int] = [:]
     ) throws -> Checkpoint {
         let connection = session ?? connection
         let seen = try changesSeen(tracking, on: connection)
-        let recount = previous == nil ? nil : pass.tablesWritten
-        let tableRows = (previous?.tableRows ?? [:]).merging(try stagingRows(tracking, of: recount, on: connection)) { $1 }
+        let recount = (previous == nil ? tracking.stagingTables : pass.tablesWritten).map { $0.filter { filled[$0] == nil } }
+        let counted = try stagingRows(tracking, of: recount, on: connection).merging(filled) { $1 }
+        let tableRows = (previous?.tableRows ?? [:]).merging(counted) { $1 }
         let checkpoint = Checkpoint(pass: number, rows: rows, changesSeen: seen, tableRows: tableRows)
         try checkpoints.record(checkpoint, name: pass.name, on: connection)
         return checkpoint
@@ -120,7 +124,8 @@ extension HeavyweightRun {
                 let affected = try execute(statement, on: session)
                 if Self.countsRows(statement, of: pass) { rows = affected }
             }
-            let checkpoint = try recordCheckpoint(pass, number: number, rows: rows, after: previous, work.changeTracking, on: session)
+            let filled = Self.rowsFilledAlone(by: pass, rows: rows, among: work.passes)
+            let checkpoint = try recordCheckpoint(pass, number: number, rows: rows, after: previous, work.changeTracking, on: session, filled: filled)
             try writeGuard?.requireNoWrites(seen: checkpoint.changesSeen)
             return checkpoint
         }
@@ -130,6 +135,17 @@ extension HeavyweightRun {
     /// statement taking ROW EXCLUSIVE (after the association's, before the primary key's).
     static func countsRows(_ statement: PlannedStatement, of pass: PlannedPass) -> Bool {
         pass.stage == .createInstances && pass.stream == nil && statement.lock == .rowExclusive
+    }
+
+    /// The rows of the one table a set-based stage 1 pass fills when no other pass of stage 1
+    /// writes it: those its INSERT added to the table, empty until then (created empty by this
+    /// step; a pass not done left nothing, its transaction rolled back). Counting them again
+    /// would read the whole table. Empty otherwise: the checkpoint counts.
+    static func rowsFilledAlone(by pass: PlannedPass, rows: Int, among passes: [PlannedPass]) -> [String: Int] {
+        guard pass.stage == .createInstances, pass.stream == nil, let tables = pass.tablesWritten, tables.count == 1 else { return [:] }
+        let others = passes.filter { $0.stage == .createInstances && $0.name != pass.name }
+        guard others.allSatisfy({ $0.tablesWritten.map { !$0.contains(tables[0]) } ?? false }) else { return [:] }
+        return [tables[0]: rows]
     }
 
     /// How many sessions a heavyweight step's passes may use at once: `--jobs`, else this

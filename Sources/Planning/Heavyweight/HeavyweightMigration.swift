@@ -94,11 +94,15 @@ public enum HeavyweightMigration {
         // Stage 2: every to-one column first (the links kept elsewhere fill in where those
         // left a column empty), then per entity mapping the rest and its policy's hook.
         var analyzed = false
+        // The tables stage 2 writes (nil: any, a policy's hook may), whose statistics stage 3
+        // reads again.
+        var filledInStageTwo: Set<String>? = []
         for part in [PlannedPass.Part.toOne, .toMany] {
             for entityMapping in resolved {
                 var statements = part == .toOne ? stageTwo.toOne(entityMapping) : stageTwo.toMany(entityMapping)
                 let runsPolicy = part == .toMany && entityMapping.policy != nil
                 if statements.isEmpty && !runsPolicy { continue }
+                filledInStageTwo = runsPolicy ? nil : filledInStageTwo?.union(entityMapping.tablesFilledInStageTwo(part))
                 if !analyzed && !statements.isEmpty {
                     statements.insert(PlannedStatement(
                         "ANALYZE \(ident: staging, associationRowsTable)", lock: .shareUpdateExclusive, summary: "statistics of the association table for stage 2"
@@ -111,7 +115,7 @@ public enum HeavyweightMigration {
                 ))
             }
         }
-        let stageThree = StageThreeStatements(schemas: schemas)
+        let stageThree = StageThreeStatements(schemas: schemas, analyzedTables: filledInStageTwo)
         passes.append(PlannedPass(stage: .validate, statements: stageThree.statements()))
         for index in passes.indices { passes[index].tablesWritten = ChangeTracking.tablesWritten(by: passes[index], mappings: resolved) }
         let swap = SwapStatements(store: schema, staging: staging).statements(keepsBackup: keepsBackup)

@@ -41,7 +41,7 @@ public struct OnlineStageThree: Sendable, Hashable {
         let touched = TouchedRows(staging: staging)
         let placeholders = RequiredLinkPlaceholders(staging: staging)
         let tables = schemas.destination.tables
-        build = touched.install(on: tables) + [stageThree.analyze()] + stageThree.deferred() + stageThree.constraints()
+        build = touched.install(on: tables) + (stageThree.analyze().map { [$0] } ?? []) + stageThree.deferred() + stageThree.constraints()
         build += placeholders.install(on: tables) + stageThree.countChecks()
         // The checks go through the indexes: a plan scanning a table would grow with the store.
         guarded = [

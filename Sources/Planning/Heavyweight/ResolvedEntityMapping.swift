@@ -274,3 +274,16 @@ func oneLine(_ error: Error) -> String {
     }
     return String(describing: error).split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
 }
+
+extension ResolvedEntityMapping {
+    /// The tables stage 2's `part` of this entity mapping writes: its own table for its to-one
+    /// columns; join tables and the inverses' columns' tables for its other links.
+    func tablesFilledInStageTwo(_ part: PlannedPass.Part) -> Set<String> {
+        guard part == .toMany else { return toOneLinks.isEmpty ? [] : [destinationTable] }
+        return Set(toManyLinks.map { link in
+            switch link.storage {
+            case .joinTable(let table, _, _), .inverseColumn(let table, _): table
+            }
+        })
+    }
+}

@@ -7,17 +7,25 @@ import SQLBuilding
 /// to-many counts no constraint keeps.
 struct StageThreeStatements {
     var schemas: HeavyweightSchemas
+    /// The tables whose statistics are read again before the checks: those stage 2 wrote
+    /// (nil: every table).
+    var analyzedTables: Set<String>? = nil
 
     func statements() -> [PlannedStatement] {
-        [analyze()] + deferred() + constraints() + countChecks()
+        (analyze().map { [$0] } ?? []) + deferred() + constraints() + countChecks()
     }
 
-    /// Fresh statistics first: autovacuum may have analyzed a table while its to-one columns
-    /// were still empty, and the foreign key checks would then plan a nested loop over every
-    /// row.
-    func analyze() -> PlannedStatement {
-        PlannedStatement(
-            "ANALYZE \(SQL.joined(schemas.destination.tables.map { "\(ident: schemas.staging, $0.name)" }, separator: ", "))",
+    /// Fresh statistics first, of the tables stage 2 wrote: autovacuum may have analyzed such a
+    /// table while its to-one columns were still empty, and the foreign key checks would then
+    /// plan a nested loop over every row. A table stage 1 filled whole needs none: its primary
+    /// key, built after the rows, recorded its size, and the checks' joins plan from it.
+    /// Nil when stage 2 wrote no table; the new store's statistics are then autovacuum's, as
+    /// after a hand-written `INSERT … SELECT`.
+    func analyze() -> PlannedStatement? {
+        let tables = schemas.destination.tables.filter { analyzedTables?.contains($0.name) ?? true }
+        guard !tables.isEmpty else { return nil }
+        return PlannedStatement(
+            "ANALYZE \(SQL.joined(tables.map { "\(ident: schemas.staging, $0.name)" }, separator: ", "))",
             lock: .shareUpdateExclusive, summary: "stage 3: statistics of the new tables for the checks"
         )
     }
