@@ -1,4 +1,4 @@
-import Engine
+@testable import Engine
 import Foundation
 import ObjectModel
 import PostgresClient
@@ -37,6 +37,31 @@ struct FleetViewsDriftSurveyTests {
                 #expect(all.statements == one.statements, "one store: \(one.statements) statements, three: \(all.statements)")
                 // The rows are untouched by the survey.
                 #expect(try connection.execute("SELECT name, sku FROM t_b.item").rows == [["pen", "P-1"]])
+            }
+        }
+    }
+
+    @Test("an expansion completed between the survey's read of the expansions and its read of the views is not judged drifted", integration)
+    func completedMeanwhileIsNotDrifted() throws {
+        try FleetFixture.withServers(1) { urls in
+            try withTemporaryFolder { folder in
+                let connection = try PostgresConnection(url: urls[0])
+                defer { connection.close() }
+                let modelPath = try FleetExpandTests.expandThreeStores(in: folder, on: connection, url: urls[0])
+                try connection.execute(#"DROP VIEW "t_b@Shop_2".item"#)
+                let model = try ModelLoader.loadEachVersion(path: modelPath)
+                let target = try #require(model.version(named: "Shop 3"))
+                let survey = ServerSurvey(server: FleetServer(name: "s1", url: urls[0], stores: ["t_*"]), connection: connection, model: model, target: target)
+                var states = try survey.states()
+                #expect(states.map { "\($0.store.store) \($0.status)" } == ["t_a upToDate", "t_b drifted", "t_c upToDate"])
+                for index in states.indices { states[index].status = .upToDate }
+
+                // t_a's expansion ends after the survey read it: its views schema is gone.
+                let complete = try OrchestratorBinary.run(["complete", "--store", "t_a"], databaseURL: urls[0])
+                #expect(complete.exitCode == 0, "\(complete)")
+                #expect(try connection.execute(#"SELECT 1 FROM pg_namespace WHERE nspname = 't_a@Shop_2'"#).rows.isEmpty)
+                try survey.judgeViews(of: &states)
+                #expect(states.map { "\($0.store.store) \($0.status)" } == ["t_a upToDate", "t_b drifted", "t_c upToDate"], "\(states)")
             }
         }
     }
