@@ -121,6 +121,13 @@ public struct StoreMigrator {
         options: ApplyOptions = ApplyOptions(), onStep: (Int, Int, PlannedStep) -> Void = { _, _, _ in },
         onProgress: (ProgressEvent) -> Void = { _ in }, onLockWait: ([AdvisoryLockHolder]) -> Void = { _ in }
     ) throws -> ApplyReport {
+        // What the session learns of the server once (a metadata table there, the lock table's
+        // size: `SessionFacts`) holds for the whole `apply`, as for `fleet apply`'s sessions:
+        // the plan before the lock, the bootstrap and the plan under it ask once. The store's
+        // catalog and metadata are still read again under the lock.
+        let keepsFacts = connection.sessionFacts == nil
+        if keepsFacts { connection.sessionFacts = SessionFacts() }
+        defer { if keepsFacts { connection.sessionFacts = nil } }
         let deferred = try StoreCleanup.removeLeftovers(
             store: store, on: connection, lockWaitSeconds: options.lockWaitSeconds, policy: options.executionPolicy, deferring: true, onLockWait: onLockWait
         )
