@@ -118,7 +118,7 @@ public enum ReplicationHazards {
     }
 
     /// The store's tables that statements starting with one of `prefixes` name first.
-    static func tables(in statements: [PlannedStatement], prefixes: [String], store: String) -> [String] {
+    public static func tables(in statements: [PlannedStatement], prefixes: [String], store: String) -> [String] {
         let prefix = quoteIdentifier(store) + "."
         var tables: [String] = []
         for statement in statements {
