@@ -156,7 +156,10 @@ public struct ReplicatedApply {
     /// rows the publisher publishes; the publisher's plan must then be that one step too, or
     /// nothing (an earlier run migrated it).
     private func backfill(_ theirs: MigrationPlan, of subscriber: Subscriber, publisher plan: MigrationPlan) throws -> ReplicatedBackfill? {
-        let published = Set(plan.replication.publications.flatMap(\.tables))
+        // Read here: a plan already at its target (an earlier run migrated the publisher) has no topology.
+        let published = Set(try publisher.connection.execute("""
+            SELECT DISTINCT tablename::text AS t FROM pg_publication_tables WHERE schemaname = \(publisher.store)
+            """).rows.compactMap { $0.first ?? nil })
         let steps = plan.isUpToDate ? theirs.steps : plan.steps
         let writing = steps.enumerated().filter { !ReplicationHazards.tables(in: $0.element.statements, prefixes: ["UPDATE ", "INSERT INTO ", "DELETE FROM "], store: publisher.store).filter(published.contains).isEmpty }
         guard let first = writing.first else { return nil }

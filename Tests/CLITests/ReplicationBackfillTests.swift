@@ -129,7 +129,10 @@ struct ReplicationBackfillTests {
             #expect(shape.value(0, "columns") == "_pk,_entity,name,sku,price,note")
             try publishing.execute("INSERT INTO stock.item (name, price, note) VALUES ('while stopped', 2, 'n')")
             try subscribing.execute("ALTER SUBSCRIPTION stock ENABLE")
-            let finished = try OrchestratorBinary.run(arguments, databaseURL: publisher.url())
+            // An idle subscriber confirms its position every wal_receiver_status_interval (10 s).
+            let started = Date()
+            let finished = try OrchestratorBinary.run(Array(arguments.dropLast()) + ["60"], databaseURL: publisher.url())
+            print("ReplicationBackfillTests: the finishing run took \(Date().timeIntervalSince(started)) s")
             #expect(finished.exitCode == 0, "\(finished)")
             try Self.expectConvergedAtStock2(publishing, subscriber, subscribing)
         }
