@@ -87,6 +87,11 @@ struct ReplicationBackfillTests {
         #expect(shape.bool(0, "enabled") == true)
         #expect(shape.int(0, "workers") == 1)
         #expect(try publishing.execute("SELECT version_name FROM orchestrator.stores WHERE store = 'stock'").value(0, "version_name") == "Stock 2")
+        // The backfill ran once, at the publisher: the subscriber's step has no UPDATE.
+        let ran = "SELECT statements::text AS s FROM orchestrator.migrations WHERE store = 'stock' AND to_version = 'Stock 2' AND outcome = 'succeeded'"
+        #expect(try publishing.execute(SQL(unsafeRaw: ran)).value(0, "s")?.contains("UPDATE") == true)
+        let theirs = try subscribing.execute(SQL(unsafeRaw: ran)).value(0, "s") ?? ""
+        #expect(!theirs.contains("UPDATE") && theirs.contains("DROP COLUMN"), "\(theirs)")
     }
 
     @Test("a backfill replicates into the column the subscriber added first; the subscriber drops and tightens last; rows written during all arrive")
