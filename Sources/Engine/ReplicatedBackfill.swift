@@ -113,6 +113,11 @@ extension ReplicatedApply {
         onStep: (Int, Int, PlannedStep) -> Void, onProgress: (ProgressEvent) -> Void, onLockWait: ([AdvisoryLockHolder]) -> Void
     ) throws -> (publisher: ApplyReport, subscribers: [ApplyReport]) {
         let subscriberOptions = Self.subscriberOptions(options)
+        // A publisher's step that `apply` would refuse stops the run before any subscriber changes.
+        let theirs = try publisher.plan(mode: options.planMode)
+        if !theirs.isUpToDate {
+            try publisher.requireRunnable(theirs, options: options)
+        }
         var planned: [MigrationPlan?] = []
         for (subscriber, backfill) in zip(subscribers, backfills) {
             planned.append(backfill == nil ? nil : try subscriber.migrator.plan(mode: options.planMode))

@@ -142,4 +142,20 @@ struct ReplicationBackfillTests {
             try Self.expectConvergedAtStock2(publishing, subscriber, subscribing)
         }
     }
+    @Test("the same step under --online is refused with replicationDataWrites, nothing changed on either side")
+    func onlineRefused() throws {
+        try Self.withReplicatedStock(publication: "CREATE PUBLICATION stock FOR TABLES IN SCHEMA stock") { publisher, subscriber, model, publishing, subscribing in
+            let apply = try OrchestratorBinary.run(
+                ["apply", "--model", model, "--store", "stock", "--allow-data-loss", "--online", "--subscriber", subscriber.url()], databaseURL: publisher.url()
+            )
+            #expect(apply.exitCode == 1, "\(apply)")
+            #expect(apply.stderr.contains("(replicationDataWrites)") && apply.stderr.contains("Nothing was changed"), "\(apply)")
+            let columns = "SELECT string_agg(attname::text, ',' ORDER BY attnum) AS c FROM pg_attribute WHERE attrelid = 'stock.item'::regclass AND attnum > 0 AND NOT attisdropped"
+            for connection in [publishing, subscribing] {
+                #expect(try connection.execute(SQL(unsafeRaw: columns)).value(0, "c") == "_pk,_entity,name,sku,price")
+                #expect(try connection.execute("SELECT version_name FROM orchestrator.stores WHERE store = 'stock'").value(0, "version_name") == "Stock 1")
+            }
+            #expect(try subscribing.execute("SELECT subenabled FROM pg_subscription WHERE subname = 'stock'").bool(0, "subenabled") == true)
+        }
+    }
 }
