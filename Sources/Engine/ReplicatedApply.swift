@@ -161,7 +161,7 @@ public struct ReplicatedApply {
             SELECT DISTINCT tablename::text AS t FROM pg_publication_tables WHERE schemaname = \(publisher.store)
             """).rows.compactMap { $0.first ?? nil })
         let steps = plan.isUpToDate ? theirs.steps : plan.steps
-        let writing = steps.enumerated().filter { !ReplicationHazards.tables(in: $0.element.statements, prefixes: ["UPDATE ", "INSERT INTO ", "DELETE FROM "], store: publisher.store).filter(published.contains).isEmpty }
+        let writing = steps.enumerated().filter { !ReplicationHazards.writtenTables($0.element, store: publisher.store).filter(published.contains).isEmpty }
         guard let first = writing.first else { return nil }
         let context = "step \(first.offset + 1) of \(steps.count)"
         guard steps.count == 1, theirs.steps.count == 1 else {

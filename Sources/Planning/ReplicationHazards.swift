@@ -112,7 +112,7 @@ public enum ReplicationHazards {
     }
 
     /// Tables whose rows the step's own statements insert, update or delete.
-    static func writtenTables(_ step: PlannedStep, store: String) -> [String] {
+    public static func writtenTables(_ step: PlannedStep, store: String) -> [String] {
         guard step.kind == .lightweight else { return [] }
         return tables(in: step.statements, prefixes: ["UPDATE ", "INSERT INTO ", "DELETE FROM "], store: store)
     }
