@@ -25,7 +25,9 @@ struct ReplicatedBackfill {
     /// the publisher publishes; nil when the step writes no published row.
     /// Throws `ReplicatedApplyRefused` for a statement that no order keeps fitting: a rename
     /// (the subscriber applies rows by table and column names: one side renamed before the
-    /// other stops replication), or a table created or dropped (the subscription's record of
+    /// other stops replication), a column's type changed (a value written in the new type while the
+    /// subscriber has the old one, e.g. 1.5 into an integer, stops its apply worker), or a table
+    /// created or dropped (the subscription's record of
     /// the store's tables would change while it streams).
     static func split(_ step: PlannedStep, store: String, published: Set<String>) throws -> ReplicatedBackfill? {
         let writes = ["UPDATE ", "INSERT INTO ", "DELETE FROM "]
@@ -44,8 +46,8 @@ struct ReplicatedBackfill {
         guard !split.replicated.isEmpty else { return nil }
         if let unordered = step.statements.first(where: { isUnorderable($0.sql.text) }) {
             throw ReplicatedApplyRefused(reason: "(\(ReplicationHazards.dataWrites)) the step writes published rows, which replicate, and also \(unordered.summary) (\(unordered.sql.text)): "
-                + "no order of the publisher's and the subscribers' parts keeps replication flowing (a rename, a table created or dropped); apply --subscriber refuses it. "
-                + "Run the step as two versions (the backfill in one, the rename in the next). Nothing was changed (docs/replication.md)")
+                + "no order of the publisher's and the subscribers' parts keeps replication flowing (a rename, a column's type changed, a table created or dropped); apply --subscriber refuses it. "
+                + "Run the step as two versions (the backfill in one, the rest in the next). Nothing was changed (docs/replication.md)")
         }
         guard step.kind == .lightweight, case .inPlace = step.body else {
             throw ReplicatedApplyRefused(reason: "(\(ReplicationHazards.dataWrites)) the step writes published rows, which replicate: apply --subscriber runs such a step only offline, as one transaction (not --online). Nothing was changed (docs/replication.md)")
@@ -63,6 +65,7 @@ struct ReplicatedBackfill {
 
     private static func isUnorderable(_ text: String) -> Bool {
         text.contains(" RENAME ") || text.hasPrefix("CREATE TABLE ") || text.hasPrefix("DROP TABLE ")
+            || (text.hasPrefix("ALTER TABLE ") && text.contains(" ALTER COLUMN ") && text.contains(" TYPE "))
     }
 
     /// Step 1 on one subscriber. A column there already (an earlier run that stopped after this

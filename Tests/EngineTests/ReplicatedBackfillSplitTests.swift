@@ -48,9 +48,10 @@ struct ReplicatedBackfillSplitTests {
         #expect(parts.rest == [add])
     }
 
-    @Test("a rename or a new table beside a backfill is refused with replicationDataWrites", arguments: [
+    @Test("a rename, a new table or a type change beside a backfill is refused with replicationDataWrites", arguments: [
         #"ALTER TABLE "stock"."item" RENAME COLUMN "name" TO "title""#,
         #"CREATE TABLE "stock"."tag" ("_pk" bigint)"#,
+        #"ALTER TABLE "stock"."item" ALTER COLUMN "price" TYPE double precision"#,
     ])
     func unorderableRefused(text: String) throws {
         let error = #expect(throws: ReplicatedApplyRefused.self) { try Self.split([Self.backfill, text]) }
