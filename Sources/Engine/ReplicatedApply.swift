@@ -48,7 +48,10 @@ public struct ReplicatedApply {
         options: ApplyOptions, onStep: (Int, Int, PlannedStep) -> Void = { _, _, _ in }, onProgress: (ProgressEvent) -> Void = { _ in },
         onLockWait: ([AdvisoryLockHolder]) -> Void = { _ in }
     ) throws -> (publisher: ApplyReport, subscribers: [ApplyReport]) {
-        let (subscriptions, cutsAtGuard) = try check(options)
+        let (subscriptions, cutsAtGuard, backfills) = try check(options)
+        if backfills.contains(where: { $0 != nil }) {
+            return try applyAround(backfills, subscriptions: subscriptions, options: options, onStep: onStep, onProgress: onProgress, onLockWait: onLockWait)
+        }
         let cut = WritesHeld { [self] in
             try catchUp(subscriptions)
             for (subscriber, names) in zip(subscribers, subscriptions) { try setEnabled(false, names.map(\.subscription), on: subscriber) }
@@ -86,7 +89,7 @@ public struct ReplicatedApply {
 
     /// How each subscriber's store is migrated: with its publisher (its subscription's records
     /// refreshed after its step), by the plan made then.
-    private static func subscriberOptions(_ options: ApplyOptions) -> ApplyOptions {
+    static func subscriberOptions(_ options: ApplyOptions) -> ApplyOptions {
         var subscriberOptions = options
         subscriberOptions.allowSubscriberAlone = true
         subscriberOptions.refreshesSubscriptionsAfter = true
@@ -97,13 +100,11 @@ public struct ReplicatedApply {
     }
 
     /// Step 1: each subscriber's subscriptions with their slots.
-    private func check(_ options: ApplyOptions) throws -> (subscriptions: [[(subscription: String, slot: String)]], cutsAtGuard: Bool) {
+    private func check(_ options: ApplyOptions) throws -> (
+        subscriptions: [[(subscription: String, slot: String)]], cutsAtGuard: Bool, backfills: [ReplicatedBackfill?]
+    ) {
         let plan = try publisher.plan(mode: options.planMode)
         let store = publisher.store
-        if plan.isExecutable, let loss = plan.steps.enumerated().first(where: { $0.element.hazards.contains { $0.code == ReplicationHazards.dataWrites } }) {
-            let message = loss.element.hazards.first { $0.code == ReplicationHazards.dataWrites }!.message
-            throw ReplicatedApplyRefused(reason: "step \(loss.offset + 1) of \(plan.steps.count): \(message); apply --subscriber cannot keep the subscribers from writing them a second time yet. Nothing was changed (docs/replication.md)")
-        }
         if let everything = plan.replication.publications.first(where: { $0.form == .allTables }) {
             throw ReplicatedApplyRefused(reason: "publication \(everything.name) is FOR ALL TABLES: it also publishes orchestrator's metadata and work tables, which each subscriber keeps for its own store; apply --subscriber needs FOR TABLE or FOR TABLES IN SCHEMA publications. Nothing was changed (docs/replication.md)")
         }
@@ -112,6 +113,7 @@ public struct ReplicatedApply {
             throw ReplicatedApplyRefused(reason: "step \(step.offset + 1) of \(plan.steps.count): \(message). Nothing was changed")
         }
         var all: [[(subscription: String, slot: String)]] = []
+        var backfills: [ReplicatedBackfill?] = []
         for subscriber in subscribers {
             let theirs: MigrationPlan
             do {
@@ -145,8 +147,31 @@ public struct ReplicatedApply {
                 slots.append((subscription.name, slot))
             }
             all.append(slots)
+            backfills.append(try backfill(theirs, of: subscriber, publisher: plan))
         }
-        return (all, plan.steps.first?.staged != nil)
+        return (all, plan.steps.first?.staged != nil, backfills)
+    }
+
+    /// A subscriber's step split around the publisher's (`ReplicatedBackfill`), when it writes
+    /// rows the publisher publishes; the publisher's plan must then be that one step too, or
+    /// nothing (an earlier run migrated it).
+    private func backfill(_ theirs: MigrationPlan, of subscriber: Subscriber, publisher plan: MigrationPlan) throws -> ReplicatedBackfill? {
+        // Read here: a plan already at its target (an earlier run migrated the publisher) has no topology.
+        let published = Set(try publisher.connection.execute("""
+            SELECT DISTINCT tablename::text AS t FROM pg_publication_tables WHERE schemaname = \(publisher.store)
+            """).rows.compactMap { $0.first ?? nil })
+        let steps = plan.isUpToDate ? theirs.steps : plan.steps
+        let writing = steps.enumerated().filter { !ReplicationHazards.writtenTables($0.element, store: publisher.store).filter(published.contains).isEmpty }
+        guard let first = writing.first else { return nil }
+        let context = "step \(first.offset + 1) of \(steps.count)"
+        guard steps.count == 1, theirs.steps.count == 1 else {
+            throw ReplicatedApplyRefused(reason: "\(context) (\(ReplicationHazards.dataWrites)): it writes published rows, which replicate; apply --subscriber orders such a step only when it is the plan's one step (apply --to each version in turn). Nothing was changed (docs/replication.md)")
+        }
+        do {
+            return try ReplicatedBackfill.split(theirs.steps[0], store: publisher.store, published: published)
+        } catch let refused as ReplicatedApplyRefused {
+            throw ReplicatedApplyRefused(reason: "\(context) \(refused.reason)")
+        }
     }
 
     /// A subscriber's step that `apply` would refuse is refused before the publisher changes:
@@ -197,10 +222,10 @@ public struct ReplicatedApply {
         }
     }
 
-    private func wait(_ what: String, until done: () throws -> Bool) throws {
+    func wait(_ what: String, then state: String = "nothing was changed", until done: () throws -> Bool) throws {
         let deadline = Date().addingTimeInterval(waitSeconds)
         while try !done() {
-            guard Date() < deadline else { throw ReplicatedApplyRefused(reason: "waited \(Int(waitSeconds)) s for \(what); nothing was changed") }
+            guard Date() < deadline else { throw ReplicatedApplyRefused(reason: "waited \(Int(waitSeconds)) s (--subscriber-wait) for \(what); \(state)") }
             Thread.sleep(forTimeInterval: 0.2)
         }
     }
@@ -218,9 +243,15 @@ public struct SubscriberFailed: Error, CustomStringConvertible {
     public var subscriber: String
     public var subscriptions: [String]
     public var underlying: Error
+    /// False when the subscriptions stayed enabled (`ReplicatedBackfill`'s order).
+    public var subscriptionsDisabled = true
 
     public var description: String {
-        "the publisher was migrated, but subscriber \(subscriber) failed: \(underlying). Its subscription \(subscriptions.joined(separator: ", ")) is left disabled, "
+        guard subscriptionsDisabled else {
+            return "the publisher was migrated, but subscriber \(subscriber) failed: \(underlying). Its subscription \(subscriptions.joined(separator: ", ")) stays enabled, "
+                + "its store at its version with the step's new columns: fix the cause and run the same apply --subscriber again, which finishes the subscriber"
+        }
+        return "the publisher was migrated, but subscriber \(subscriber) failed: \(underlying). Its subscription \(subscriptions.joined(separator: ", ")) is left disabled, "
             + "the publisher's changes waiting in its slot: fix the cause and run the same apply --subscriber again, which migrates the subscriber and enables it"
     }
 }

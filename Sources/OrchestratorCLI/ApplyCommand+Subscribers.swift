@@ -1,3 +1,4 @@
+import ArgumentParser
 import Engine
 import JSONRendering
 import Planning
@@ -21,7 +22,14 @@ extension ApplyCommand {
             theirs.connection = connection
             subscribers.append(ReplicatedApply.Subscriber(name: redactedConnectionString(url), migrator: theirs))
         }
-        let reports = try ReplicatedApply(publisher: migrator, subscribers: subscribers)
+        var replicated = ReplicatedApply(publisher: migrator, subscribers: subscribers)
+        if let text = subscriberWait {
+            guard let seconds = DurationText.seconds(text, bareUnitSeconds: 1) else {
+                throw ValidationError("--subscriber-wait must be a positive duration: seconds, or 10m, 1h (got '\(text)')")
+            }
+            replicated.waitSeconds = seconds
+        }
+        let reports = try replicated
             .apply(options: options, onStep: onStep, onProgress: progress.report, onLockWait: onLockWait)
         progress.finish()
         let store = migrator.store

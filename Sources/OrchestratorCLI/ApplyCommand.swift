@@ -69,6 +69,9 @@ struct ApplyCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("A subscriber's database URL (repeatable): migrate the same store there too, in the order that keeps logical replication flowing (docs/replication.md).", valueName: "url"))
     var subscriber: [String] = []
 
+    @Option(name: .long, help: ArgumentHelp("The longest apply --subscriber waits for a subscription to apply what the publisher wrote, or for its worker to stop (seconds, or 10m, 1h; default 2 min).", valueName: "duration"))
+    var subscriberWait: String?
+
     @Flag(name: .long, help: "Migrate a store that a subscription writes into without its publisher (refused otherwise: the publisher's changes would stop fitting it).")
     var allowSubscriberAlone = false
 

@@ -112,13 +112,13 @@ public enum ReplicationHazards {
     }
 
     /// Tables whose rows the step's own statements insert, update or delete.
-    static func writtenTables(_ step: PlannedStep, store: String) -> [String] {
+    public static func writtenTables(_ step: PlannedStep, store: String) -> [String] {
         guard step.kind == .lightweight else { return [] }
         return tables(in: step.statements, prefixes: ["UPDATE ", "INSERT INTO ", "DELETE FROM "], store: store)
     }
 
     /// The store's tables that statements starting with one of `prefixes` name first.
-    static func tables(in statements: [PlannedStatement], prefixes: [String], store: String) -> [String] {
+    public static func tables(in statements: [PlannedStatement], prefixes: [String], store: String) -> [String] {
         let prefix = quoteIdentifier(store) + "."
         var tables: [String] = []
         for statement in statements {

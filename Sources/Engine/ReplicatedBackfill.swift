@@ -1,0 +1,166 @@
+import Foundation
+import Planning
+import PostgresClient
+import SQLBuilding
+
+/// `apply --subscriber` of a lightweight step whose own statements write rows of published
+/// tables (`replicationDataWrites`: a backfill). Those writes replicate, so each subscriber takes
+/// them from its subscription, which stays enabled throughout, instead of writing them itself
+/// (which would double them). The step is split on each subscriber (`split`):
+/// 1. `additive`: the columns the step adds, added first, in a transaction of their own (the
+///    store stays at its version; rows in the old shape still fit);
+/// 2. the publisher runs its step: its backfill replicates into the columns the subscribers have;
+/// 3. each subscription applies everything up to the publisher's position after its commit
+///    (bounded by `ReplicatedApply.waitSeconds`);
+/// 4. `rest`: the step without its replicated writes and without what step 1 added (drops,
+///    NOT NULL, defaults), with the store's metadata at the new version.
+/// A subscriber never drops a column before the publisher stops sending it (step 2 is done and
+/// applied first). A statement no order keeps fitting refuses the step (`refusal`).
+struct ReplicatedBackfill {
+    var additive: [PlannedStatement] = []
+    var replicated: [PlannedStatement] = []
+    var rest: [PlannedStatement] = []
+
+    /// `step`'s statements by when a subscriber runs them, `published` naming the store's tables
+    /// the publisher publishes; nil when the step writes no published row.
+    /// Throws `ReplicatedApplyRefused` for a statement that no order keeps fitting: a rename
+    /// (the subscriber applies rows by table and column names: one side renamed before the
+    /// other stops replication), a column's type changed (a value written in the new type while the
+    /// subscriber has the old one, e.g. 1.5 into an integer, stops its apply worker), or a table
+    /// created or dropped (the subscription's record of
+    /// the store's tables would change while it streams).
+    static func split(_ step: PlannedStep, store: String, published: Set<String>) throws -> ReplicatedBackfill? {
+        let writes = ["UPDATE ", "INSERT INTO ", "DELETE FROM "]
+        var split = ReplicatedBackfill()
+        for statement in step.statements {
+            let text = statement.sql.text
+            if writes.contains(where: text.hasPrefix) {
+                let table = ReplicationHazards.tables(in: [statement], prefixes: writes, store: store)
+                if table.contains(where: published.contains) { split.replicated.append(statement) } else { split.rest.append(statement) }
+            } else if isAddedColumn(text) {
+                split.additive.append(statement)
+            } else {
+                split.rest.append(statement)
+            }
+        }
+        guard !split.replicated.isEmpty else { return nil }
+        if let unordered = step.statements.first(where: { isUnorderable($0.sql.text) }) {
+            throw ReplicatedApplyRefused(reason: "(\(ReplicationHazards.dataWrites)) the step writes published rows, which replicate, and also \(unordered.summary) (\(unordered.sql.text)): "
+                + "no order of the publisher's and the subscribers' parts keeps replication flowing (a rename, a column's type changed, a table created or dropped); apply --subscriber refuses it. "
+                + "Run the step as two versions (the backfill in one, the rest in the next). Nothing was changed (docs/replication.md)")
+        }
+        guard step.kind == .lightweight, case .inPlace = step.body else {
+            throw ReplicatedApplyRefused(reason: "(\(ReplicationHazards.dataWrites)) the step writes published rows, which replicate: apply --subscriber runs such a step only offline, as one transaction (not --online). Nothing was changed (docs/replication.md)")
+        }
+        return split
+    }
+
+    /// `ALTER TABLE … ADD COLUMN …` and nothing else: a column rows of the old shape still fit
+    /// (nullable, or with a default the subscriber fills in itself).
+    private static func isAddedColumn(_ text: String) -> Bool {
+        guard text.hasPrefix("ALTER TABLE "), text.contains(" ADD COLUMN ") else { return false }
+        if [" DROP ", " ALTER COLUMN ", " RENAME ", " ADD CONSTRAINT ", ", ADD "].contains(where: text.contains) { return false }
+        return !text.contains(" NOT NULL") || text.contains(" DEFAULT ")
+    }
+
+    private static func isUnorderable(_ text: String) -> Bool {
+        text.contains(" RENAME ") || text.hasPrefix("CREATE TABLE ") || text.hasPrefix("DROP TABLE ")
+            || (text.hasPrefix("ALTER TABLE ") && text.contains(" ALTER COLUMN ") && text.contains(" TYPE "))
+    }
+
+    /// Step 1 on one subscriber. A column there already (an earlier run that stopped after this
+    /// step) is kept: the statement's savepoint is rolled back, the rest goes on.
+    func addColumns(on migrator: StoreMigrator, policy: ExecutionPolicy) throws {
+        guard !additive.isEmpty else { return }
+        let connection = migrator.connection
+        try policy.transaction(on: connection) {
+            for statement in additive {
+                _ = try connection.execute("SAVEPOINT added_column")
+                do {
+                    _ = try connection.execute(statement.sql)
+                } catch let error as PostgresError where error.sqlState == "42701" {
+                    _ = try connection.execute("ROLLBACK TO SAVEPOINT added_column")
+                }
+            }
+        }
+    }
+}
+
+extension StoreMigrator {
+    /// Step 4 of `ReplicatedBackfill` on a subscriber: under the store's lock, planned again (the
+    /// plan must still be `planned`'s), its one step run with `statements` in their place, with
+    /// its metadata and history, as `apply` runs a step.
+    func applyRest(of planned: MigrationPlan, statements: [PlannedStatement], options: ApplyOptions) throws -> ApplyReport {
+        try MetadataSchema.bootstrap(on: connection)
+        let lock = StoreLock(store: store, connection: connection)
+        try lock.acquire(waitingAtMost: options.lockWaitSeconds, onWait: { _ in })
+        defer { lock.release() }
+        var plan = try self.plan(mode: options.planMode)
+        if plan.isUpToDate { return ApplyReport(plan: plan, appliedSteps: [], deferredCleanups: []) }
+        guard plan.steps.map(\.statements) == planned.steps.map(\.statements), plan.steps.count == 1 else {
+            throw ReplicatedApplyRefused(reason: "store \(store) was changed by someone else while apply --subscriber ran (its plan is not the one made at the start)")
+        }
+        plan.steps[0].statements = statements
+        let done = try run(plan.steps[0], number: 1, of: 1, plan: plan, options: options)
+        return ApplyReport(plan: plan, appliedSteps: [done], deferredCleanups: [])
+    }
+}
+
+extension ReplicatedApply {
+    /// `ReplicatedBackfill`'s order, the subscriptions enabled throughout. A failure before the
+    /// publisher's step commits leaves every side at its version (a subscriber's added columns
+    /// stay, empty, and are kept by the next run); after it, the error names the subscriber, and
+    /// the same `apply --subscriber` again finishes it.
+    func applyAround(
+        _ backfills: [ReplicatedBackfill?], subscriptions: [[(subscription: String, slot: String)]], options: ApplyOptions,
+        onStep: (Int, Int, PlannedStep) -> Void, onProgress: (ProgressEvent) -> Void, onLockWait: ([AdvisoryLockHolder]) -> Void
+    ) throws -> (publisher: ApplyReport, subscribers: [ApplyReport]) {
+        let subscriberOptions = Self.subscriberOptions(options)
+        // A publisher's step that `apply` would refuse stops the run before any subscriber changes.
+        let theirs = try publisher.plan(mode: options.planMode)
+        if !theirs.isUpToDate {
+            try publisher.requireRunnable(theirs, options: options)
+        }
+        var planned: [MigrationPlan?] = []
+        for (subscriber, backfill) in zip(subscribers, backfills) {
+            planned.append(backfill == nil ? nil : try subscriber.migrator.plan(mode: options.planMode))
+            do {
+                try backfill?.addColumns(on: subscriber.migrator, policy: options.executionPolicy)
+            } catch {
+                throw ReplicatedApplyRefused(reason: "subscriber \(subscriber.name) could not add the step's new columns first: \(error); nothing was changed")
+            }
+        }
+        let published = try publisher.apply(options: options, onStep: onStep, onProgress: onProgress, onLockWait: onLockWait)
+        let position = try publisher.connection.execute("SELECT pg_current_wal_lsn()::text AS lsn").value(0, "lsn") ?? "0/0"
+        var reports: [ApplyReport] = []
+        for ((subscriber, names), (backfill, plan)) in zip(zip(subscribers, subscriptions), zip(backfills, planned)) {
+            do {
+                guard let backfill, let plan else {
+                    reports.append(try subscriber.migrator.apply(options: subscriberOptions, onStep: onStep, onProgress: onProgress, onLockWait: onLockWait))
+                    continue
+                }
+                for name in names {
+                    let what = "subscription \(name.subscription) of subscriber \(subscriber.name) to apply the publisher's step (slot \(name.slot) confirmed up to \(position), "
+                        + "after the step's commit) before the subscriber drops or tightens anything"
+                    let state = "the publisher is migrated; subscriber \(subscriber.name) is still at its version, with the step's new columns, its subscription as it was "
+                        + "(what the publisher wrote waits in the slot): once the subscription streams again, run the same apply --subscriber, which finishes it"
+                    try wait(what, then: state) {
+                        try publisher.connection.execute("""
+                            SELECT coalesce(confirmed_flush_lsn >= \(position)::pg_lsn, false) AS yes FROM pg_replication_slots WHERE slot_name = \(name.slot)
+                            """).bool(0, "yes") == true
+                    }
+                }
+                let statements = backfill.rest
+                onStep(1, 1, plan.steps[0])
+                reports.append(try subscriber.migrator.applyRest(of: plan, statements: statements, options: subscriberOptions))
+            } catch let error as ReplicatedApplyRefused {
+                throw error
+            } catch {
+                var failed = SubscriberFailed(subscriber: subscriber.name, subscriptions: names.map(\.subscription), underlying: error)
+                failed.subscriptionsDisabled = false
+                throw failed
+            }
+        }
+        return (published, reports)
+    }
+}

@@ -1,0 +1,161 @@
+import Foundation
+import PostgresClient
+import SQLBuilding
+import Testing
+import TestSupport
+
+/// Issue 24, section 3: a lightweight step that writes published rows (a backfill) under
+/// `apply --subscriber`: the subscriber adds the new column first, takes the publisher's
+/// backfill from its subscription (enabled throughout), and drops and tightens last.
+@Suite("apply --subscriber of a step that writes published rows", .serialized, containers)
+struct ReplicationBackfillTests {
+    /// Stock 1: Item(name, sku, price); Stock 2: name required (default 'unnamed': its NULLs
+    /// backfilled), sku gone, note new.
+    static func writeModel(in folder: URL) throws -> String {
+        let model = folder.appendingPathComponent("Stock")
+        try write("name: Stock\nversions: [Stock 1, Stock 2]\n", to: "model.yaml", in: model)
+        try write("""
+            entities:
+              Item:
+                attributes:
+                  name: {type: string}
+                  sku: {type: string}
+                  price: {type: int32}
+            """, to: "Stock 1.yaml", in: model)
+        try write("""
+            entities:
+              Item:
+                attributes:
+                  name: {type: string, optional: false, default: unnamed}
+                  price: {type: int32}
+                  note: {type: string}
+            """, to: "Stock 2.yaml", in: model)
+        return model.path
+    }
+
+    static let rows: SQL = "SELECT coalesce(string_agg(t::text, '|' ORDER BY t._pk), '') AS v FROM stock.item AS t"
+
+    /// Stock 1 on both servers, 90 items at the publisher (a third without a name), published
+    /// by `publication`, subscribed to and caught up.
+    static func withReplicatedStock(
+        publication: SQL, _ body: (_ publisher: PostgresContainer, _ subscriber: PostgresContainer, _ model: String, _ publishing: PostgresConnection, _ subscribing: PostgresConnection) throws -> Void
+    ) throws {
+        try Topology.withPublisherAndSubscriber { publisher, subscriber in
+            try withTemporaryFolder { folder in
+                let model = try writeModel(in: folder)
+                for server in [publisher, subscriber] {
+                    let create = try OrchestratorBinary.run(["apply", "--model", model, "--to", "Stock 1", "--store", "stock"], databaseURL: server.url())
+                    try #require(create.exitCode == 0, "\(create)")
+                }
+                let publishing = try PostgresConnection(url: publisher.url())
+                defer { publishing.close() }
+                try publishing.execute("""
+                    INSERT INTO stock.item (name, sku, price) SELECT CASE WHEN i % 3 = 0 THEN NULL ELSE 'item ' || i END, 'sku ' || i, i FROM generate_series(1, 90) AS i
+                    """)
+                try publishing.execute(publication)
+                let subscribing = try PostgresConnection(url: subscriber.url())
+                defer { subscribing.close() }
+                let conninfo = try Topology.subscriptionConnection(to: publisher)
+                try subscribing.execute(SQL(unsafeRaw: "CREATE SUBSCRIPTION stock CONNECTION \(quoteLiteral(conninfo)) PUBLICATION stock"))
+                let first = try publishing.execute(rows).value(0, "v") ?? ""
+                try #require(Topology.waitFor(first, query: rows.text, on: subscriber.url()) == first, "the subscriber never got the first rows")
+                try #require(Topology.waitFor("0", query: "SELECT count(*) FROM pg_subscription_rel WHERE srsubstate NOT IN ('r', 's')", on: subscriber.url()) == "0")
+                try body(publisher, subscriber, model, publishing, subscribing)
+                try subscribing.execute("DROP SUBSCRIPTION stock")
+            }
+        }
+    }
+
+    /// Both stores hold the same items (60 s at most), at Stock 2, the subscriber's with name
+    /// NOT NULL and no sku; the subscription enabled and streaming.
+    static func expectConvergedAtStock2(_ publishing: PostgresConnection, _ subscriber: PostgresContainer, _ subscribing: PostgresConnection) throws {
+        let last = try publishing.execute(rows).value(0, "v") ?? ""
+        #expect(Topology.waitFor(last, query: rows.text, on: subscriber.url()) == last, "rows committed at the publisher never reached the subscriber")
+        let shape = try subscribing.execute("""
+            SELECT (SELECT version_name FROM orchestrator.stores WHERE store = 'stock') AS version,
+                   (SELECT attnotnull FROM pg_attribute WHERE attrelid = 'stock.item'::regclass AND attname = 'name') AS required,
+                   (SELECT count(*) FROM pg_attribute WHERE attrelid = 'stock.item'::regclass AND attname = 'sku' AND NOT attisdropped) AS sku,
+                   (SELECT count(*) FROM stock.item WHERE name = 'unnamed') AS backfilled,
+                   (SELECT subenabled FROM pg_subscription WHERE subname = 'stock') AS enabled,
+                   (SELECT count(pid) FROM pg_stat_subscription WHERE subname = 'stock') AS workers
+            """)
+        #expect(shape.value(0, "version") == "Stock 2")
+        #expect(shape.bool(0, "required") == true)
+        #expect(shape.int(0, "sku") == 0)
+        // Each NULL name was backfilled once, by the publisher's UPDATE arriving through replication.
+        #expect(shape.int(0, "backfilled") == 30)
+        #expect(shape.bool(0, "enabled") == true)
+        #expect(shape.int(0, "workers") == 1)
+        #expect(try publishing.execute("SELECT version_name FROM orchestrator.stores WHERE store = 'stock'").value(0, "version_name") == "Stock 2")
+        // The backfill ran once, at the publisher: the subscriber's step has no UPDATE.
+        let ran = "SELECT statements::text AS s FROM orchestrator.migrations WHERE store = 'stock' AND to_version = 'Stock 2' AND outcome = 'succeeded'"
+        #expect(try publishing.execute(SQL(unsafeRaw: ran)).value(0, "s")?.contains("UPDATE") == true)
+        let theirs = try subscribing.execute(SQL(unsafeRaw: ran)).value(0, "s") ?? ""
+        #expect(!theirs.contains("UPDATE") && theirs.contains("DROP COLUMN"), "\(theirs)")
+    }
+
+    @Test("a backfill replicates into the column the subscriber added first; the subscriber drops and tightens last; rows written during all arrive")
+    func backfillWithWriters() throws {
+        try Self.withReplicatedStock(publication: "CREATE PUBLICATION stock FOR TABLES IN SCHEMA stock") { publisher, subscriber, model, publishing, subscribing in
+            let writer = RunningWriter(url: publisher.url(), sql: "INSERT INTO stock.item (name, price) VALUES ('written during', 1)")
+            let updater = RunningWriter(url: publisher.url(), sql: "UPDATE stock.item SET price = price + 1 WHERE _pk = 7")
+            let apply = try OrchestratorBinary.run(
+                ["apply", "--model", model, "--store", "stock", "--allow-data-loss", "--subscriber", subscriber.url()], databaseURL: publisher.url()
+            )
+            let written = try writer.stop()
+            #expect(try updater.stop() > 0)
+            #expect(written > 0)
+            #expect(apply.exitCode == 0, "\(apply)")
+            #expect(apply.stdoutLines.contains { $0.hasPrefix("subscriber ") && $0.contains(": store stock: now at 'Stock 2'") }, "\(apply)")
+            try publishing.execute("INSERT INTO stock.item (name, price, note) SELECT 'after ' || i, i, 'n' FROM generate_series(1, 20) AS i")
+            try publishing.execute("UPDATE stock.item SET note = 'set later' WHERE _pk <= 10")
+            try Self.expectConvergedAtStock2(publishing, subscriber, subscribing)
+            #expect(try subscribing.execute("SELECT count(*) AS n FROM stock.item WHERE name = 'written during'").int(0, "n") == Int64(written))
+        }
+    }
+
+    @Test("a subscription that does not catch up stops the run at --subscriber-wait, before the subscriber drops anything; the same apply finishes it")
+    func boundedWait() throws {
+        try Self.withReplicatedStock(publication: "CREATE PUBLICATION stock FOR TABLE stock.item") { publisher, subscriber, model, publishing, subscribing in
+            try subscribing.execute("ALTER SUBSCRIPTION stock DISABLE")
+            #expect(Topology.waitFor("0", query: "SELECT count(pid) FROM pg_stat_subscription", on: subscriber.url()) == "0")
+            let arguments = ["apply", "--model", model, "--store", "stock", "--allow-data-loss", "--subscriber", subscriber.url(), "--subscriber-wait", "3"]
+            let stopped = try OrchestratorBinary.run(arguments, databaseURL: publisher.url())
+            #expect(stopped.exitCode == 1, "\(stopped)")
+            #expect(stopped.stderr.contains("waited 3 s (--subscriber-wait) for subscription stock of subscriber"), "\(stopped)")
+            #expect(stopped.stderr.contains("run the same apply --subscriber"), "\(stopped)")
+            #expect(!stopped.stderr.contains(subscriber.password))
+            // The subscriber has the new column, still its sku and its version: nothing dropped.
+            let shape = try subscribing.execute("""
+                SELECT (SELECT version_name FROM orchestrator.stores WHERE store = 'stock') AS version,
+                       (SELECT string_agg(attname::text, ',' ORDER BY attnum) FROM pg_attribute WHERE attrelid = 'stock.item'::regclass AND attnum > 0 AND NOT attisdropped) AS columns
+                """)
+            #expect(shape.value(0, "version") == "Stock 1")
+            #expect(shape.value(0, "columns") == "_pk,_entity,name,sku,price,note")
+            try publishing.execute("INSERT INTO stock.item (name, price, note) VALUES ('while stopped', 2, 'n')")
+            try subscribing.execute("ALTER SUBSCRIPTION stock ENABLE")
+            // An idle subscriber confirms its position every wal_receiver_status_interval (10 s).
+            let started = Date()
+            let finished = try OrchestratorBinary.run(Array(arguments.dropLast()) + ["60"], databaseURL: publisher.url())
+            print("ReplicationBackfillTests: the finishing run took \(Date().timeIntervalSince(started)) s")
+            #expect(finished.exitCode == 0, "\(finished)")
+            try Self.expectConvergedAtStock2(publishing, subscriber, subscribing)
+        }
+    }
+    @Test("the same step under --online is refused with replicationDataWrites, nothing changed on either side")
+    func onlineRefused() throws {
+        try Self.withReplicatedStock(publication: "CREATE PUBLICATION stock FOR TABLES IN SCHEMA stock") { publisher, subscriber, model, publishing, subscribing in
+            let apply = try OrchestratorBinary.run(
+                ["apply", "--model", model, "--store", "stock", "--allow-data-loss", "--online", "--subscriber", subscriber.url()], databaseURL: publisher.url()
+            )
+            #expect(apply.exitCode == 1, "\(apply)")
+            #expect(apply.stderr.contains("(replicationDataWrites)") && apply.stderr.contains("Nothing was changed"), "\(apply)")
+            let columns = "SELECT string_agg(attname::text, ',' ORDER BY attnum) AS c FROM pg_attribute WHERE attrelid = 'stock.item'::regclass AND attnum > 0 AND NOT attisdropped"
+            for connection in [publishing, subscribing] {
+                #expect(try connection.execute(SQL(unsafeRaw: columns)).value(0, "c") == "_pk,_entity,name,sku,price")
+                #expect(try connection.execute("SELECT version_name FROM orchestrator.stores WHERE store = 'stock'").value(0, "version_name") == "Stock 1")
+            }
+            #expect(try subscribing.execute("SELECT subenabled FROM pg_subscription WHERE subname = 'stock'").bool(0, "subenabled") == true)
+        }
+    }
+}
