@@ -86,22 +86,23 @@ struct ReplicatedBackfill {
     }
 }
 
-extension StoreMigrator {
-    /// Step 4 of `ReplicatedBackfill` on a subscriber: under the store's lock, planned again (the
-    /// plan must still be `planned`'s), its one step run with `statements` in their place, with
-    /// its metadata and history, as `apply` runs a step.
-    func applyRest(of planned: MigrationPlan, statements: [PlannedStatement], options: ApplyOptions) throws -> ApplyReport {
+extension ReplicatedBackfill {
+    /// Step 4 on a subscriber: under the store's lock, planned again (the plan must still be
+    /// `planned`'s), its one step run with `statements` in their place, with its metadata and
+    /// history, as `apply` runs a step.
+    static func applyRest(on migrator: StoreMigrator, of planned: MigrationPlan, statements: [PlannedStatement], options: ApplyOptions) throws -> ApplyReport {
+        let connection = migrator.connection, store = migrator.store
         try MetadataSchema.bootstrap(on: connection)
         let lock = StoreLock(store: store, connection: connection)
         try lock.acquire(waitingAtMost: options.lockWaitSeconds, onWait: { _ in })
         defer { lock.release() }
-        var plan = try self.plan(mode: options.planMode)
+        var plan = try migrator.plan(mode: options.planMode)
         if plan.isUpToDate { return ApplyReport(plan: plan, appliedSteps: [], deferredCleanups: []) }
         guard plan.steps.map(\.statements) == planned.steps.map(\.statements), plan.steps.count == 1 else {
             throw ReplicatedApplyRefused(reason: "store \(store) was changed by someone else while apply --subscriber ran (its plan is not the one made at the start)")
         }
         plan.steps[0].statements = statements
-        let done = try run(plan.steps[0], number: 1, of: 1, plan: plan, options: options)
+        let done = try migrator.run(plan.steps[0], number: 1, of: 1, plan: plan, options: options)
         return ApplyReport(plan: plan, appliedSteps: [done], deferredCleanups: [])
     }
 }
@@ -152,7 +153,7 @@ extension ReplicatedApply {
                 }
                 let statements = backfill.rest
                 onStep(1, 1, plan.steps[0])
-                reports.append(try subscriber.migrator.applyRest(of: plan, statements: statements, options: subscriberOptions))
+                reports.append(try ReplicatedBackfill.applyRest(on: subscriber.migrator, of: plan, statements: statements, options: subscriberOptions))
             } catch let error as ReplicatedApplyRefused {
                 throw error
             } catch {
