@@ -23,12 +23,7 @@ extension ApplyCommand {
             subscribers.append(ReplicatedApply.Subscriber(name: redactedConnectionString(url), migrator: theirs))
         }
         var replicated = ReplicatedApply(publisher: migrator, subscribers: subscribers)
-        if let text = subscriberWait {
-            guard let seconds = DurationText.seconds(text, bareUnitSeconds: 1) else {
-                throw ValidationError("--subscriber-wait must be a positive duration: seconds, or 10m, 1h (got '\(text)')")
-            }
-            replicated.waitSeconds = seconds
-        }
+        if let seconds = try subscriberWaitSeconds() { replicated.waitSeconds = seconds }
         let reports = try replicated
             .apply(options: options, onStep: onStep, onProgress: progress.report, onLockWait: onLockWait)
         progress.finish()
@@ -48,5 +43,17 @@ extension ApplyCommand {
                 ApplyRendering.text(report, store: store).forEach { printLine("subscriber \(subscriber.name): \($0)") }
             }
         }
+    }
+}
+
+extension ApplyCommand {
+    /// `--subscriber-wait` in seconds; nil when not given. Checked in `validate`, before any
+    /// connection.
+    func subscriberWaitSeconds() throws -> Double? {
+        guard let text = subscriberWait else { return nil }
+        guard let seconds = DurationText.seconds(text, bareUnitSeconds: 1) else {
+            throw ValidationError("--subscriber-wait must be a positive duration: seconds, or 10m, 1h (got '\(text)')")
+        }
+        return seconds
     }
 }

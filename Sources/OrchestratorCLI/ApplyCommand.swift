@@ -88,6 +88,7 @@ struct ApplyCommand: ParsableCommand {
         }
         if postponeSwitchOver && !online && !expand { throw ValidationError("--postpone-switch-over needs --online: only an online step keeps the application writing while it waits") }
         _ = try postponeTimeoutSeconds()
+        _ = try subscriberWaitSeconds()
         if !subscriber.isEmpty && dryRun { throw ValidationError("--dry-run rehearses one database: rehearse the publisher and each subscriber on its own") }
     }
 

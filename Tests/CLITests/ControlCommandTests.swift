@@ -42,6 +42,8 @@ import TestSupport
         (["control", "pause"], "control needs --store"),
         (["apply", "--batch-time", "0", "--model", "bench/model"], "--batch-time must be a duration of 1 ms or more"),
         (["apply", "--pause-timeout", "soon", "--model", "bench/model"], "--pause-timeout must be a positive duration"),
+        // Refused before any connection: the subscriber's address is never tried.
+        (["apply", "--subscriber-wait", "soon", "--subscriber", "postgres://nowhere.invalid/db", "--model", "bench/model"], "--subscriber-wait must be a positive duration"),
     ])
     func aMissingStoreOrABadDurationIsAUsageError(arguments: [String], message: String) throws {
         let result = try OrchestratorBinary.run(arguments, databaseURL: "postgres://nowhere.invalid/db")
