@@ -37,7 +37,7 @@ public struct StoreSnapshot: Sendable, Hashable {
 /// Rows of a store by table and, where the statistics of `_entity` tell, by entity: estimates
 /// the plan shows (rows a pass reads, rows a mapping model leaves behind), read by the engine
 /// so that planning stays pure.
-public struct RowEstimates: Sendable, Hashable {
+public struct RowEstimates: Sendable, Hashable, Codable {
     /// Table name -> rows; a table whose rows are not known yet (never analyzed, and no live
     /// rows counted) is absent.
     public var tables: [String: Int]

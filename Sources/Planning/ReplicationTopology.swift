@@ -2,9 +2,9 @@
 /// tables, subscriptions writing into them, replication slots and physical standbys. Read by
 /// the engine (`ReplicationCatalog`) into the snapshot, so that planning stays pure; `plan`
 /// shows it, and each step's `replication…` hazards come from it (`ReplicationHazards`).
-public struct ReplicationTopology: Sendable, Hashable {
-    public struct Publication: Sendable, Hashable {
-        public enum Form: String, Sendable, Hashable {
+public struct ReplicationTopology: Sendable, Hashable, Codable {
+    public struct Publication: Sendable, Hashable, Codable {
+        public enum Form: String, Sendable, Hashable, Codable {
             case allTables, tablesInSchema, tableList
         }
 
@@ -20,7 +20,7 @@ public struct ReplicationTopology: Sendable, Hashable {
         }
     }
 
-    public struct Subscription: Sendable, Hashable {
+    public struct Subscription: Sendable, Hashable, Codable {
         public var name: String
         public var isEnabled: Bool
         /// The store's tables it writes into.
@@ -38,7 +38,7 @@ public struct ReplicationTopology: Sendable, Hashable {
         }
     }
 
-    public struct Slot: Sendable, Hashable {
+    public struct Slot: Sendable, Hashable, Codable {
         public var name: String
         /// `logical` or `physical`.
         public var kind: String
@@ -56,7 +56,7 @@ public struct ReplicationTopology: Sendable, Hashable {
     }
 
     /// A physical standby streaming from this server (`pg_stat_replication`).
-    public struct Standby: Sendable, Hashable {
+    public struct Standby: Sendable, Hashable, Codable {
         public var name: String
         public var state: String
         public var replayLagSeconds: Double?

@@ -32,6 +32,8 @@ public struct FleetOutcome: Sendable, Hashable {
 struct FleetClaim {
     var store: FleetStore
     var from: String?
+    /// What the run's survey found of the store (`SurveyedCatalog`), kept in the journal.
+    var surveyed: SurveyedCatalog?
 }
 
 extension FleetJournal {
@@ -50,7 +52,7 @@ extension FleetJournal {
                 // BEGIN and the claim in one round trip: literals, no binds, so one PQexec.
                 let row = try connection.execute("""
                     BEGIN;
-                    SELECT server, store, from_version FROM \(ident: Self.schema, "stores")
+                    SELECT server, store, from_version, surveyed FROM \(ident: Self.schema, "stores")
                     WHERE run = \(literal: run) AND wave = \(literal: wave) AND outcome IS NULL
                       AND server <> ALL(\(literal: CatalogReader.arrayLiteral(full))::text[])
                     ORDER BY position LIMIT 1 FOR UPDATE SKIP LOCKED
@@ -60,7 +62,10 @@ extension FleetJournal {
                     return nil
                 }
                 if try takeSlot(of: server, slots: perServer) {
-                    return FleetClaim(store: FleetStore(server: server, store: store), from: row.value(0, "from_version"))
+                    return FleetClaim(
+                        store: FleetStore(server: server, store: store), from: row.value(0, "from_version"),
+                        surveyed: SurveyedCatalog(journalText: row.value(0, "surveyed"))
+                    )
                 }
                 try connection.execute("ROLLBACK")
                 full.append(server)
@@ -151,20 +156,26 @@ extension FleetJournal {
         return result.rows.indices.compactMap { result.value($0, "name") }
     }
 
-    /// Every store of the run in its order; one not finished is `unreached`.
-    func outcomes() throws -> [FleetOutcome] {
-        let result = try connection.execute("""
-            SELECT server, store, outcome, from_version, to_version, duration_ms, error FROM \(ident: Self.schema, "stores")
-            WHERE run = \(run) ORDER BY position
-            """)
-        return result.rows.indices.map { row in
-            FleetOutcome(
-                store: FleetStore(server: result.value(row, "server") ?? "", store: result.value(row, "store") ?? ""),
-                kind: result.value(row, "outcome").flatMap(FleetOutcome.Kind.init(rawValue:)) ?? .unreached,
-                from: result.value(row, "from_version"), to: result.value(row, "to_version"),
-                durationMilliseconds: result.int(row, "duration_ms").map(Int.init),
-                error: result.value(row, "error") ?? (result.value(row, "outcome") == nil ? "not reached (the run was stopped)" : nil)
-            )
+    /// Every store of the run in its order, `pageSize` rows at a time (by position: a run of
+    /// any size is read in pages, never held whole); one not finished is `unreached`.
+    func forEachOutcome(pageSize: Int = 500, _ body: (FleetOutcome) throws -> Void) throws {
+        var after = -1
+        while true {
+            let result = try connection.execute("""
+                SELECT position, server, store, outcome, from_version, to_version, duration_ms, error FROM \(ident: Self.schema, "stores")
+                WHERE run = \(run) AND position > \(Int64(after)) ORDER BY position LIMIT \(Int64(pageSize))
+                """)
+            for row in result.rows.indices {
+                try body(FleetOutcome(
+                    store: FleetStore(server: result.value(row, "server") ?? "", store: result.value(row, "store") ?? ""),
+                    kind: result.value(row, "outcome").flatMap(FleetOutcome.Kind.init(rawValue:)) ?? .unreached,
+                    from: result.value(row, "from_version"), to: result.value(row, "to_version"),
+                    durationMilliseconds: result.int(row, "duration_ms").map(Int.init),
+                    error: result.value(row, "error") ?? (result.value(row, "outcome") == nil ? "not reached (the run was stopped)" : nil)
+                ))
+            }
+            guard result.rows.count == pageSize, let last = result.int(result.rows.count - 1, "position") else { return }
+            after = Int(last)
         }
     }
 }

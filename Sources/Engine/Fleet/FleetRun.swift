@@ -36,9 +36,6 @@ public final class FleetRun: @unchecked Sendable {
     var reportedWaits: Set<Int> = []
     /// The stores this process's threads hold now.
     var held: Set<FleetStore> = []
-    /// What the survey found of each store without blocking drift, set before the threads
-    /// start: under the store's lock, its fingerprint stands for the drift check's catalog read.
-    var surveyed: [FleetStore: SurveyedCatalog] = [:]
 
     public init(
         fleet: FleetFile, model: VersionedModel, target: ModelVersion, explicitMappings: [ExplicitMapping], options: ApplyOptions,
@@ -55,11 +52,26 @@ public final class FleetRun: @unchecked Sendable {
         self.connections = ServerConnections(connect: connect)
     }
 
+    /// `perform()`, then the outcome of every store of the run, from the journal.
+    public func execute() throws -> [FleetOutcome] {
+        try perform()
+        var outcomes: [FleetOutcome] = []
+        try forEachOutcome { outcomes.append($0) }
+        return outcomes
+    }
+
+    /// The outcome of every store of the run, in the run's order, read from the journal in
+    /// pages: what a run of any size reports, never held whole.
+    public func forEachOutcome(pageSize: Int = 500, _ body: (FleetOutcome) throws -> Void) throws {
+        let journal = FleetJournal(connection: try connections.connect(fleet.journalURL), run: run)
+        defer { journal.connection.close() }
+        try journal.forEachOutcome(pageSize: pageSize, body)
+    }
+
     /// 1. Survey the fleet and record the run (or the stores it lacks) in the journal.
     /// 2. `jobs` threads work the waves in order; a wave ends when no store of it is left
     ///    unfinished by any worker; `stopAfterFailures` failed stores in it skip the later ones.
-    /// 3. The outcome of every store of the run, from the journal.
-    public func execute() throws -> [FleetOutcome] {
+    public func perform() throws {
         let journal = FleetJournal(connection: try connections.connect(fleet.journalURL), run: run)
         defer { journal.connection.close() }
         try journal.bootstrap()
@@ -76,22 +88,22 @@ public final class FleetRun: @unchecked Sendable {
         }
         connections.closeAll()
         if let error = failure.values[0] ?? nil { throw error }
-        return try journal.outcomes()
     }
 
-    /// The survey, and the run's stores recorded in the journal; of the survey, only what each
-    /// store's check under its lock uses is kept (`surveyed`), and the rest is given back to the
-    /// system before the stores migrate.
+    /// The survey, and the run's stores recorded in the journal. Of the survey, only what each
+    /// store's check under its lock uses is kept, in the store's journal row (`FleetClaim`'s
+    /// `surveyed`: under the lock, its fingerprint stands for the drift check's catalog read);
+    /// nothing of it stays in memory, which is given back to the system before the stores
+    /// migrate.
     private func record(in journal: FleetJournal) throws {
         defer { ServerSurvey.releaseFreedMemory() }
         let states = FleetSurvey.states(of: fleet, model: model, target: target, fingerprints: true) { [connections] server in
             try connections.connect(server.connectionString)
         }
-        surveyed = Dictionary(states.compactMap { state in state.surveyedCatalog.map { (state.store, $0) } }) { first, _ in first }
         let assignment = try FleetWaves.assign(states, waves: fleet.waves, file: fleet.path)
         try journal.prepare(
             model: model.name, target: target.name, fleetFile: fleet.path, waves: assignment.names,
-            stores: assignment.stores.map { (state: $0.state, wave: $0.wave) }
+            states: states, order: assignment.order
         )
     }
 
@@ -114,7 +126,7 @@ public final class FleetRun: @unchecked Sendable {
         }
         var migrator = StoreMigrator(connection: connection, model: model, store: store.store, targetVersion: target.name, explicitMappings: explicitMappings)
         migrator.contracts = connections.contracts(of: server.name)
-        migrator.surveyedCatalog = surveyed[store]
+        migrator.surveyedCatalog = claim.surveyed
         do {
             let subscribers = server.subscribers(of: store.store)
             if options.expand && !subscribers.isEmpty { throw ExpandWithSubscribers(store: store) }

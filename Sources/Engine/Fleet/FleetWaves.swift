@@ -5,16 +5,18 @@
 public enum FleetWaves {
     public struct Assignment: Sendable {
         public var names: [String]
-        public var stores: [(state: FleetStoreState, wave: Int)]
+        /// Each store, by its index in the states assigned, with its wave, in the run's order
+        /// (indices: the states, a fleet's largest array, are never copied).
+        public var order: [(index: Int, wave: Int)]
     }
 
     public static func assign(_ states: [FleetStoreState], waves: [FleetWave], file: String) throws -> Assignment {
-        guard !waves.isEmpty else { return Assignment(names: ["all"], stores: states.map { ($0, 0) }) }
-        var left = states
-        var assignment = Assignment(names: [], stores: [])
+        guard !waves.isEmpty else { return Assignment(names: ["all"], order: states.indices.map { ($0, 0) }) }
+        var left = Array(states.indices)
+        var assignment = Assignment(names: [], order: [])
         for (index, wave) in waves.enumerated() {
             assignment.names.append(wave.name)
-            let taken: [FleetStoreState]
+            let taken: [Int]
             switch wave.stores {
             case .count(let count):
                 taken = Array(left.prefix(count))
@@ -22,19 +24,19 @@ public enum FleetWaves {
                 taken = left
             case .named(let names):
                 let wanted = Set(names)
-                taken = left.filter { wanted.contains($0.store.description) }
+                taken = left.filter { wanted.contains(states[$0].store.description) }
                 let found = Set(states.map(\.store.description))
                 if let unknown = names.first(where: { !found.contains($0) }) {
                     throw FleetFileIssue(file: file, key: "waves[\(index)].stores", message: "wave '\(wave.name)' names \(unknown), which is no store of the fleet")
                 }
             }
-            let takenStores = Set(taken.map(\.store))
-            left.removeAll { takenStores.contains($0.store) }
-            assignment.stores += taken.map { ($0, index) }
+            let takenStores = Set(taken.map { states[$0].store })
+            left.removeAll { takenStores.contains(states[$0].store) }
+            assignment.order += taken.map { ($0, index) }
         }
         if !left.isEmpty {
             assignment.names.append(assignment.names.contains("rest") ? "rest (stores no wave took)" : "rest")
-            assignment.stores += left.map { ($0, waves.count) }
+            assignment.order += left.map { ($0, waves.count) }
         }
         return assignment
     }

@@ -23,7 +23,7 @@ public struct ServerSurvey {
     /// The fewest stores one reader's part holds (fewer stores are read on `connection`
     /// alone), and the size of a part: the survey holds at most `readers` parts' catalogs at
     /// once (`storesHeldAtOnce`), whatever the number of stores.
-    public var storesPerReader = 500
+    public var storesPerReader = 125
     /// `fleet apply`: each store's catalog fingerprint is read before its catalog, and a store
     /// found without blocking drift carries both (`FleetStoreState.surveyedCatalog`), so that
     /// its check under the lock compares the fingerprint instead of reading the catalog again.
@@ -52,6 +52,7 @@ public struct ServerSurvey {
         let recorded = try StoreCatalog.recordedVersions(model: model.name, on: connection)
         let busy = try storesInProgress(rows.map(\.store))
         var states: [FleetStoreState] = []
+        states.reserveCapacity(rows.count)
         var toCompare: [(index: Int, version: ModelVersion, recorded: String)] = []
         var versions: [String: ModelVersion?] = [:]
         // Hashing the model's versions is the costly part of a match: once per model hash and

@@ -9,7 +9,7 @@ import SQLBuilding
 /// fingerprint, never as a missed one); then, read once for all the server's stores, its row
 /// estimates and its replication topology with the server's `ReplicationFingerprint`, read
 /// before them.
-public struct SurveyedCatalog: Sendable, Hashable {
+public struct SurveyedCatalog: Sendable, Hashable, Codable {
     public var versionName: String
     public var modelHash: String
     public var fingerprint: String

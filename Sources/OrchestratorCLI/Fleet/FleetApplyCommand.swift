@@ -74,13 +74,12 @@ struct FleetApplyCommand: ParsableCommand {
             fleetRun.onStart = { progress.start(total: $0) }
             fleetRun.onOutcome = { progress.record($0) }
             fleetRun.onNotice = { printNotice($0) }
-            let outcomes = try fleetRun.execute()
-            FleetApplyRendering.print(outcomes, run: name, format: options.format)
-            let missed = outcomes.filter { !$0.isDone }
-            guard missed.isEmpty else {
-                let named = missed.prefix(10).map(\.store.description).joined(separator: ", ")
-                let more = missed.count > 10 ? " and \(missed.count - 10) more" : ""
-                printError("\(missed.count) store\(missed.count == 1 ? "" : "s") did not reach '\(target.name)': \(named)\(more); rerun with --run \(name)")
+            try fleetRun.perform()
+            let tally = try FleetApplyRendering.print(fleetRun, format: options.format)
+            guard tally.missedCount == 0 else {
+                let named = tally.missed.map(\.description).joined(separator: ", ")
+                let more = tally.missedCount > tally.missed.count ? " and \(tally.missedCount - tally.missed.count) more" : ""
+                printError("\(tally.missedCount) store\(tally.missedCount == 1 ? "" : "s") did not reach '\(target.name)': \(named)\(more); rerun with --run \(name)")
                 throw ExitCode.failure
             }
         }

@@ -60,37 +60,77 @@ enum FleetApplyRendering {
         return .object(fields)
     }
 
-    static func print(_ outcomes: [FleetOutcome], run: String, format: OutputFormat) {
-        let counts = FleetOutcome.Kind.allCases.map { kind in (kind.rawValue, outcomes.filter { $0.kind == kind }.count) }
-        switch format {
-        case .json:
-            printLine(JSONValue.object([
-                ("event", .string("summary")),
-                ("run", .string(run)),
-                ("stores", .array(outcomes.map { json($0) })),
-                ("summary", .object([("stores", .number(outcomes.count))] + counts.map { ($0.0, JSONValue.number($0.1)) })),
-            ]).rendered)
-        case .text:
-            table(outcomes).forEach { printLine($0) }
-            let parts = counts.filter { $0.1 > 0 }.map { "\($0.1) \($0.0)" }
-            printLine("run \(run): \(outcomes.count) store\(outcomes.count == 1 ? "" : "s"): \(parts.isEmpty ? "none" : parts.joined(separator: ", "))")
+    /// What the final report counted: every store, and those that did not reach the target.
+    struct Tally {
+        var stores = 0
+        var counts: [FleetOutcome.Kind: Int] = [:]
+        var missedCount = 0
+        /// The first ten stores that did not reach the target.
+        var missed: [FleetStore] = []
+
+        mutating func add(_ outcome: FleetOutcome) {
+            stores += 1
+            counts[outcome.kind, default: 0] += 1
+            guard !outcome.isDone else { return }
+            missedCount += 1
+            if missed.count < 10 { missed.append(outcome.store) }
         }
     }
 
+    /// The run's report: a table (text) or one JSON line, read from the journal in pages
+    /// (`FleetRun.forEachOutcome`) and written as it is read, so a run of any size is never
+    /// held whole. The text table reads the journal twice: its column widths, then its rows.
+    static func print(_ fleetRun: FleetRun, format: OutputFormat) throws -> Tally {
+        var tally = Tally()
+        switch format {
+        case .json:
+            var first = true
+            write("{\"event\":\"summary\",\"run\":\(JSONValue.string(fleetRun.run).rendered),\"stores\":[")
+            try fleetRun.forEachOutcome { outcome in
+                tally.add(outcome)
+                write((first ? "" : ",") + json(outcome).rendered)
+                first = false
+            }
+            let summary = JSONValue.object([("stores", .number(tally.stores))] + counted(tally).map { ($0.0, JSONValue.number($0.1)) })
+            write("],\"summary\":\(summary.rendered)}\n")
+        case .text:
+            var widths = header.map(\.count)
+            try fleetRun.forEachOutcome { outcome in
+                widths = zip(widths, cells(outcome)).map { max($0, $1.count) }
+            }
+            printLine(line(header, widths: widths))
+            try fleetRun.forEachOutcome { outcome in
+                tally.add(outcome)
+                printLine(line(cells(outcome), widths: widths))
+            }
+            let parts = counted(tally).filter { $0.1 > 0 }.map { "\($0.1) \($0.0)" }
+            printLine("run \(fleetRun.run): \(tally.stores) store\(tally.stores == 1 ? "" : "s"): \(parts.isEmpty ? "none" : parts.joined(separator: ", "))")
+        }
+        return tally
+    }
+
+    private static func counted(_ tally: Tally) -> [(String, Int)] {
+        FleetOutcome.Kind.allCases.map { ($0.rawValue, tally.counts[$0] ?? 0) }
+    }
+
+    /// A part of one line of stdout, escaped as `printLine` escapes a whole line.
+    private static func write(_ text: String) {
+        CommandOutput.writeStandardOutput(TerminalText.escaped(text))
+    }
+
     /// server, store, from, to, outcome, duration, error: columns padded to their widest cell.
-    static func table(_ outcomes: [FleetOutcome]) -> [String] {
-        let header = ["SERVER", "STORE", "FROM", "TO", "OUTCOME", "DURATION", "ERROR"]
-        let rows = outcomes.map { outcome in
-            [
-                outcome.store.server, outcome.store.store, outcome.from ?? "-", outcome.to ?? "-", outcome.kind.rawValue,
-                outcome.durationMilliseconds.map { "\($0) ms" } ?? "-", outcome.error ?? "",
-            ]
-        }
-        let widths = header.indices.map { column in ([header] + rows).map { $0[column].count }.max() ?? 0 }
-        return ([header] + rows).map { cells in
-            cells.enumerated().map { index, cell in
-                index == cells.count - 1 ? cell : cell.padding(toLength: widths[index], withPad: " ", startingAt: 0)
-            }.joined(separator: "  ").trimmingCharacters(in: .whitespaces)
-        }
+    private static let header = ["SERVER", "STORE", "FROM", "TO", "OUTCOME", "DURATION", "ERROR"]
+
+    private static func cells(_ outcome: FleetOutcome) -> [String] {
+        [
+            outcome.store.server, outcome.store.store, outcome.from ?? "-", outcome.to ?? "-", outcome.kind.rawValue,
+            outcome.durationMilliseconds.map { "\($0) ms" } ?? "-", outcome.error ?? "",
+        ]
+    }
+
+    private static func line(_ cells: [String], widths: [Int]) -> String {
+        cells.enumerated().map { index, cell in
+            index == cells.count - 1 ? cell : cell.padding(toLength: widths[index], withPad: " ", startingAt: 0)
+        }.joined(separator: "  ").trimmingCharacters(in: .whitespaces)
     }
 }

@@ -98,7 +98,7 @@ import Testing
         }
         let assignment = try FleetWaves.assign(states, waves: [FleetWave(name: "canary", stores: .count(1)), FleetWave(name: "b", stores: .named(["b/t2"]))], file: "f.yaml")
         #expect(assignment.names == ["canary", "b", "rest"])
-        #expect(assignment.stores.map { "\($0.state.store)@\($0.wave)" } == ["a/t1@0", "b/t2@1", "a/t2@2", "b/t1@2"])
+        #expect(assignment.order.map { "\(states[$0.index].store)@\($0.wave)" } == ["a/t1@0", "b/t2@1", "a/t2@2", "b/t1@2"])
         #expect(throws: FleetFileIssue.self) {
             try FleetWaves.assign(states, waves: [FleetWave(name: "x", stores: .named(["c/t1"]))], file: "f.yaml")
         }
