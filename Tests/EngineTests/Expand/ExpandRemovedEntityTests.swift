@@ -109,6 +109,89 @@ import TestSupport
         }
     }
 
+    /// The old release: notes (a removed entity) by v1's names, before, during and after
+    /// `apply --expand`; the twin gets each write alike, in v1's shape.
+    static func oldRelease(_ writer: TwinWriter, _ connection: PostgresConnection) throws {
+        try connection.execute("SET LOCAL search_path = \(ident: views), \(ident: S.store)")
+        try ExpandApplyTests.releasesTakeTurns(connection)
+        let key = writer.random(1...400), recipe = writer.random(1...300)
+        let link: SQL = "(SELECT _pk FROM recipe WHERE _pk = \(literal: recipe))"
+        switch writer.random(0...3) {
+        case 0:
+            let pk = try connection.execute("INSERT INTO note (_entity, text, recipe_pk) VALUES ('Note', 'old', \(link)) RETURNING _pk").rows[0][0]!
+            try connection.execute("INSERT INTO shadow.note (_pk, _entity, text, recipe_pk) OVERRIDING SYSTEM VALUE SELECT \(unsafeRaw: pk), 'Note', 'old', recipe_pk FROM note WHERE _pk = \(unsafeRaw: pk)")
+        case 1, 2:
+            try connection.execute("UPDATE note SET text = text || '+', recipe_pk = \(link) WHERE _pk = \(literal: key)")
+            try connection.execute("UPDATE shadow.note AS s SET text = n.text, recipe_pk = n.recipe_pk FROM note AS n WHERE n._pk = s._pk AND s._pk = \(literal: key)")
+        default:
+            try connection.execute("DELETE FROM note WHERE _pk = \(literal: key)")
+            try connection.execute("DELETE FROM shadow.note WHERE _pk = \(literal: key)")
+        }
+    }
+
+    /// The new release: recipes by v2's names on the store's tables; the twin gets the same.
+    static func newRelease(_ writer: TwinWriter, _ connection: PostgresConnection) throws {
+        try ExpandApplyTests.releasesTakeTurns(connection)
+        let key = writer.random(1...300)
+        switch writer.random(0...3) {
+        case 0:
+            let pk = try connection.execute("INSERT INTO shop.recipe (_entity, name) VALUES ('Recipe', 'new') RETURNING _pk").rows[0][0]!
+            try connection.execute("INSERT INTO shadow.recipe (_pk, _entity, name) OVERRIDING SYSTEM VALUE VALUES (\(unsafeRaw: pk), 'Recipe', 'new')")
+        case 1, 2:
+            try connection.execute("UPDATE shop.recipe SET name = name || '*' WHERE _pk = \(literal: key)")
+            try connection.execute("UPDATE shadow.recipe SET name = name || '*' WHERE _pk = \(literal: key)")
+        default:
+            try connection.execute("DELETE FROM shop.recipe WHERE _pk = \(literal: key)")
+            try connection.execute("DELETE FROM shadow.recipe WHERE _pk = \(literal: key)")
+        }
+    }
+
+    /// Two releases write at once through `apply --expand` and until `complete`: the old one
+    /// the removed entity's rows and links, the new one the kept entity's (deleting recipes the
+    /// notes link to); each reads the other's writes; the completed store equals the offline
+    /// migration of the twin that got the same writes.
+    @Test func anOldAndANewReleaseWriteThroughExpandAndCompleteAndTheStoreEqualsItsOfflineTwin() throws {
+        let model = try Self.model()
+        try ShadowedStore.with(model, store: S.store, shadow: ExpandApplyTests.shadow) { connection, url in
+            let old = TwinWriter(url: url, live: S.store, twin: ExpandApplyTests.shadow, rules: .rolling, write: Self.oldRelease)
+            var running = [old]
+            defer { running.forEach { $0.stop() } }
+            old.start()
+            old.waitForCommits(20)
+            try Self.expand(model, on: connection)
+            let afterExpand = old.commits
+            old.waitForCommits(afterExpand + 20)
+            #expect(old.commits >= afterExpand + 20, "the old release stopped writing after apply --expand")
+
+            let new = TwinWriter(url: url, live: S.store, twin: ExpandApplyTests.shadow, rules: .concurrent, write: Self.newRelease)
+            running.append(new)
+            new.start()
+            new.waitForCommits(20)
+            old.waitForCommits(old.commits + 20)
+            // The old release reads the recipes the new one wrote, and its notes stay linked to them.
+            let newest = try #require(connection.execute("SELECT max(_pk) FROM shop.recipe").rows[0][0])
+            #expect(try ServedVersion.old("recipe", ["_pk"], where: "_pk = \(newest)", on: connection) == [[newest]])
+
+            old.stop()
+            running.removeAll { $0 === old }
+            #expect(old.failure == nil, "\(String(describing: old.failure))")
+            // Until complete, the removed entity's rows are the twin's, row for row (links the
+            // new release's deletes cleared by v1's Nullify included).
+            new.pause()
+            let twin = try connection.execute("SELECT _pk, text, recipe_pk FROM shadow.note ORDER BY 1, 2").rows
+            #expect(try ServedVersion.old("note", ["_pk", "text", "recipe_pk"], on: connection) == twin)
+            #expect(twin.count > 250)
+            new.resume()
+            _ = try ExpansionCompletion(connection: connection, store: S.store).complete(force: false)
+            new.waitForCommits(new.commits + 5)
+            new.stop()
+            running.removeAll { $0 === new }
+            #expect(new.failure == nil, "\(String(describing: new.failure))")
+            #expect(old.commits >= 60 && new.commits >= 20)
+            try OnlineMigrationTests.expectSameAsOfflineMigrationOfShadow(model, allowDataLoss: true, on: connection)
+        }
+    }
+
     /// Both releases write, then `rollback`: the store equals a twin that stayed at v1 and got
     /// the same writes; the removed entities' rows never moved, so none is lost.
     @Test func rollbackKeepsEveryRowEitherReleaseWrote() throws {
