@@ -36,15 +36,32 @@ public enum ViewsDrift {
 }
 
 extension ViewsDrift {
-    /// The store's drift while `from`'s views are served beside `to`: the columns whose drop
-    /// waits for `complete` (`ExpandDeferral`) are expected, not extra.
+    /// The store's drift while `from`'s views are served beside `to`: what waits for `complete`
+    /// (`ExpandDeferral`) belongs to `from`'s contract until then, so it is expected, not extra:
+    /// the kept columns, with the indexes and the foreign keys (to kept tables) left on them,
+    /// and the kept tables (a removed entity's, a removed many-to-many's).
     public static func withoutKeptColumns(_ items: [DriftItem], model: VersionedModel, from: String, to: String, store: String) -> [DriftItem] {
         guard let source = model.version(named: from), let destination = model.version(named: to),
               let mapping = MappingInference.infer(from: source, to: destination).mapping else { return items }
         let pairing = LayoutPairing(mapping: mapping, source: source, destination: destination, schema: store)
-        let kept = ExpandDeferral(pairing: pairing, store: store).keptColumns
+        let deferral = ExpandDeferral(pairing: pairing, store: store)
+        let kept = deferral.keptColumns, tables = deferral.keptTables
+        // The names of the kept columns' indexes and keys, by the table's current name.
+        var onKept: Set<String> = []
+        for table in pairing.sourceLayout.tables {
+            let current = pairing.currentName(ofSourceTable: table.name)
+            let names = table.indexes.filter { $0.columns.allSatisfy { kept.contains("\(current).\($0)") } }.map(\.name)
+                + table.foreignKeys.filter { kept.contains("\(current).\($0.column)") }.map(\.name)
+            onKept.formUnion(names.map { "\(current).\($0)" })
+        }
         return items.filter { item in
-            !(item.kind == .extra && item.object == .column && kept.contains("\(item.table).\(item.column ?? "")"))
+            guard item.kind == .extra else { return true }
+            switch item.object {
+            case .table: return !tables.contains(item.table)
+            case .column: return !kept.contains("\(item.table).\(item.column ?? "")")
+            case .index, .foreignKey: return !onKept.contains("\(item.table).\(item.name ?? "")")
+            default: return true
+            }
         }
     }
 }

@@ -11,7 +11,8 @@ import SQLBuilding
 ///    (`ExpandDeferral`); the constraints on those columns that new writers would violate go
 ///    first, as the step's first phase.
 /// 3. The views, or every change they cannot serve (each an `ExpandRefusal`, as a blocker);
-///    a removed column kept until `complete` is read and written by the old version as it was.
+///    a removed column or table kept until `complete` is read and written by the old version
+///    as it was (a removed entity's rows stay in its own table, nothing copied).
 /// 4. The kept changes are planned online; the views are created at the end of the
 ///    switch-over, in its transaction, so that the old release never meets the new tables bare.
 enum ExpandPlanning {
@@ -38,7 +39,7 @@ enum ExpandPlanning {
         let deferral = ExpandDeferral(pairing: pairing, store: plan.store)
         let views: OldVersionViews
         do {
-            views = try OldVersionViews(mapping: mapping, from: from, to: to, store: plan.store, keptColumns: deferral.keptColumns)
+            views = try OldVersionViews(mapping: mapping, from: from, to: to, store: plan.store, keptColumns: deferral.keptColumns, keptTables: deferral.keptTables)
         } catch {
             plan.blockerDetails += error.refusals.map { Blocker(Blocker.Code(rawValue: $0.code.rawValue)!, $0.message) }
             return plan

@@ -3,8 +3,19 @@
 /// the entity (and property) and says why.
 public struct ExpandRefusal: Sendable, Hashable, CustomStringConvertible {
     public enum Code: String, Sendable, Hashable, CaseIterable {
-        /// An entity with rows is removed: the new tables no longer hold its rows.
+        /// An entity with rows is removed and its table cannot be kept until `complete` for a
+        /// reason none of the narrower codes below names. (A removed entity whose table is its
+        /// own is served from that table, kept until `complete`.)
         case expandEntityRemoved
+        /// A removed entity shares its table with entities the new version keeps (single-table
+        /// inheritance, or siblings moved out): the step deletes its rows from that table.
+        case expandRemovedEntitySharesTable
+        /// A removed entity's table name is taken by a table of the new version: it cannot be
+        /// kept beside it until `complete`.
+        case expandRemovedTableTaken
+        /// A removed entity's to-one denies deleting the row it links to (Deny, No Action): kept,
+        /// its key would stop the new version deleting rows it no longer links to.
+        case expandRemovedLinkDenies
         /// An entity's rows move to another table (out of its hierarchy).
         case expandRowsMoved
         /// A number type change some values would not survive: a value the old version

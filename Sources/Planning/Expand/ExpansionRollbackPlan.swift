@@ -8,8 +8,8 @@ import SQLBuilding
 ///    are paired back by their renaming identifiers); a pair it refuses (a to-one made
 ///    to-many cannot go back to a to-one) refuses the rollback, with the reasons.
 /// 2. The columns and tables `apply --expand` deferred to `complete` are still there, with
-///    their values: the step back does not add them again. It puts back what was relaxed on
-///    them (NULLs of a required column backfilled with its default, NOT NULL, checks, keys).
+///    their values: the step back does not add them again (nor a kept column's key to a kept
+///    table, which stays). It puts back what was relaxed on them (NULLs of a required column backfilled with its default, NOT NULL, checks, keys).
 /// 3. The old version's views go first (`DROP SCHEMA … CASCADE`): they read the columns the
 ///    step renames and drops.
 /// 4. What `old` cannot hold (`RollbackLoss`): the values of attributes and links `new` added,
@@ -58,8 +58,11 @@ public struct ExpansionRollbackPlan: Sendable {
 struct KeptByExpansion {
     var columns: Set<LightweightDiff.ColumnKey> = []
     var tables: Set<String> = []
+    /// Keys of kept columns left in place (`"table.key"`, old names): they link to a kept table.
+    var keys: Set<String> = []
 
     init(deferral: ExpandDeferral, pairing: LayoutPairing) {
+        keys = deferral.keptKeys
         for change in deferral.deferred {
             switch change.kind {
             case .dropColumn(let drop):
@@ -86,7 +89,7 @@ struct KeptByExpansion {
         case .addTable(let add):
             return tables.contains(add.table.name) ? [] : [change]
         case .addForeignKey(let key):
-            return tables.contains(key.table) ? [] : [change]
+            return tables.contains(key.table) || keys.contains("\(key.table).\(key.foreignKey.name)") ? [] : [change]
         default:
             return [change]
         }

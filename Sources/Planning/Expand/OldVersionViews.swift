@@ -16,12 +16,15 @@ public struct OldVersionViews: Sendable, Hashable {
 
     /// The views for `mapping` (source -> destination), or every change they cannot serve.
     /// `keptColumns` (`"table.column"`, new table names): removed columns whose drop waits for
-    /// `complete` (`ExpandDeferral`), which the views read and write rather than a constant.
+    /// `complete` (`ExpandDeferral`), which the views read and write rather than a constant;
+    /// `keptTables` (old names): dropped tables waiting for `complete` likewise, which serve a
+    /// removed entity (or a removed many-to-many) to the old version as they are.
     public init(
-        mapping: InferredMapping, from source: ModelVersion, to destination: ModelVersion, store: String, keptColumns: Set<String> = []
+        mapping: InferredMapping, from source: ModelVersion, to destination: ModelVersion, store: String,
+        keptColumns: Set<String> = [], keptTables: Set<String> = []
     ) throws(ExpandRefused) {
         let pairing = LayoutPairing(mapping: mapping, source: source, destination: destination, schema: store)
-        let resolver = ViewResolver(pairing: pairing, keptColumns: keptColumns)
+        let resolver = ViewResolver(pairing: pairing, keptColumns: keptColumns, keptTables: keptTables)
         guard resolver.refusals.isEmpty else {
             throw ExpandRefused(source: source.name, destination: destination.name, refusals: resolver.refusals)
         }

@@ -7,9 +7,7 @@ extension ViewResolver {
         for mapping in pairing.mapping.entityMappings {
             guard let sourceName = mapping.sourceEntity, let old = source.entity(named: sourceName) else { continue }
             guard let destinationName = mapping.destinationEntity, let new = destination.entity(named: destinationName) else {
-                if !mapping.sourceIsAbstract {
-                    refuse(.expandEntityRemoved, "entity \(sourceName) removed: its rows are no longer in the new tables, so the old version would find them gone")
-                }
+                if !mapping.sourceIsAbstract { removedEntityRefusals(sourceName) }
                 continue
             }
             let oldTable = pairing.sourceTable(ofEntity: sourceName)
@@ -19,6 +17,29 @@ extension ViewResolver {
             }
             attributeRefusals(mapping, old: old, new: new)
             relationshipRefusals(mapping, old: old, new: new)
+        }
+    }
+
+    /// A removed entity is served from its own table, kept until `complete`; refused when the
+    /// table is not its own, or cannot be kept, or would deny the new version's deletes.
+    private mutating func removedEntityRefusals(_ name: String) {
+        let table = pairing.sourceTable(ofEntity: name)
+        guard !keptTables.contains(table) else {
+            for key in pairing.sourceLayout.table(named: table)?.foreignKeys ?? []
+            where !keptTables.contains(key.referencedTable) && ["RESTRICT", "NO ACTION"].contains(key.onDelete.uppercased()) {
+                refuse(.expandRemovedLinkDenies, "entity \(name) removed: \(table).\(key.column) denies deleting the rows of \(key.referencedTable) it links to (\(key.onDelete)), which would stop the new version's deletes until complete")
+            }
+            return
+        }
+        let keptEntities = (pairing.sourceLayout.table(named: table)?.entities ?? []).filter {
+            $0 != name && pairing.destinationEntity(ofSource: $0) != nil
+        }
+        if !keptEntities.isEmpty {
+            refuse(.expandRemovedEntitySharesTable, "entity \(name) removed: its rows share table \(table) with \(keptEntities.joined(separator: ", ")), which the new version keeps, so the step deletes them and the old version would find them gone")
+        } else if pairing.destinationLayout.table(named: table) != nil {
+            refuse(.expandRemovedTableTaken, "entity \(name) removed: the new version has a table named \(table), so its rows cannot be kept there until complete")
+        } else {
+            refuse(.expandEntityRemoved, "entity \(name) removed: its table \(table) cannot be kept until complete, so the old version would find its rows gone")
         }
     }
 

@@ -15,18 +15,22 @@ struct ViewResolver {
     let pairing: LayoutPairing
     /// Removed columns still in their table until `complete` (`"table.column"`).
     let keptColumns: Set<String>
+    /// Dropped tables still in the store until `complete` (old names, which they keep).
+    let keptTables: Set<String>
     private(set) var views: [OldTableView] = []
     var refusals: [ExpandRefusal] = []
 
     var source: ModelVersion { pairing.source }
     var destination: ModelVersion { pairing.destination }
 
-    init(pairing: LayoutPairing, keptColumns: Set<String> = []) {
+    init(pairing: LayoutPairing, keptColumns: Set<String> = [], keptTables: Set<String> = []) {
         self.pairing = pairing
         self.keptColumns = keptColumns
+        self.keptTables = keptTables
         mappingRefusals()
         for table in pairing.sourceLayout.tables {
             let view: OldTableView? = switch table.kind {
+            case _ where keptTables.contains(table.name): keptTableView(of: table)
             case .hierarchy: hierarchyView(of: table)
             case .join: joinView(of: table)
             }
@@ -42,6 +46,19 @@ struct ViewResolver {
     /// The concrete entities of a destination table.
     func concreteEntities(of table: TableLayout) -> [String] {
         table.entities.filter { destination.entity(named: $0)?.isAbstract == false }
+    }
+
+    /// A table kept until `complete` (a removed entity's, a removed many-to-many's): read and
+    /// written as it is, under its own name; PostgreSQL writes through the view itself.
+    private func keptTableView(of table: TableLayout) -> OldTableView {
+        let columns = table.columns.map {
+            ViewColumn(name: $0.name, type: $0.type, defaultValue: nil, source: .column($0.name, newType: $0.type, required: nil))
+        }
+        let keys = table.kind.isHierarchy ? ["_pk"] : [table.columns[0].name, table.columns[1].name]
+        return OldTableView(
+            name: table.name, base: table.name, columns: columns, keys: keys, entities: nil,
+            appendedPositions: [], hasIdentity: table.kind.isHierarchy
+        )
     }
 
     // MARK: 2. Hierarchy tables

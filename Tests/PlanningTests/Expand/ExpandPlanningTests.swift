@@ -36,6 +36,27 @@ import ObjectModel
         #expect(try P.plan(model, mode: .online).steps.first?.phases?.expansion == nil)
     }
 
+    /// A removed hierarchy (an abstract root and its two entities) and its many-to-many: the
+    /// tables stay until `complete`, which drops them; the plan names the loss as without
+    /// `--expand`; the old version's views read the kept tables, every row.
+    @Test func aRemovedEntitysTableIsKeptUntilCompleteAndServedAsItIs() throws {
+        let model = try Self.model(
+            "Recipe: {attributes: {name: string}, relationships: {tools: {destination: Tool, inverse: recipes, toMany: true}}}\nTool: {abstract: true, attributes: {label: string}, relationships: {recipes: {destination: Recipe, inverse: tools, toMany: true}}}\nKnife: {parent: Tool, attributes: {edge: int16}}\nPan: {parent: Tool, attributes: {size: int16}}",
+            "Recipe: {attributes: {name: string}}"
+        )
+        let plan = try P.plan(model, mode: .expand)
+        #expect(plan.blockerDetails.isEmpty, "\(plan.blockers)")
+        let step = try #require(plan.steps.first)
+        #expect(step.hazards.map(\.code) == (try P.plan(model, mode: .offline)).steps.first?.hazards.map(\.code))
+        #expect(step.hazards.contains { $0.message.contains("Knife") || $0.message.contains("tool") }, "\(step.hazards)")
+        let online = try #require(step.phases)
+        let expansion = try #require(online.expansion)
+        #expect(expansion.deferred.map(\.sql.text).contains { $0.hasPrefix("DROP TABLE") && $0.contains(#""s"."tool""#) && $0.contains("__") })
+        let texts = online.phases.flatMap { $0.statements.map(\.sql.text) }
+        #expect(!texts.contains { $0.contains("DROP TABLE") })
+        #expect(texts.contains(#"CREATE VIEW "s@v1"."tool" AS SELECT t."_pk" AS "_pk", t."_entity" AS "_entity", t."label" AS "label", t."edge" AS "edge", t."size" AS "size" FROM "s"."tool" AS t"#), "\(texts)")
+    }
+
     @Test func aHeavyweightStepIsRefusedWithItsCode() throws {
         let plan = try Planner.plan(
             model: StoreSurroundingsTests.model, snapshot: PlanModeTests.kitchenSnapshot(), explicitMappings: [StoreSurroundingsTests.mapping], mode: .expand
