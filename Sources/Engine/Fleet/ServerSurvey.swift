@@ -23,7 +23,7 @@ public struct ServerSurvey {
     /// The fewest stores one reader's part holds (fewer stores are read on `connection`
     /// alone), and the size of a part: the survey holds at most `readers` parts' catalogs at
     /// once (`storesHeldAtOnce`), whatever the number of stores.
-    public var storesPerReader = 125
+    public var storesPerReader = 250
     /// `fleet apply`: each store's catalog fingerprint is read before its catalog, and a store
     /// found without blocking drift carries both (`FleetStoreState.surveyedCatalog`), so that
     /// its check under the lock compares the fingerprint instead of reading the catalog again.
