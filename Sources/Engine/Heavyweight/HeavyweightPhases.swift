@@ -27,6 +27,9 @@ struct HeavyweightPhases {
         /// False once stage 3's build failed every attempt (stage 3 then runs whole under the guard).
         var isBuilt = true
         var deferred: DeferredCleanup?
+        /// Whether the staging schema has its write log (`StagingWriteLog`): true when this run
+        /// makes the staging tables, nil until looked at when an earlier run made them.
+        var stagingLogged: Bool?
 
         init(last: Checkpoint?) {
             self.last = last
@@ -46,7 +49,7 @@ struct HeavyweightPhases {
         if catchUp == nil {
             phases.append(RunPhase(kind: .writeGuard, event: run.stageEvent(.writeGuard), reporting: .silent) { _ in
                 state.writeGuard = try run.takeWriteGuard(tracking)
-                if let last = state.last { try run.verify(since: last, tracking) }
+                if let last = state.last { try run.verify(since: last, tracking, state: state) }
                 return 0
             })
         }
@@ -139,7 +142,7 @@ struct HeavyweightPhases {
             })
         }
         phases.append(RunPhase(kind: .writeGuard, event: run.stageEvent(.writeGuard)) { _ in
-            if let last = state.last { try run.verifyStagingRows(against: last, tracking) }
+            if let last = state.last { try run.verifyStagingRows(against: last, tracking, state: state) }
             state.writeGuard = try run.takeWriteGuard(tracking)
             return 0
         })

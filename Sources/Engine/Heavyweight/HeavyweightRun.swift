@@ -63,9 +63,11 @@ struct HeavyweightRun {
             try requireNoMappingLeftToRunWhole()
         }
         let state = HeavyweightPhases.State(last: decision.last { work.passes[$0 - 1].tablesWritten })
+        // The prepare pass, run now, makes the staging tables with their write log.
+        if decision.done[1] == nil { state.stagingLogged = true }
         defer { state.writeGuard?.close() }
         // Online, no guard keeps writes out: the rounds map them again.
-        if catchUp != nil, let last = state.last { try verify(since: last, tracking) }
+        if catchUp != nil, let last = state.last { try verify(since: last, tracking, state: state) }
         let phases = HeavyweightPhases(run: self, plan: plan, started: started, done: decision.done, catchUp: catchUp, postponed: postponed, state: state)
         let rows = try runner.run(phases.all(startsAfresh: decision.startsAfresh))
         return (rows, state.deferred)
@@ -79,7 +81,7 @@ struct HeavyweightRun {
         let (old, role) = work.oldStorePlace(store: migrator.store)
         try options.executionPolicy.transaction(on: connection) {
             try connection.execute(ExecutionPolicy.setIdleTimeout(milliseconds: WriteGuard.swapIdleTimeout(options.executionPolicy)))
-            if let last = state.last, catchUp == nil { try verifyStagingRows(against: last, tracking) }
+            if let last = state.last, catchUp == nil { try verifyStagingRows(against: last, tracking, state: state) }
             if catchUp == nil { try state.writeGuard?.requireNoWrites(seen: try changesSeen(tracking)) }
             if let catchUp {
                 try finishOnline(catchUp, validate: validate)
