@@ -30,6 +30,8 @@ struct HeavyweightPhases {
         /// Whether the staging schema has its write log (`StagingWriteLog`): true when this run
         /// makes the staging tables, nil until looked at when an earlier run made them.
         var stagingLogged: Bool?
+        /// Offline, the sessions opening for the write guard and the first passes run at once.
+        var sessions: SessionsOpening?
 
         init(last: Checkpoint?) {
             self.last = last
@@ -48,7 +50,7 @@ struct HeavyweightPhases {
         }
         if catchUp == nil {
             phases.append(RunPhase(kind: .writeGuard, event: run.stageEvent(.writeGuard), reporting: .silent) { _ in
-                state.writeGuard = try run.takeWriteGuard(tracking)
+                state.writeGuard = try run.takeWriteGuard(tracking, opening: state.sessions)
                 if let last = state.last { try run.verify(since: last, tracking, state: state) }
                 return 0
             })
@@ -79,7 +81,9 @@ struct HeavyweightPhases {
             if jobs > 1, let range = ConcurrentPasses.range(in: passes, from: index) {
                 phases += range.filter { done[$0 + 1] != nil }.map { pass($0, source: source, destination: destination) }
                 phases.append(RunPhase(kind: .concurrentPasses, event: run.progress(.passStarted, pass: index + 1, of: passes[index]), reporting: .silent) { _ in
-                    let (after, made) = try ConcurrentPasses(run: run, range: range, done: done, jobs: jobs, after: state.last, writeGuard: state.writeGuard).execute()
+                    let (after, made) = try ConcurrentPasses(
+                        run: run, range: range, done: done, jobs: jobs, after: state.last, writeGuard: state.writeGuard, opening: state.sessions
+                    ).execute()
                     state.last = after
                     return made
                 })

@@ -66,6 +66,12 @@ struct HeavyweightRun {
         // The prepare pass, run now, makes the staging tables with their write log.
         if decision.done[1] == nil { state.stagingLogged = true }
         defer { state.writeGuard?.close() }
+        // Offline, the sessions of the write guard and of the first passes run at once open
+        // while this one works.
+        if catchUp == nil && !connection.isRehearsing {
+            state.sessions = SessionsOpening(from: connection, count: 1 + ConcurrentPasses.sessions(in: work.passes, done: decision.done, jobs: jobs))
+        }
+        defer { state.sessions?.close() }
         // Online, no guard keeps writes out: the rounds map them again.
         if catchUp != nil, let last = state.last { try verify(since: last, tracking, state: state) }
         let phases = HeavyweightPhases(run: self, plan: plan, started: started, done: decision.done, catchUp: catchUp, postponed: postponed, state: state)
@@ -109,13 +115,14 @@ struct HeavyweightRun {
     /// A second session holding SHARE locks on the old store's tables (`WriteGuard`): reads go
     /// on, writes wait until the swap has committed. Dies with the process, so a crash never
     /// leaves it. Returns nil in a rehearsal, whose one transaction takes the locks itself.
-    func takeWriteGuard(_ tracking: ChangeTracking) throws -> WriteGuard? {
+    /// On a session of `opening` when given.
+    func takeWriteGuard(_ tracking: ChangeTracking, opening: SessionsOpening? = nil) throws -> WriteGuard? {
         let statement = work.writeGuard
         if connection.isRehearsing {
             _ = try execute(statement)
             return nil
         }
-        let writeGuard = try WriteGuard(statement: statement, from: connection, policy: options.executionPolicy)
+        let writeGuard = try WriteGuard(statement: statement, from: connection, session: try opening?.take(), policy: options.executionPolicy)
         do {
             writeGuard.changesSeen = try changesSeen(tracking)
             try options.onWritesHeld?.reached()
