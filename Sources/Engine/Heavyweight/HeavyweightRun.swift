@@ -96,7 +96,7 @@ struct HeavyweightRun {
             let rowLog = try hasRowLog(work.catchUp)
             try StoreSchemas.requireOwnable(old, role: role, store: migrator.store, on: connection)
             try StoreAccess.carrying(schema: migrator.store, tables: nil, renamed: work.renamedTables, options: options, on: connection) {
-                for statement in work.swap { _ = try connection.execute(statement.sql) }
+                _ = try StatementPipeline.execute(work.swap.map(\.sql), on: connection)
             }
             if rowLog { for sql in OnlineCatchUp.afterSwap(store: migrator.store, old: old) { _ = try connection.execute(sql) } }
             try StoreSchemas.unregister(staging, on: connection)
@@ -136,7 +136,8 @@ struct HeavyweightRun {
     /// `onRows`: the rows a streaming pass has made so far, after each batch.
     func runPass(_ pass: PlannedPass, source: ModelVersion, destination: ModelVersion, onRows: @escaping (Int) -> Void = { _ in }) throws -> Int {
         var rows = 0
-        for statement in pass.statements {
+        // The prepare pass's DDL in one round trip: it counts no rows.
+        for statement in pass.stage == .prepare ? [] : pass.statements {
             let affected = try execute(statement)
             if Self.countsRows(statement, of: pass) { rows = affected }
         }
@@ -163,6 +164,7 @@ struct HeavyweightRun {
             }
             return rows
         case .prepare:
+            try executeTogether(pass.statements)
             return rows
         }
     }
@@ -172,6 +174,17 @@ struct HeavyweightRun {
             return try (session ?? connection).execute(statement.sql).affectedRows
         } catch {
             throw PassFailure(statement: statement, underlying: error)
+        }
+    }
+
+    /// `statements` in one round trip (`StatementPipeline`); a failure is its statement's
+    /// `PassFailure`, as with `execute`.
+    func executeTogether(_ statements: [PlannedStatement]) throws {
+        guard !statements.isEmpty else { return }
+        do {
+            _ = try StatementPipeline.execute(statements.map(\.sql), on: connection)
+        } catch let error as PostgresError {
+            throw PassFailure(statement: statements.first { $0.sql.text == error.statement } ?? statements[0], underlying: error)
         }
     }
 
