@@ -13,11 +13,15 @@ final class SessionsOpening: @unchecked Sendable {
     private var pending: Int
     private var isClosed = false
 
-    /// Starts opening `count` sessions like `connection` (`reconnect`).
+    /// Starts opening `count` sessions like `connection` (`reconnect`), one after another on one
+    /// thread, so that the first (the write guard's) is ready soonest: opening them all at once
+    /// made each slower where the processors are busy (authentication is work on both sides).
     init(from connection: PostgresConnection, count: Int) {
         pending = count
-        for _ in 0..<count {
-            DispatchQueue.global().async { [self] in
+        guard count > 0 else { return }
+        DispatchQueue.global().async { [self] in
+            for _ in 0..<count {
+                guard !condition.withLock({ isClosed }) else { return }
                 let result = Result { try connection.reconnect() }
                 condition.lock()
                 defer { condition.unlock() }
@@ -37,7 +41,7 @@ final class SessionsOpening: @unchecked Sendable {
     func take() throws -> PostgresConnection? {
         condition.lock()
         defer { condition.unlock() }
-        while opened.isEmpty && pending > 0 { condition.wait() }
+        while opened.isEmpty && pending > 0 && !isClosed { condition.wait() }
         guard !opened.isEmpty else { return nil }
         return try opened.removeFirst().get()
     }
