@@ -1,4 +1,5 @@
 import Foundation
+import Planning
 import PostgresClient
 import SQLBuilding
 
@@ -91,9 +92,14 @@ public struct ExecutionPolicy: Sendable {
         "SET LOCAL lock_timeout = \(literal: milliseconds)"
     }
 
+    /// The timeouts, and the mark of orchestrator's own transactions that the staging tables'
+    /// write log leaves out (`StagingWriteLog`), in one round trip.
     private func setTimeouts(on connection: PostgresConnection) throws {
-        try connection.execute(Self.setLockTimeout(milliseconds: lockTimeoutMilliseconds))
-        try connection.execute(Self.setIdleTimeout(milliseconds: idleInTransactionTimeoutMilliseconds))
+        try connection.execute("""
+            SELECT set_config('lock_timeout', \(String(lockTimeoutMilliseconds)), true), \
+            set_config('idle_in_transaction_session_timeout', \(String(idleInTransactionTimeoutMilliseconds)), true), \
+            set_config(\(StagingWriteLog.runnerSetting), \(StagingWriteLog.runnerMark), true)
+            """)
     }
 
     /// `SET LOCAL idle_in_transaction_session_timeout`.

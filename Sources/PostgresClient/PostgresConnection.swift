@@ -113,6 +113,11 @@ public final class PostgresConnection: @unchecked Sendable, CustomStringConverti
         Int(PQserverVersion(openConnection()))
     }
 
+    /// The server process of this session (`pg_backend_pid()`), known without asking.
+    public var backendPID: Int {
+        Int(PQbackendPID(openConnection()))
+    }
+
     /// Runs a statement and returns its rows, all values in text format.
     ///
     /// With binds, uses `PQexecParams` with text parameters whose types the server infers. Without

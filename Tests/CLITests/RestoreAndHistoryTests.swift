@@ -82,7 +82,7 @@ struct RestoreAndHistoryTests {
                 let entries = try #require(try jsonObject(json.stdout)["migrations"] as? [[String: Any]], "\(json)")
                 #expect(entries.map { "\($0["id"]!) \($0["kind"]!) \($0["from"]!) \($0["to"]!) \($0["fromHash"]!) \($0["toHash"]!) \($0["rows"]!) \($0["outcome"]!) \($0["error"]!) \($0["statements"]!)" } == [
                     "1 create <null> Kitchen 1 <null> \(Self.kitchen1) 0 succeeded <null> 5",
-                    "2 heavyweight Kitchen 1 Kitchen 2 \(Self.kitchen1) \(Self.kitchen2) 5 succeeded <null> 30",
+                    "2 heavyweight Kitchen 1 Kitchen 2 \(Self.kitchen1) \(Self.kitchen2) 5 succeeded <null> 36",
                     "3 restore Kitchen 2 Kitchen 1 \(Self.kitchen2) \(Self.kitchen1) 0 succeeded <null> 2",
                 ], "\(json)")
                 for entry in entries {

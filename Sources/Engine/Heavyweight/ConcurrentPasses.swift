@@ -18,6 +18,8 @@ final class ConcurrentPasses: @unchecked Sendable {
     /// commits that no write was logged since it was taken.
     private let writeGuard: WriteGuard?
     private var sessions: [PostgresConnection] = []
+    /// Where sessions opened beforehand are taken from, before opening more.
+    private let opening: SessionsOpening?
     private let condition = NSCondition()
     // Guarded by `condition`.
     private var waiting: [(number: Int, pass: PlannedPass)]
@@ -28,8 +30,12 @@ final class ConcurrentPasses: @unchecked Sendable {
     private var rows = 0
 
     /// The passes of `range` (0-based indices of the step's passes) not in `done`.
-    init(run: HeavyweightRun, range: Range<Int>, done: [Int: Checkpoint], jobs: Int, after last: Checkpoint?, writeGuard: WriteGuard? = nil) {
+    init(
+        run: HeavyweightRun, range: Range<Int>, done: [Int: Checkpoint], jobs: Int, after last: Checkpoint?, writeGuard: WriteGuard? = nil,
+        opening: SessionsOpening? = nil
+    ) {
         self.run = run
+        self.opening = opening
         self.writeGuard = writeGuard
         self.jobs = jobs
         self.last = last
@@ -48,11 +54,18 @@ final class ConcurrentPasses: @unchecked Sendable {
         return end - start > 1 ? start..<end : nil
     }
 
+    /// The sessions the first passes run at once will use (`jobs` > 1): one per pass not
+    /// done, at most `jobs`; 0 when no passes run at once.
+    static func sessions(in passes: [PlannedPass], done: [Int: Checkpoint], jobs: Int) -> Int {
+        guard jobs > 1, let range = passes.indices.lazy.compactMap({ range(in: passes, from: $0) }).first else { return 0 }
+        return min(jobs, range.filter { done[$0 + 1] == nil }.count)
+    }
+
     /// Runs the passes; returns the checkpoint they leave (the one before, followed by each) and
     /// the rows they made. Rethrows the first failure once every session has stopped.
     func execute() throws -> (last: Checkpoint?, rows: Int) {
         defer { sessions.forEach { $0.close() } }
-        for _ in 0..<min(jobs, passes.count) { sessions.append(try run.connection.reconnect()) }
+        for _ in 0..<min(jobs, passes.count) { sessions.append(try opening?.take() ?? run.connection.reconnect()) }
         // Not threads of our own: a thread's block outlives the work it does, and with it the
         // run's progress closure, which `apply` lends only for the step (`withoutActuallyEscaping`
         // traps when it escapes). `concurrentPerform` returns when every session has stopped.

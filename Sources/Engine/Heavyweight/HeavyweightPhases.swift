@@ -27,6 +27,11 @@ struct HeavyweightPhases {
         /// False once stage 3's build failed every attempt (stage 3 then runs whole under the guard).
         var isBuilt = true
         var deferred: DeferredCleanup?
+        /// Whether the staging schema has its write log (`StagingWriteLog`): true when this run
+        /// makes the staging tables, nil until looked at when an earlier run made them.
+        var stagingLogged: Bool?
+        /// Offline, the sessions opening for the write guard and the first passes run at once.
+        var sessions: SessionsOpening?
 
         init(last: Checkpoint?) {
             self.last = last
@@ -45,8 +50,8 @@ struct HeavyweightPhases {
         }
         if catchUp == nil {
             phases.append(RunPhase(kind: .writeGuard, event: run.stageEvent(.writeGuard), reporting: .silent) { _ in
-                state.writeGuard = try run.takeWriteGuard(tracking)
-                if let last = state.last { try run.verify(since: last, tracking) }
+                state.writeGuard = try run.takeWriteGuard(tracking, opening: state.sessions)
+                if let last = state.last { try run.verify(since: last, tracking, state: state) }
                 return 0
             })
         }
@@ -76,7 +81,9 @@ struct HeavyweightPhases {
             if jobs > 1, let range = ConcurrentPasses.range(in: passes, from: index) {
                 phases += range.filter { done[$0 + 1] != nil }.map { pass($0, source: source, destination: destination) }
                 phases.append(RunPhase(kind: .concurrentPasses, event: run.progress(.passStarted, pass: index + 1, of: passes[index]), reporting: .silent) { _ in
-                    let (after, made) = try ConcurrentPasses(run: run, range: range, done: done, jobs: jobs, after: state.last, writeGuard: state.writeGuard).execute()
+                    let (after, made) = try ConcurrentPasses(
+                        run: run, range: range, done: done, jobs: jobs, after: state.last, writeGuard: state.writeGuard, opening: state.sessions
+                    ).execute()
                     state.last = after
                     return made
                 })
@@ -139,7 +146,7 @@ struct HeavyweightPhases {
             })
         }
         phases.append(RunPhase(kind: .writeGuard, event: run.stageEvent(.writeGuard)) { _ in
-            if let last = state.last { try run.verifyStagingRows(against: last, tracking) }
+            if let last = state.last { try run.verifyStagingRows(against: last, tracking, state: state) }
             state.writeGuard = try run.takeWriteGuard(tracking)
             return 0
         })

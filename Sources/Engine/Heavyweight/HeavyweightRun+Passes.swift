@@ -58,7 +58,7 @@ extension HeavyweightRun {
     }
 
     /// `ResumeDecision.verify` over what the change log and the staging tables hold now.
-    func verify(since checkpoint: Checkpoint, _ tracking: ChangeTracking) throws {
+    func verify(since checkpoint: Checkpoint, _ tracking: ChangeTracking, state: HeavyweightPhases.State) throws {
         let untracked = try connection.execute(tracking.untracked(store: migrator.store)).rows.compactMap { $0[0] }
         let changes = try connection.execute(tracking.changes(after: checkpoint.changesSeen))
         let writes = changes.rows.indices.map { row in
@@ -67,15 +67,36 @@ extension HeavyweightRun {
                 rows: Int(changes.int(row, "rows") ?? 0), truncated: changes.bool(row, "truncated") == true
             )
         }
+        let (rows, stagingWrites) = try stagingRows(since: checkpoint, tracking, state: state)
         try ResumeDecision.verify(
             since: checkpoint, store: migrator.store, staging: staging, untracked: untracked, writes: writes, replaysWrites: isOnline,
-            stagingTables: tracking.stagingTables, stagingRows: try stagingRows(tracking)
+            stagingTables: tracking.stagingTables, stagingRows: rows
         )
+        try ResumeDecision.verifyNoWrites(stagingWrites, since: checkpoint, staging: staging)
     }
 
-    /// Every staging table holds the rows `checkpoint` counted (none were changed by hand).
-    func verifyStagingRows(against checkpoint: Checkpoint, _ tracking: ChangeTracking) throws {
-        try ResumeDecision.verifyRows(against: checkpoint, staging: staging, stagingTables: tracking.stagingTables, stagingRows: try stagingRows(tracking))
+    /// Every staging table holds what `checkpoint` left (none was changed by hand).
+    func verifyStagingRows(against checkpoint: Checkpoint, _ tracking: ChangeTracking, state: HeavyweightPhases.State) throws {
+        let (rows, stagingWrites) = try stagingRows(since: checkpoint, tracking, state: state)
+        try ResumeDecision.verifyRows(against: checkpoint, staging: staging, stagingTables: tracking.stagingTables, stagingRows: rows)
+        try ResumeDecision.verifyNoWrites(stagingWrites, since: checkpoint, staging: staging)
+    }
+
+    /// The staging tables' rows as `checkpoint` counted them when the write log
+    /// (`StagingWriteLog`) holds nothing and every table still has its trigger: one read of the
+    /// log instead of a scan of every table. Otherwise, and on a staging schema an earlier
+    /// release made without the log, they are counted; with the writes logged.
+    func stagingRows(since checkpoint: Checkpoint, _ tracking: ChangeTracking, state: HeavyweightPhases.State) throws -> ([String: Int], [StagingWrites]) {
+        if state.stagingLogged == nil {
+            state.stagingLogged = try connection.execute(StagingWriteLog.isPresent(staging: staging)).bool(0, "logged") == true
+        }
+        guard state.stagingLogged == true else { return (try stagingRows(tracking), []) }
+        let log = try connection.execute(StagingWriteLog.checked(staging: staging, tables: tracking.stagingTables))
+        if log.rows.isEmpty { return (checkpoint.tableRows, []) }
+        let writes = log.rows.indices.compactMap { row in
+            log.value(row, "operation").map { StagingWrites(table: log.value(row, "name") ?? "", operation: $0, statements: Int(log.int(row, "statements") ?? 0)) }
+        }
+        return (try stagingRows(tracking), writes)
     }
 }
 

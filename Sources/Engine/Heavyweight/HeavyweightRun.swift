@@ -63,9 +63,17 @@ struct HeavyweightRun {
             try requireNoMappingLeftToRunWhole()
         }
         let state = HeavyweightPhases.State(last: decision.last { work.passes[$0 - 1].tablesWritten })
+        // The prepare pass, run now, makes the staging tables with their write log.
+        if decision.done[1] == nil { state.stagingLogged = true }
         defer { state.writeGuard?.close() }
+        // Offline, the sessions of the write guard and of the first passes run at once open
+        // while this one works.
+        if catchUp == nil && !connection.isRehearsing {
+            state.sessions = SessionsOpening(from: connection, count: 1 + ConcurrentPasses.sessions(in: work.passes, done: decision.done, jobs: jobs))
+        }
+        defer { state.sessions?.close() }
         // Online, no guard keeps writes out: the rounds map them again.
-        if catchUp != nil, let last = state.last { try verify(since: last, tracking) }
+        if catchUp != nil, let last = state.last { try verify(since: last, tracking, state: state) }
         let phases = HeavyweightPhases(run: self, plan: plan, started: started, done: decision.done, catchUp: catchUp, postponed: postponed, state: state)
         let rows = try runner.run(phases.all(startsAfresh: decision.startsAfresh))
         return (rows, state.deferred)
@@ -79,7 +87,7 @@ struct HeavyweightRun {
         let (old, role) = work.oldStorePlace(store: migrator.store)
         try options.executionPolicy.transaction(on: connection) {
             try connection.execute(ExecutionPolicy.setIdleTimeout(milliseconds: WriteGuard.swapIdleTimeout(options.executionPolicy)))
-            if let last = state.last, catchUp == nil { try verifyStagingRows(against: last, tracking) }
+            if let last = state.last, catchUp == nil { try verifyStagingRows(against: last, tracking, state: state) }
             if catchUp == nil { try state.writeGuard?.requireNoWrites(seen: try changesSeen(tracking)) }
             if let catchUp {
                 try finishOnline(catchUp, validate: validate)
@@ -88,7 +96,7 @@ struct HeavyweightRun {
             let rowLog = try hasRowLog(work.catchUp)
             try StoreSchemas.requireOwnable(old, role: role, store: migrator.store, on: connection)
             try StoreAccess.carrying(schema: migrator.store, tables: nil, renamed: work.renamedTables, options: options, on: connection) {
-                for statement in work.swap { _ = try connection.execute(statement.sql) }
+                _ = try StatementPipeline.execute(work.swap.map(\.sql), on: connection)
             }
             if rowLog { for sql in OnlineCatchUp.afterSwap(store: migrator.store, old: old) { _ = try connection.execute(sql) } }
             try StoreSchemas.unregister(staging, on: connection)
@@ -107,13 +115,14 @@ struct HeavyweightRun {
     /// A second session holding SHARE locks on the old store's tables (`WriteGuard`): reads go
     /// on, writes wait until the swap has committed. Dies with the process, so a crash never
     /// leaves it. Returns nil in a rehearsal, whose one transaction takes the locks itself.
-    func takeWriteGuard(_ tracking: ChangeTracking) throws -> WriteGuard? {
+    /// On a session of `opening` when given.
+    func takeWriteGuard(_ tracking: ChangeTracking, opening: SessionsOpening? = nil) throws -> WriteGuard? {
         let statement = work.writeGuard
         if connection.isRehearsing {
             _ = try execute(statement)
             return nil
         }
-        let writeGuard = try WriteGuard(statement: statement, from: connection, policy: options.executionPolicy)
+        let writeGuard = try WriteGuard(statement: statement, from: connection, session: try opening?.take(), policy: options.executionPolicy)
         do {
             writeGuard.changesSeen = try changesSeen(tracking)
             try options.onWritesHeld?.reached()
@@ -127,7 +136,8 @@ struct HeavyweightRun {
     /// `onRows`: the rows a streaming pass has made so far, after each batch.
     func runPass(_ pass: PlannedPass, source: ModelVersion, destination: ModelVersion, onRows: @escaping (Int) -> Void = { _ in }) throws -> Int {
         var rows = 0
-        for statement in pass.statements {
+        // The prepare pass's DDL in one round trip: it counts no rows.
+        for statement in pass.stage == .prepare ? [] : pass.statements {
             let affected = try execute(statement)
             if Self.countsRows(statement, of: pass) { rows = affected }
         }
@@ -154,6 +164,7 @@ struct HeavyweightRun {
             }
             return rows
         case .prepare:
+            try executeTogether(pass.statements)
             return rows
         }
     }
@@ -163,6 +174,17 @@ struct HeavyweightRun {
             return try (session ?? connection).execute(statement.sql).affectedRows
         } catch {
             throw PassFailure(statement: statement, underlying: error)
+        }
+    }
+
+    /// `statements` in one round trip (`StatementPipeline`); a failure is its statement's
+    /// `PassFailure`, as with `execute`.
+    func executeTogether(_ statements: [PlannedStatement]) throws {
+        guard !statements.isEmpty else { return }
+        do {
+            _ = try StatementPipeline.execute(statements.map(\.sql), on: connection)
+        } catch let error as PostgresError {
+            throw PassFailure(statement: statements.first { $0.sql.text == error.statement } ?? statements[0], underlying: error)
         }
     }
 

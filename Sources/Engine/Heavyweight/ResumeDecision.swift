@@ -44,6 +44,14 @@ struct LoggedWrites: Equatable {
     var truncated: Bool
 }
 
+/// Statements another session ran on a staging table, as `StagingWriteLog` logs them.
+struct StagingWrites: Equatable {
+    var table: String
+    /// `INSERT`, `UPDATE`, `DELETE` or `TRUNCATE`.
+    var operation: String
+    var statements: Int
+}
+
 /// The resume decisions of a heavyweight step, from what the database showed: whether to start
 /// afresh (install the staging schema and the change triggers), which passes an earlier run
 /// did, and whether what it left can be trusted. Pure, so tests need no database.
@@ -110,6 +118,20 @@ struct ResumeDecision: Equatable {
                 """)
         }
         try verifyRows(against: checkpoint, staging: staging, stagingTables: stagingTables, stagingRows: stagingRows)
+    }
+
+    /// No other session wrote a staging table (`StagingWriteLog`): called once the rows were
+    /// counted and found as `checkpoint` left them (an update, or rows deleted and as many
+    /// inserted), so that a count that differs is what the error names first.
+    static func verifyNoWrites(_ writes: [StagingWrites], since checkpoint: Checkpoint, staging: String) throws(StagingMismatch) {
+        guard !writes.isEmpty else { return }
+        var byTable: [(String, [String])] = []
+        for write in writes {
+            let what = "\(write.statements) \(write.operation)"
+            if let index = byTable.firstIndex(where: { $0.0 == write.table }) { byTable[index].1.append(what) } else { byTable.append((write.table, [what])) }
+        }
+        let described = byTable.map { "\(staging).\($0.0) written by another session since it was made (\($0.1.joined(separator: ", ")))" }
+        throw StagingMismatch(staging: staging, reason: "was changed outside orchestrator: \(described.joined(separator: "; ")); pass \(checkpoint.pass) is the last checkpointed")
     }
 
     /// Every staging table holds the rows `checkpoint` counted (none were changed by hand).

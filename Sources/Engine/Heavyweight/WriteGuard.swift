@@ -26,12 +26,13 @@ final class WriteGuard: @unchecked Sendable {
     private var isStopped = false
     private let stopped = DispatchSemaphore(value: 0)
 
-    /// Begins the guard's transaction under `policy` and takes `statement`'s locks in it.
-    init(statement: PlannedStatement, from connection: PostgresConnection, policy: ExecutionPolicy) throws {
-        let session = try connection.reconnect()
+    /// Begins the guard's transaction under `policy` on `session` (opened beforehand), else on
+    /// a new session to `connection`'s server, and takes `statement`'s locks in it.
+    init(statement: PlannedStatement, from connection: PostgresConnection, session opened: PostgresConnection? = nil, policy: ExecutionPolicy) throws {
+        let session = try opened ?? connection.reconnect()
+        pid = session.backendPID
         do {
             try policy.openTransaction(on: session) { _ = try session.execute(statement.sql) }
-            pid = Int(try session.execute("SELECT pg_backend_pid() AS pid").int(0, "pid") ?? 0)
         } catch {
             session.close()
             throw error

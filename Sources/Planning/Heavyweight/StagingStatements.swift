@@ -3,7 +3,8 @@ import ObjectModel
 import SQLBuilding
 
 /// The prepare pass of a heavyweight step: the bare destination tables in the staging schema,
-/// the key sequences of tables keeping their source keys, the association table and view.
+/// the key sequences of tables keeping their source keys, the association table and view, and
+/// the log of writes to the staging tables by other sessions (`StagingWriteLog`).
 struct StagingStatements {
     var schemas: HeavyweightSchemas
 
@@ -45,7 +46,7 @@ struct StagingStatements {
             CREATE VIEW \(ident: staging, schemas.association) (entity_mapping, source_pk, destination_pk) AS
             \(SQL.joined(branches, separator: "\nUNION ALL\n"))
             """, lock: .accessExclusive, summary: "create the association view (entity mappings keeping their source keys read the source rows)"))
-        return statements
+        return statements + StagingWriteLog.install(staging: staging, tables: schemas.destination.tables.map(\.name))
     }
 
     /// Tables keeping their source keys: new keys (a policy's instances, the application's

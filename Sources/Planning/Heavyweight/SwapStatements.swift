@@ -2,7 +2,8 @@ import SQLBuilding
 
 /// The swap of a heavyweight step, in one transaction: the old store moves aside (kept as
 /// `<store>~`, or retired to be dropped after the swap), the staging schema becomes the store,
-/// and the association, checkpoint and change-log tables go.
+/// and the association, checkpoint and change-log tables go, and the staging tables' write log
+/// with its triggers.
 struct SwapStatements {
     var store: String
     var staging: String
@@ -29,6 +30,9 @@ struct SwapStatements {
                 "ALTER FUNCTION \(ident: staging, ChangeTracking.function)() SET SCHEMA \(ident: retired)", lock: .none,
                 summary: "move the change triggers' function to \(retired) with the old tables"
             ),
+        ]
+        statements += StagingWriteLog.remove(staging: staging)
+        statements += [
             PlannedStatement("ALTER SCHEMA \(ident: staging) RENAME TO \(ident: store)", lock: .none, summary: "install the new store as \(store)"),
             PlannedStatement("DROP VIEW \(ident: store, HeavyweightMigration.associationTable)", lock: .accessExclusive, summary: "drop the association view"),
             PlannedStatement(

@@ -117,10 +117,12 @@ import ObjectModel
         let setNotNull = try #require(texts.firstIndex(of: #"ALTER TABLE "shop~staging"."recipe" ALTER COLUMN "author_pk" SET NOT NULL"#))
         let link = try #require(texts.firstIndex { $0.hasPrefix(#"INSERT INTO "shop~staging"."recipe""#) })
         #expect(link < setNotNull)
-        #expect(Array(texts.suffix(6)) == [
+        #expect(Array(texts.suffix(8)) == [
             #"DROP SCHEMA IF EXISTS "shop~" CASCADE"#,
             #"ALTER SCHEMA "shop" RENAME TO "shop~""#,
             #"ALTER FUNCTION "shop~staging"."_record_change"() SET SCHEMA "shop~""#,
+            #"DROP FUNCTION IF EXISTS "shop~staging"."_record_staging_write"() CASCADE"#,
+            #"DROP TABLE IF EXISTS "shop~staging"."_staging_writes""#,
             #"ALTER SCHEMA "shop~staging" RENAME TO "shop""#,
             #"DROP VIEW "shop"."_association""#,
             #"DROP TABLE "shop"."_association_rows", "shop"."_changes""#,
@@ -145,6 +147,33 @@ import ObjectModel
         // Printed first, as `apply` runs them first; the passes no longer make the schema.
         #expect(Array(step.statements.prefix(texts.count).map(\.sql.text)) == texts)
         #expect(!step.passes.flatMap(\.statements).contains { $0.sql.text.contains("CREATE SCHEMA") })
+    }
+
+    @Test func thePreparePassEndsWithTheStagingWriteLogAndATriggerOnEveryStagingTable() throws {
+        let step = try Self.step()
+        let prepare = try #require(step.passes.first { $0.stage == .prepare }).statements.map(\.sql.text)
+        #expect(Array(prepare.suffix(4)) == [
+            """
+            CREATE TABLE "shop~staging"."_staging_writes" (
+                table_name text NOT NULL,
+                operation text NOT NULL,
+                written_at timestamptz NOT NULL DEFAULT clock_timestamp()
+            )
+            """,
+            """
+            CREATE FUNCTION "shop~staging"."_record_staging_write"() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER
+            SET search_path TO "shop~staging", pg_catalog, pg_temp AS $body$
+            BEGIN
+                IF current_setting('orchestrator.runner', true) IS DISTINCT FROM 'on' THEN
+                    INSERT INTO _staging_writes (table_name, operation) VALUES (TG_TABLE_NAME, TG_OP);
+                END IF;
+                RETURN NULL;
+            END
+            $body$
+            """,
+            #"CREATE TRIGGER "_orchestrator_staging_write" AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON "shop~staging"."chef" FOR EACH STATEMENT EXECUTE FUNCTION "shop~staging"."_record_staging_write"()"#,
+            #"CREATE TRIGGER "_orchestrator_staging_write" AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON "shop~staging"."recipe" FOR EACH STATEMENT EXECUTE FUNCTION "shop~staging"."_record_staging_write"()"#,
+        ])
     }
 
     @Test func eachCheckpointRecountsOnlyTheStagingTablesItsPassCanAddRowsTo() throws {
