@@ -168,7 +168,7 @@ public struct ReplicatedApply {
             throw ReplicatedApplyRefused(reason: "\(context) (\(ReplicationHazards.dataWrites)): it writes published rows, which replicate; apply --subscriber orders such a step only when it is the plan's one step (apply --to each version in turn). Nothing was changed (docs/replication.md)")
         }
         do {
-            return try ReplicatedBackfill.split(theirs.steps[0], store: publisher.store, published: published)
+            return try ReplicatedBackfill.split(theirs.steps[0], published: published)
         } catch let refused as ReplicatedApplyRefused {
             throw ReplicatedApplyRefused(reason: "\(context) \(refused.reason)")
         }

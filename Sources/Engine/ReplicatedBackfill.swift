@@ -6,7 +6,8 @@ import SQLBuilding
 /// `apply --subscriber` of a lightweight step whose own statements write rows of published
 /// tables (`replicationDataWrites`: a backfill). Those writes replicate, so each subscriber takes
 /// them from its subscription, which stays enabled throughout, instead of writing them itself
-/// (which would double them). The step is split on each subscriber (`split`):
+/// (which would double them). Planning splits the step from the changes that planned it
+/// (`PlannedStep.subscriberSplit(published:)`); on each subscriber:
 /// 1. `additive`: the columns the step adds, added first, in a transaction of their own (the
 ///    store stays at its version; rows in the old shape still fit);
 /// 2. the publisher runs its step: its backfill replicates into the columns the subscribers have;
@@ -15,36 +16,20 @@ import SQLBuilding
 /// 4. `rest`: the step without its replicated writes and without what step 1 added (drops,
 ///    NOT NULL, defaults), with the store's metadata at the new version.
 /// A subscriber never drops a column before the publisher stops sending it (step 2 is done and
-/// applied first). A statement no order keeps fitting refuses the step (`refusal`).
+/// applied first). A statement no order keeps fitting refuses the step (`split`).
 struct ReplicatedBackfill {
     var additive: [PlannedStatement] = []
     var replicated: [PlannedStatement] = []
     var rest: [PlannedStatement] = []
 
-    /// `step`'s statements by when a subscriber runs them, `published` naming the store's tables
-    /// the publisher publishes; nil when the step writes no published row.
-    /// Throws `ReplicatedApplyRefused` for a statement that no order keeps fitting: a rename
-    /// (the subscriber applies rows by table and column names: one side renamed before the
-    /// other stops replication), a column's type changed (a value written in the new type while the
-    /// subscriber has the old one, e.g. 1.5 into an integer, stops its apply worker), or a table
-    /// created or dropped (the subscription's record of
-    /// the store's tables would change while it streams).
-    static func split(_ step: PlannedStep, store: String, published: Set<String>) throws -> ReplicatedBackfill? {
-        let writes = ["UPDATE ", "INSERT INTO ", "DELETE FROM "]
-        var split = ReplicatedBackfill()
-        for statement in step.statements {
-            let text = statement.sql.text
-            if writes.contains(where: text.hasPrefix) {
-                let table = ReplicationHazards.tables(in: [statement], prefixes: writes, store: store)
-                if table.contains(where: published.contains) { split.replicated.append(statement) } else { split.rest.append(statement) }
-            } else if isAddedColumn(text) {
-                split.additive.append(statement)
-            } else {
-                split.rest.append(statement)
-            }
-        }
-        guard !split.replicated.isEmpty else { return nil }
-        if let unordered = step.statements.first(where: { isUnorderable($0.sql.text) }) {
+    /// `step`'s split, `published` naming the store's tables the publisher publishes; nil when
+    /// the step writes no published row.
+    /// Throws `ReplicatedApplyRefused` for a statement that no order keeps fitting
+    /// (`SubscriberPart.unorderable`: a rename, a column's type changed, a table created or
+    /// dropped), or a step not run offline in one transaction.
+    static func split(_ step: PlannedStep, published: Set<String>) throws -> ReplicatedBackfill? {
+        guard let split = step.subscriberSplit(published: published) else { return nil }
+        if let unordered = split.unorderable {
             throw ReplicatedApplyRefused(reason: "(\(ReplicationHazards.dataWrites)) the step writes published rows, which replicate, and also \(unordered.summary) (\(unordered.sql.text)): "
                 + "no order of the publisher's and the subscribers' parts keeps replication flowing (a rename, a column's type changed, a table created or dropped); apply --subscriber refuses it. "
                 + "Run the step as two versions (the backfill in one, the rest in the next). Nothing was changed (docs/replication.md)")
@@ -52,20 +37,7 @@ struct ReplicatedBackfill {
         guard step.kind == .lightweight, case .inPlace = step.body else {
             throw ReplicatedApplyRefused(reason: "(\(ReplicationHazards.dataWrites)) the step writes published rows, which replicate: apply --subscriber runs such a step only offline, as one transaction (not --online). Nothing was changed (docs/replication.md)")
         }
-        return split
-    }
-
-    /// `ALTER TABLE … ADD COLUMN …` and nothing else: a column rows of the old shape still fit
-    /// (nullable, or with a default the subscriber fills in itself).
-    private static func isAddedColumn(_ text: String) -> Bool {
-        guard text.hasPrefix("ALTER TABLE "), text.contains(" ADD COLUMN ") else { return false }
-        if [" DROP ", " ALTER COLUMN ", " RENAME ", " ADD CONSTRAINT ", ", ADD "].contains(where: text.contains) { return false }
-        return !text.contains(" NOT NULL") || text.contains(" DEFAULT ")
-    }
-
-    private static func isUnorderable(_ text: String) -> Bool {
-        text.contains(" RENAME ") || text.hasPrefix("CREATE TABLE ") || text.hasPrefix("DROP TABLE ")
-            || (text.hasPrefix("ALTER TABLE ") && text.contains(" ALTER COLUMN ") && text.contains(" TYPE "))
+        return ReplicatedBackfill(additive: split.addedFirst, replicated: split.replicated, rest: split.rest)
     }
 
     /// Step 1 on one subscriber. A column there already (an earlier run that stopped after this
