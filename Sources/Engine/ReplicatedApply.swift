@@ -38,6 +38,8 @@ public struct ReplicatedApply {
     public var subscribers: [Subscriber]
     /// The longest wait for a subscription to catch up, or for its worker to stop.
     public var waitSeconds: Double = 120
+    /// Where `waitSeconds` is set, as errors name it.
+    public var waitSetting = "--subscriber-wait"
 
     public init(publisher: StoreMigrator, subscribers: [Subscriber]) {
         self.publisher = publisher
@@ -225,7 +227,7 @@ public struct ReplicatedApply {
     func wait(_ what: String, then state: String = "nothing was changed", until done: () throws -> Bool) throws {
         let deadline = Date().addingTimeInterval(waitSeconds)
         while try !done() {
-            guard Date() < deadline else { throw ReplicatedApplyRefused(reason: "waited \(Int(waitSeconds)) s (--subscriber-wait) for \(what); \(state)") }
+            guard Date() < deadline else { throw ReplicatedApplyRefused(reason: "waited \(Int(waitSeconds)) s (\(waitSetting)) for \(what); \(state)") }
             Thread.sleep(forTimeInterval: 0.2)
         }
     }
