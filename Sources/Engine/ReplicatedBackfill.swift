@@ -19,6 +19,8 @@ import SQLBuilding
 /// applied first). A statement no order keeps fitting refuses the step (`split`).
 struct ReplicatedBackfill {
     var additive: [PlannedStatement] = []
+    /// The columns `additive` adds, one for each of its statements.
+    var addedColumns: [AddedColumn] = []
     var replicated: [PlannedStatement] = []
     var rest: [PlannedStatement] = []
 
@@ -37,23 +39,27 @@ struct ReplicatedBackfill {
         guard step.kind == .lightweight, case .inPlace = step.body else {
             throw ReplicatedApplyRefused(reason: "(\(ReplicationHazards.dataWrites)) the step writes published rows, which replicate: apply --subscriber runs such a step only offline, as one transaction (not --online). Nothing was changed (docs/replication.md)")
         }
-        return ReplicatedBackfill(additive: split.addedFirst, replicated: split.replicated, rest: split.rest)
+        return ReplicatedBackfill(additive: split.addedFirst, addedColumns: split.addedColumns, replicated: split.replicated, rest: split.rest)
     }
 
-    /// Step 1 on one subscriber. A column there already (an earlier run that stopped after this
-    /// step) is kept: the statement's savepoint is rolled back, the rest goes on.
-    func addColumns(on migrator: StoreMigrator, policy: ExecutionPolicy) throws {
-        guard !additive.isEmpty else { return }
+    /// Step 1 on one subscriber; returns the columns this run added. A column there already
+    /// (an earlier run that stopped after this step) is kept: the statement's savepoint is
+    /// rolled back, the rest goes on, and it is not this run's to take back.
+    func addColumns(on migrator: StoreMigrator, policy: ExecutionPolicy) throws -> [AddedColumn] {
+        guard !additive.isEmpty else { return [] }
         let connection = migrator.connection
-        try policy.transaction(on: connection) {
-            for statement in additive {
+        return try policy.transaction(on: connection) {
+            var added: [AddedColumn] = []
+            for (statement, column) in zip(additive, addedColumns) {
                 _ = try connection.execute("SAVEPOINT added_column")
                 do {
                     _ = try connection.execute(statement.sql)
+                    added.append(column)
                 } catch let error as PostgresError where error.sqlState == "42701" {
                     _ = try connection.execute("ROLLBACK TO SAVEPOINT added_column")
                 }
             }
+            return added
         }
     }
 }
@@ -81,9 +87,9 @@ extension ReplicatedBackfill {
 
 extension ReplicatedApply {
     /// `ReplicatedBackfill`'s order, the subscriptions enabled throughout. A failure before the
-    /// publisher's step commits leaves every side at its version (a subscriber's added columns
-    /// stay, empty, and are kept by the next run); after it, the error names the subscriber, and
-    /// the same `apply --subscriber` again finishes it.
+    /// publisher's step commits leaves every side at its version, the columns this run added on
+    /// the subscribers dropped again while still empty (`AddedColumnsUndo`); after it, the error
+    /// names the subscriber, and the same `apply --subscriber` again finishes it.
     func applyAround(
         _ backfills: [ReplicatedBackfill?], subscriptions: [[(subscription: String, slot: String)]], options: ApplyOptions,
         onStep: (Int, Int, PlannedStep) -> Void, onProgress: (ProgressEvent) -> Void, onLockWait: ([AdvisoryLockHolder]) -> Void
@@ -95,15 +101,30 @@ extension ReplicatedApply {
             try publisher.requireRunnable(theirs, options: options)
         }
         var planned: [MigrationPlan?] = []
+        var undo = AddedColumnsUndo()
         for (subscriber, backfill) in zip(subscribers, backfills) {
-            planned.append(backfill == nil ? nil : try subscriber.migrator.plan(mode: options.planMode))
+            let plan = backfill == nil ? nil : try subscriber.migrator.plan(mode: options.planMode)
+            planned.append(plan)
             do {
-                try backfill?.addColumns(on: subscriber.migrator, policy: options.executionPolicy)
+                let added = try backfill?.addColumns(on: subscriber.migrator, policy: options.executionPolicy) ?? []
+                undo.added.append((subscriber, added, plan?.storeVersion))
             } catch {
-                throw ReplicatedApplyRefused(reason: "subscriber \(subscriber.name) could not add the step's new columns first: \(error); nothing was changed")
+                let undone = undo.undo(store: publisher.store, policy: options.executionPolicy)
+                throw ReplicatedApplyRefused(reason: "subscriber \(subscriber.name) could not add the step's new columns first: \(error); nothing was changed on the publisher" + (undone.isEmpty ? "" : "; \(undone)"))
             }
         }
-        let published = try publisher.apply(options: options, onStep: onStep, onProgress: onProgress, onLockWait: onLockWait)
+        let published: ApplyReport
+        do {
+            published = try publisher.apply(options: options, onStep: onStep, onProgress: onProgress, onLockWait: onLockWait)
+        } catch {
+            guard undo.added.contains(where: { !$0.columns.isEmpty }) else { throw error }
+            // Taken back only while the publisher is still at its version: once its step committed, it sends them.
+            let now = try? publisher.connection.execute("SELECT version_name FROM orchestrator.stores WHERE store = \(publisher.store)").value(0, "version_name")
+            guard let now, now == theirs.storeVersion else {
+                throw PublisherStepFailed(underlying: error, undone: "the subscribers keep the step's new columns (the publisher's version could not be confirmed as '\(theirs.storeVersion ?? "?")'); the same apply --subscriber again uses them")
+            }
+            throw PublisherStepFailed(underlying: error, undone: undo.undo(store: publisher.store, policy: options.executionPolicy))
+        }
         let position = try publisher.connection.execute("SELECT pg_current_wal_lsn()::text AS lsn").value(0, "lsn") ?? "0/0"
         var reports: [ApplyReport] = []
         for ((subscriber, names), (backfill, plan)) in zip(zip(subscribers, subscriptions), zip(backfills, planned)) {

@@ -73,6 +73,8 @@ struct ReplicatedBackfillSplitTests {
         let parts = try #require(try Self.split([flag, Self.backfill]))
         #expect(parts.additive == Self.texts([flag]))
         #expect(parts.additive.first?.contains(" NOT NULL DEFAULT ") == true)
+        let added = try #require(Self.step([flag, Self.backfill]).subscriberSplit(published: ["item"])?.addedColumns.first)
+        #expect(added.isWritten.text == #"SELECT EXISTS (SELECT 1 FROM "stock"."item" WHERE "flag" IS DISTINCT FROM ('x')) AS written"#)
     }
 
     @Test("a rename, a new table or a type change beside a backfill is refused with replicationDataWrites", arguments: [
@@ -93,7 +95,14 @@ struct ReplicatedBackfillSplitTests {
     ])
     func onePartPerStatement(changes: [any SchemaChange]) {
         let step = Self.step(changes)
-        #expect(step.subscriberParts == [.addedFirst, .writes(table: "item"), .last, .last])
+        #expect(step.subscriberParts.dropFirst() == [.writes(table: "item"), .last, .last])
+        guard case .addedFirst(let added) = step.subscriberParts.first else {
+            Issue.record("\(step.subscriberParts)")
+            return
+        }
+        #expect(added.table == "item" && added.column == "note")
+        #expect(added.drop.sql.text == #"ALTER TABLE "stock"."item" DROP COLUMN "note""#)
+        #expect(added.isWritten.text == #"SELECT EXISTS (SELECT 1 FROM "stock"."item" WHERE "note" IS NOT NULL) AS written"#)
         #expect(step.subscriberParts.count == step.statements.count)
     }
 }

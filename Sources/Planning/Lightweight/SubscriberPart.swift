@@ -6,7 +6,7 @@ import SQLBuilding
 public enum SubscriberPart: Sendable, Hashable {
     /// A new column that rows of the old shape still fit (nullable, or NOT NULL with a default
     /// the subscriber fills itself): added on each subscriber before the publisher's step.
-    case addedFirst
+    case addedFirst(AddedColumn)
     /// Rows of `table` written. When the publisher publishes `table` the writes replicate, and
     /// a subscriber takes them from its subscription instead of writing them again.
     case writes(table: String)
@@ -26,9 +26,9 @@ extension SchemaChange {
     func subscriberParts(in schema: String) -> [SubscriberPart] {
         let each: SubscriberPart
         switch kind {
-        case .addColumn:
+        case .addColumn(let change):
             // `AddColumn` adds NOT NULL only with a default; without one, `SetNotNull` comes last.
-            each = .addedFirst
+            each = .addedFirst(AddedColumn(change, in: schema))
         case .backfillNulls(let change): each = .writes(table: change.table)
         case .clearValues(let change): each = .writes(table: change.table)
         case .copyColumnValues(let change): each = .writes(table: change.table)
@@ -58,6 +58,8 @@ extension SchemaChange {
 public struct SubscriberSplit: Sendable, Hashable {
     /// Step 1 on each subscriber, before the publisher's step.
     public var addedFirst: [PlannedStatement] = []
+    /// The columns `addedFirst` adds, one for each of its statements.
+    public var addedColumns: [AddedColumn] = []
     /// Writes of published rows: run by the publisher only; they replicate.
     public var replicated: [PlannedStatement] = []
     /// After the publisher's step was applied on the subscriber, in the step's order, with the
@@ -75,7 +77,9 @@ extension PlannedStep {
         var split = SubscriberSplit()
         for (statement, part) in zip(statements, subscriberParts) {
             switch part {
-            case .addedFirst: split.addedFirst.append(statement)
+            case .addedFirst(let column):
+                split.addedFirst.append(statement)
+                split.addedColumns.append(column)
             case .writes(let table) where published.contains(table): split.replicated.append(statement)
             case .writes, .last: split.rest.append(statement)
             case .unorderable:
@@ -84,5 +88,27 @@ extension PlannedStep {
             }
         }
         return split.replicated.isEmpty ? nil : split
+    }
+}
+
+/// A column a subscriber adds before the publisher's step, and how it is taken back when that
+/// step fails: dropped while it holds nothing but what it was added with (NULL, or its default).
+public struct AddedColumn: Sendable, Hashable {
+    public var table: String
+    public var column: String
+    /// True when a row holds a value the column was not added with (someone wrote into it).
+    public var isWritten: SQL
+    public var drop: PlannedStatement
+
+    init(_ added: AddColumn, in schema: String) {
+        table = added.table
+        column = added.column.name
+        let value: SQL = "\(ident: added.column.name)"
+        let foreign: SQL = added.column.defaultExpression.map { "\(value) IS DISTINCT FROM (\($0))" } ?? "\(value) IS NOT NULL"
+        isWritten = "SELECT EXISTS (SELECT 1 FROM \(ident: schema, added.table) WHERE \(foreign)) AS written"
+        drop = PlannedStatement(
+            "ALTER TABLE \(ident: schema, added.table) DROP COLUMN \(ident: added.column.name)",
+            lock: .accessExclusive, summary: "drop column \(added.table).\(added.column.name) again (added first for the publisher's step, which failed)"
+        )
     }
 }
