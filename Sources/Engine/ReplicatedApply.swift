@@ -227,7 +227,9 @@ public struct ReplicatedApply {
     func wait(_ what: String, then state: String = "nothing was changed", until done: () throws -> Bool) throws {
         let deadline = Date().addingTimeInterval(waitSeconds)
         while try !done() {
-            guard Date() < deadline else { throw ReplicatedApplyRefused(reason: "waited \(Int(waitSeconds)) s (\(waitSetting)) for \(what); \(state)") }
+            // A whole number of seconds as it was given ("3 s"), a fraction as it is ("1.5 s").
+            let bound = waitSeconds.rounded() == waitSeconds ? "\(Int(waitSeconds))" : "\(waitSeconds)"
+            guard Date() < deadline else { throw ReplicatedApplyRefused(reason: "waited \(bound) s (\(waitSetting)) for \(what); \(state)") }
             Thread.sleep(forTimeInterval: 0.2)
         }
     }

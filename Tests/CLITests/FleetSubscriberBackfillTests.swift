@@ -139,11 +139,11 @@ struct FleetSubscriberBackfillTests {
         try Self.withReplicatedStores { publisher, subscriber, folder, model, publishing, subscribing in
             try subscribing.execute("ALTER SUBSCRIPTION stock DISABLE")
             #expect(Topology.waitFor("0", query: "SELECT count(pid) FROM pg_stat_subscription", on: subscriber.url()) == "0")
-            let fleet = try Self.writeFleet(in: folder, publisher: publisher, subscriber: subscriber, subscriberWait: "3")
+            let fleet = try Self.writeFleet(in: folder, publisher: publisher, subscriber: subscriber, subscriberWait: "2.5")
             let arguments = ["fleet", "apply", "--fleet", fleet, "--model", model, "--run", "bounded", "--allow-data-loss"]
             let stopped = try OrchestratorBinary.run(arguments, databaseURL: nil)
             #expect(stopped.exitCode == 1, "\(stopped)")
-            #expect(stopped.stdout.contains("waited 3 s (subscriberWait of server pub in fleet.yaml) for subscription stock of subscriber sub"), "\(stopped)")
+            #expect(stopped.stdout.contains("waited 2.5 s (subscriberWait of server pub in fleet.yaml) for subscription stock of subscriber sub"), "\(stopped)")
             #expect(!stopped.stdout.contains(subscriber.password) && !stopped.stderr.contains(subscriber.password))
             let columns = "SELECT string_agg(attname::text, ',' ORDER BY attnum) AS c FROM pg_attribute WHERE attrelid = 'stock_a.item'::regclass AND attnum > 0 AND NOT attisdropped"
             #expect(try subscribing.execute(SQL(unsafeRaw: columns)).value(0, "c") == "_pk,_entity,name,sku,price,note")
