@@ -38,6 +38,8 @@ public struct ReplicatedApply {
     public var subscribers: [Subscriber]
     /// The longest wait for a subscription to catch up, or for its worker to stop.
     public var waitSeconds: Double = 120
+    /// Where `waitSeconds` is set, as errors name it.
+    public var waitSetting = "--subscriber-wait"
 
     public init(publisher: StoreMigrator, subscribers: [Subscriber]) {
         self.publisher = publisher
@@ -168,7 +170,7 @@ public struct ReplicatedApply {
             throw ReplicatedApplyRefused(reason: "\(context) (\(ReplicationHazards.dataWrites)): it writes published rows, which replicate; apply --subscriber orders such a step only when it is the plan's one step (apply --to each version in turn). Nothing was changed (docs/replication.md)")
         }
         do {
-            return try ReplicatedBackfill.split(theirs.steps[0], store: publisher.store, published: published)
+            return try ReplicatedBackfill.split(theirs.steps[0], published: published)
         } catch let refused as ReplicatedApplyRefused {
             throw ReplicatedApplyRefused(reason: "\(context) \(refused.reason)")
         }
@@ -225,7 +227,9 @@ public struct ReplicatedApply {
     func wait(_ what: String, then state: String = "nothing was changed", until done: () throws -> Bool) throws {
         let deadline = Date().addingTimeInterval(waitSeconds)
         while try !done() {
-            guard Date() < deadline else { throw ReplicatedApplyRefused(reason: "waited \(Int(waitSeconds)) s (--subscriber-wait) for \(what); \(state)") }
+            // A whole number of seconds as it was given ("3 s"), a fraction as it is ("1.5 s").
+            let bound = waitSeconds.rounded() == waitSeconds ? "\(Int(waitSeconds))" : "\(waitSeconds)"
+            guard Date() < deadline else { throw ReplicatedApplyRefused(reason: "waited \(bound) s (\(waitSetting)) for \(what); \(state)") }
             Thread.sleep(forTimeInterval: 0.2)
         }
     }

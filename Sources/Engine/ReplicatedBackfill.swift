@@ -6,7 +6,8 @@ import SQLBuilding
 /// `apply --subscriber` of a lightweight step whose own statements write rows of published
 /// tables (`replicationDataWrites`: a backfill). Those writes replicate, so each subscriber takes
 /// them from its subscription, which stays enabled throughout, instead of writing them itself
-/// (which would double them). The step is split on each subscriber (`split`):
+/// (which would double them). Planning splits the step from the changes that planned it
+/// (`PlannedStep.subscriberSplit(published:)`); on each subscriber:
 /// 1. `additive`: the columns the step adds, added first, in a transaction of their own (the
 ///    store stays at its version; rows in the old shape still fit);
 /// 2. the publisher runs its step: its backfill replicates into the columns the subscribers have;
@@ -15,36 +16,22 @@ import SQLBuilding
 /// 4. `rest`: the step without its replicated writes and without what step 1 added (drops,
 ///    NOT NULL, defaults), with the store's metadata at the new version.
 /// A subscriber never drops a column before the publisher stops sending it (step 2 is done and
-/// applied first). A statement no order keeps fitting refuses the step (`refusal`).
+/// applied first). A statement no order keeps fitting refuses the step (`split`).
 struct ReplicatedBackfill {
     var additive: [PlannedStatement] = []
+    /// The columns `additive` adds, one for each of its statements.
+    var addedColumns: [AddedColumn] = []
     var replicated: [PlannedStatement] = []
     var rest: [PlannedStatement] = []
 
-    /// `step`'s statements by when a subscriber runs them, `published` naming the store's tables
-    /// the publisher publishes; nil when the step writes no published row.
-    /// Throws `ReplicatedApplyRefused` for a statement that no order keeps fitting: a rename
-    /// (the subscriber applies rows by table and column names: one side renamed before the
-    /// other stops replication), a column's type changed (a value written in the new type while the
-    /// subscriber has the old one, e.g. 1.5 into an integer, stops its apply worker), or a table
-    /// created or dropped (the subscription's record of
-    /// the store's tables would change while it streams).
-    static func split(_ step: PlannedStep, store: String, published: Set<String>) throws -> ReplicatedBackfill? {
-        let writes = ["UPDATE ", "INSERT INTO ", "DELETE FROM "]
-        var split = ReplicatedBackfill()
-        for statement in step.statements {
-            let text = statement.sql.text
-            if writes.contains(where: text.hasPrefix) {
-                let table = ReplicationHazards.tables(in: [statement], prefixes: writes, store: store)
-                if table.contains(where: published.contains) { split.replicated.append(statement) } else { split.rest.append(statement) }
-            } else if isAddedColumn(text) {
-                split.additive.append(statement)
-            } else {
-                split.rest.append(statement)
-            }
-        }
-        guard !split.replicated.isEmpty else { return nil }
-        if let unordered = step.statements.first(where: { isUnorderable($0.sql.text) }) {
+    /// `step`'s split, `published` naming the store's tables the publisher publishes; nil when
+    /// the step writes no published row.
+    /// Throws `ReplicatedApplyRefused` for a statement that no order keeps fitting
+    /// (`SubscriberPart.unorderable`: a rename, a column's type changed, a table created or
+    /// dropped), or a step not run offline in one transaction.
+    static func split(_ step: PlannedStep, published: Set<String>) throws -> ReplicatedBackfill? {
+        guard let split = step.subscriberSplit(published: published) else { return nil }
+        if let unordered = split.unorderable {
             throw ReplicatedApplyRefused(reason: "(\(ReplicationHazards.dataWrites)) the step writes published rows, which replicate, and also \(unordered.summary) (\(unordered.sql.text)): "
                 + "no order of the publisher's and the subscribers' parts keeps replication flowing (a rename, a column's type changed, a table created or dropped); apply --subscriber refuses it. "
                 + "Run the step as two versions (the backfill in one, the rest in the next). Nothing was changed (docs/replication.md)")
@@ -52,36 +39,27 @@ struct ReplicatedBackfill {
         guard step.kind == .lightweight, case .inPlace = step.body else {
             throw ReplicatedApplyRefused(reason: "(\(ReplicationHazards.dataWrites)) the step writes published rows, which replicate: apply --subscriber runs such a step only offline, as one transaction (not --online). Nothing was changed (docs/replication.md)")
         }
-        return split
+        return ReplicatedBackfill(additive: split.addedFirst, addedColumns: split.addedColumns, replicated: split.replicated, rest: split.rest)
     }
 
-    /// `ALTER TABLE … ADD COLUMN …` and nothing else: a column rows of the old shape still fit
-    /// (nullable, or with a default the subscriber fills in itself).
-    private static func isAddedColumn(_ text: String) -> Bool {
-        guard text.hasPrefix("ALTER TABLE "), text.contains(" ADD COLUMN ") else { return false }
-        if [" DROP ", " ALTER COLUMN ", " RENAME ", " ADD CONSTRAINT ", ", ADD "].contains(where: text.contains) { return false }
-        return !text.contains(" NOT NULL") || text.contains(" DEFAULT ")
-    }
-
-    private static func isUnorderable(_ text: String) -> Bool {
-        text.contains(" RENAME ") || text.hasPrefix("CREATE TABLE ") || text.hasPrefix("DROP TABLE ")
-            || (text.hasPrefix("ALTER TABLE ") && text.contains(" ALTER COLUMN ") && text.contains(" TYPE "))
-    }
-
-    /// Step 1 on one subscriber. A column there already (an earlier run that stopped after this
-    /// step) is kept: the statement's savepoint is rolled back, the rest goes on.
-    func addColumns(on migrator: StoreMigrator, policy: ExecutionPolicy) throws {
-        guard !additive.isEmpty else { return }
+    /// Step 1 on one subscriber; returns the columns this run added. A column there already
+    /// (an earlier run that stopped after this step) is kept: the statement's savepoint is
+    /// rolled back, the rest goes on, and it is not this run's to take back.
+    func addColumns(on migrator: StoreMigrator, policy: ExecutionPolicy) throws -> [AddedColumn] {
+        guard !additive.isEmpty else { return [] }
         let connection = migrator.connection
-        try policy.transaction(on: connection) {
-            for statement in additive {
+        return try policy.transaction(on: connection) {
+            var added: [AddedColumn] = []
+            for (statement, column) in zip(additive, addedColumns) {
                 _ = try connection.execute("SAVEPOINT added_column")
                 do {
                     _ = try connection.execute(statement.sql)
+                    added.append(column)
                 } catch let error as PostgresError where error.sqlState == "42701" {
                     _ = try connection.execute("ROLLBACK TO SAVEPOINT added_column")
                 }
             }
+            return added
         }
     }
 }
@@ -109,9 +87,9 @@ extension ReplicatedBackfill {
 
 extension ReplicatedApply {
     /// `ReplicatedBackfill`'s order, the subscriptions enabled throughout. A failure before the
-    /// publisher's step commits leaves every side at its version (a subscriber's added columns
-    /// stay, empty, and are kept by the next run); after it, the error names the subscriber, and
-    /// the same `apply --subscriber` again finishes it.
+    /// publisher's step commits leaves every side at its version, the columns this run added on
+    /// the subscribers dropped again while still empty (`AddedColumnsUndo`); after it, the error
+    /// names the subscriber, and the same `apply --subscriber` again finishes it.
     func applyAround(
         _ backfills: [ReplicatedBackfill?], subscriptions: [[(subscription: String, slot: String)]], options: ApplyOptions,
         onStep: (Int, Int, PlannedStep) -> Void, onProgress: (ProgressEvent) -> Void, onLockWait: ([AdvisoryLockHolder]) -> Void
@@ -123,15 +101,30 @@ extension ReplicatedApply {
             try publisher.requireRunnable(theirs, options: options)
         }
         var planned: [MigrationPlan?] = []
+        var undo = AddedColumnsUndo()
         for (subscriber, backfill) in zip(subscribers, backfills) {
-            planned.append(backfill == nil ? nil : try subscriber.migrator.plan(mode: options.planMode))
+            let plan = backfill == nil ? nil : try subscriber.migrator.plan(mode: options.planMode)
+            planned.append(plan)
             do {
-                try backfill?.addColumns(on: subscriber.migrator, policy: options.executionPolicy)
+                let added = try backfill?.addColumns(on: subscriber.migrator, policy: options.executionPolicy) ?? []
+                undo.added.append((subscriber, added, plan?.storeVersion))
             } catch {
-                throw ReplicatedApplyRefused(reason: "subscriber \(subscriber.name) could not add the step's new columns first: \(error); nothing was changed")
+                let undone = undo.undo(store: publisher.store, policy: options.executionPolicy)
+                throw ReplicatedApplyRefused(reason: "subscriber \(subscriber.name) could not add the step's new columns first: \(error); nothing was changed on the publisher" + (undone.isEmpty ? "" : "; \(undone)"))
             }
         }
-        let published = try publisher.apply(options: options, onStep: onStep, onProgress: onProgress, onLockWait: onLockWait)
+        let published: ApplyReport
+        do {
+            published = try publisher.apply(options: options, onStep: onStep, onProgress: onProgress, onLockWait: onLockWait)
+        } catch {
+            guard undo.added.contains(where: { !$0.columns.isEmpty }) else { throw error }
+            // Taken back only while the publisher is still at its version: once its step committed, it sends them.
+            let now = try? publisher.connection.execute("SELECT version_name FROM orchestrator.stores WHERE store = \(publisher.store)").value(0, "version_name")
+            guard let now, now == theirs.storeVersion else {
+                throw PublisherStepFailed(underlying: error, undone: "the subscribers keep the step's new columns (the publisher's version could not be confirmed as '\(theirs.storeVersion ?? "?")'); the same apply --subscriber again uses them")
+            }
+            throw PublisherStepFailed(underlying: error, undone: undo.undo(store: publisher.store, policy: options.executionPolicy))
+        }
         let position = try publisher.connection.execute("SELECT pg_current_wal_lsn()::text AS lsn").value(0, "lsn") ?? "0/0"
         var reports: [ApplyReport] = []
         for ((subscriber, names), (backfill, plan)) in zip(zip(subscribers, subscriptions), zip(backfills, planned)) {

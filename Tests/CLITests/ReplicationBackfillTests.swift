@@ -142,6 +142,37 @@ struct ReplicationBackfillTests {
             try Self.expectConvergedAtStock2(publishing, subscriber, subscribing)
         }
     }
+    @Test("the publisher's step failing (a lock held there, a short --lock-timeout) drops the columns the subscriber added first; its store shows no drift and keeps streaming")
+    func publisherFailureTakesColumnsBack() throws {
+        try Self.withReplicatedStock(publication: "CREATE PUBLICATION stock FOR TABLES IN SCHEMA stock") { publisher, subscriber, model, publishing, subscribing in
+            let holder = try PostgresConnection(url: publisher.url())
+            defer { holder.close() }
+            try holder.execute("BEGIN")
+            try holder.execute("LOCK TABLE stock.item IN ACCESS SHARE MODE")
+            let apply = try OrchestratorBinary.run(
+                ["apply", "--model", model, "--store", "stock", "--allow-data-loss", "--lock-timeout", "100", "--subscriber", subscriber.url()], databaseURL: publisher.url()
+            )
+            try holder.execute("ROLLBACK")
+            #expect(apply.exitCode == 1, "\(apply)")
+            #expect(apply.stderr.contains("The publisher's store stays at its version; subscriber "), "\(apply)")
+            #expect(apply.stderr.contains(": dropped the step's new columns stock.item.note again (empty, added by this run)"), "\(apply)")
+            #expect(!apply.stderr.contains(subscriber.password) && !apply.stderr.contains(publisher.password))
+            let columns = "SELECT string_agg(attname::text, ',' ORDER BY attnum) AS c FROM pg_attribute WHERE attrelid = 'stock.item'::regclass AND attnum > 0 AND NOT attisdropped"
+            for connection in [publishing, subscribing] {
+                #expect(try connection.execute(SQL(unsafeRaw: columns)).value(0, "c") == "_pk,_entity,name,sku,price")
+                #expect(try connection.execute("SELECT version_name FROM orchestrator.stores WHERE store = 'stock'").value(0, "version_name") == "Stock 1")
+            }
+            let status = try OrchestratorBinary.run(["status", "--model", model, "--store", "stock"], databaseURL: subscriber.url())
+            #expect(status.stdoutLines.contains("drift: none from the contract of 'Stock 1'"), "\(status)")
+            try publishing.execute("INSERT INTO stock.item (name, sku, price) VALUES ('after the failure', 's', 3)")
+            let last = try publishing.execute(Self.rows).value(0, "v") ?? ""
+            #expect(Topology.waitFor(last, query: Self.rows.text, on: subscriber.url()) == last, "rows written after the failed run never reached the subscriber")
+            let finished = try OrchestratorBinary.run(["apply", "--model", model, "--store", "stock", "--allow-data-loss", "--subscriber", subscriber.url()], databaseURL: publisher.url())
+            #expect(finished.exitCode == 0, "\(finished)")
+            try Self.expectConvergedAtStock2(publishing, subscriber, subscribing)
+        }
+    }
+
     @Test("the same step under --online is refused with replicationDataWrites, nothing changed on either side")
     func onlineRefused() throws {
         try Self.withReplicatedStock(publication: "CREATE PUBLICATION stock FOR TABLES IN SCHEMA stock") { publisher, subscriber, model, publishing, subscribing in

@@ -1,24 +1,34 @@
-import Planning
+import ObjectModel
 import SQLBuilding
 import Testing
 @testable import Engine
+@testable import Planning
 
 /// How `apply --subscriber` splits a lightweight step that writes published rows around the
-/// publisher's (`ReplicatedBackfill.split`): added columns first, the replicated writes never,
-/// the rest last; a step no order keeps fitting is refused with the stable code.
+/// publisher's (`ReplicatedBackfill.split`, from Planning's `PlannedStep.subscriberSplit`):
+/// added columns first, the replicated writes never, the rest last; a step no order keeps
+/// fitting is refused with the stable code. The parts come from the changes, never the SQL text.
 @Suite("ReplicatedBackfill.split")
 struct ReplicatedBackfillSplitTests {
-    static let addNote = #"ALTER TABLE "stock"."item" ADD COLUMN "note" text"#
-    static let backfill = #"UPDATE "stock"."item" SET "name" = 'unnamed' WHERE "name" IS NULL"#
-    static let required = #"ALTER TABLE "stock"."item" ALTER COLUMN "name" SET NOT NULL"#
-    static let dropSku = #"ALTER TABLE "stock"."item" DROP COLUMN "sku""#
-
-    static func step(_ texts: [String]) -> PlannedStep {
-        PlannedStep(body: .inPlace, from: "Stock 1", to: "Stock 2", statements: texts.map { PlannedStatement(SQL(unsafeRaw: $0), lock: .accessExclusive, summary: $0) })
+    static func column(_ name: String, nullable: Bool = true, defaultValue: DefaultValue? = nil) -> ColumnLayout {
+        ColumnLayout(name: name, type: "text", isNullable: nullable, defaultValue: defaultValue, isIdentity: false, role: .attribute(entity: "Item", name: name))
     }
 
-    static func split(_ texts: [String], published: Set<String> = ["item"]) throws -> (additive: [String], replicated: [String], rest: [String])? {
-        try ReplicatedBackfill.split(step(texts), store: "stock", published: published).map {
+    static let addNote = AddColumn(table: "item", column: column("note"))
+    static let backfill = BackfillNulls(table: "item", column: "name", value: "'unnamed'", entities: nil)
+    static let required = SetNotNull(table: "item", column: "name", scansRows: true)
+    static let dropSku = DropColumn(table: "item", column: "sku", reason: .removed)
+
+    static func step(_ changes: [any SchemaChange]) -> PlannedStep {
+        LightweightMigration.step(changes, from: "Stock 1", to: "Stock 2", schema: "stock").planned(for: .offline, continuesOnlineRun: false)
+    }
+
+    static func texts(_ changes: [any SchemaChange]) -> [String] {
+        changes.flatMap { $0.statements(in: "stock") }.map(\.sql.text)
+    }
+
+    static func split(_ changes: [any SchemaChange], published: Set<String> = ["item"]) throws -> (additive: [String], replicated: [String], rest: [String])? {
+        try ReplicatedBackfill.split(step(changes), published: published).map {
             ($0.additive.map(\.sql.text), $0.replicated.map(\.sql.text), $0.rest.map(\.sql.text))
         }
     }
@@ -26,37 +36,73 @@ struct ReplicatedBackfillSplitTests {
     @Test("a backfill with an added and a dropped column: the column first, the backfill replicated, the drop and NOT NULL last")
     func splitsAroundTheBackfill() throws {
         let parts = try #require(try Self.split([Self.addNote, Self.backfill, Self.required, Self.dropSku]))
-        #expect(parts.additive == [Self.addNote])
-        #expect(parts.replicated == [Self.backfill])
-        #expect(parts.rest == [Self.required, Self.dropSku])
+        #expect(parts.additive == Self.texts([Self.addNote]))
+        #expect(parts.replicated == Self.texts([Self.backfill]))
+        #expect(parts.rest == Self.texts([Self.required, Self.dropSku]))
     }
 
     @Test("a step writing no published row is not split", arguments: [
-        [ReplicatedBackfillSplitTests.addNote, ReplicatedBackfillSplitTests.dropSku],
+        [ReplicatedBackfillSplitTests.addNote, ReplicatedBackfillSplitTests.dropSku] as [any SchemaChange],
         [ReplicatedBackfillSplitTests.backfill],
     ])
-    func notSplit(texts: [String]) throws {
-        let published: Set<String> = texts.contains(Self.backfill) ? ["other"] : ["item"]
-        #expect(try Self.split(texts, published: published) == nil)
+    func notSplit(changes: [any SchemaChange]) throws {
+        let published: Set<String> = changes.contains { if case .backfillNulls = $0.kind { true } else { false } } ? ["other"] : ["item"]
+        #expect(try Self.split(changes, published: published) == nil)
     }
 
-    @Test("a column added NOT NULL without a default is added last: rows in the old shape would not fit it")
+    @Test("a write to a table the publisher does not publish runs on the subscriber, in the step's order")
+    func unpublishedWriteLast() throws {
+        let other = BackfillNulls(table: "tag", column: "label", value: "''", entities: nil)
+        let parts = try #require(try Self.split([Self.backfill, other, Self.dropSku]))
+        #expect(parts.replicated == Self.texts([Self.backfill]))
+        #expect(parts.rest == Self.texts([other, Self.dropSku]))
+    }
+
+    @Test("a column added NOT NULL without a default is added first as nullable: its NOT NULL comes last, after the rows arrived")
     func requiredColumnLast() throws {
-        let add = #"ALTER TABLE "stock"."item" ADD COLUMN "code" text NOT NULL"#
-        let parts = try #require(try Self.split([add, Self.backfill]))
-        #expect(parts.additive.isEmpty)
-        #expect(parts.rest == [add])
+        let code = AddColumn(table: "item", column: Self.column("code", nullable: false))
+        let notNull = SetNotNull(table: "item", column: "code", scansRows: true)
+        let parts = try #require(try Self.split([code, Self.backfill, notNull]))
+        #expect(parts.additive == [#"ALTER TABLE "stock"."item" ADD COLUMN "code" text"#])
+        #expect(parts.rest == Self.texts([notNull]))
+    }
+
+    @Test("a column added NOT NULL with a default is added first: old rows fit it")
+    func defaultedColumnFirst() throws {
+        let flag = AddColumn(table: "item", column: Self.column("flag", nullable: false, defaultValue: .string("x")))
+        let parts = try #require(try Self.split([flag, Self.backfill]))
+        #expect(parts.additive == Self.texts([flag]))
+        #expect(parts.additive.first?.contains(" NOT NULL DEFAULT ") == true)
+        let added = try #require(Self.step([flag, Self.backfill]).subscriberSplit(published: ["item"])?.addedColumns.first)
+        #expect(added.isWritten.text == #"SELECT EXISTS (SELECT 1 FROM "stock"."item" WHERE "flag" IS DISTINCT FROM ('x')) AS written"#)
     }
 
     @Test("a rename, a new table or a type change beside a backfill is refused with replicationDataWrites", arguments: [
-        #"ALTER TABLE "stock"."item" RENAME COLUMN "name" TO "title""#,
-        #"CREATE TABLE "stock"."tag" ("_pk" bigint)"#,
-        #"ALTER TABLE "stock"."item" ALTER COLUMN "price" TYPE double precision"#,
+        RenameColumn(table: "item", from: "name", to: "title") as any SchemaChange,
+        AddTable(table: TableLayout(name: "tag", kind: .hierarchy(root: "Tag"), entities: ["Tag"], columns: [], primaryKey: ["_pk"], checks: [], foreignKeys: [], uniqueConstraints: [], indexes: [])),
+        AlterColumnType(table: "item", column: "price", from: "real", to: "double precision"),
     ])
-    func unorderableRefused(text: String) throws {
-        let error = #expect(throws: ReplicatedApplyRefused.self) { try Self.split([Self.backfill, text]) }
+    func unorderableRefused(change: any SchemaChange) throws {
+        let text = try #require(Self.texts([change]).last)
+        let error = #expect(throws: ReplicatedApplyRefused.self) { try Self.split([Self.backfill, change]) }
         #expect(error?.reason.hasPrefix("(replicationDataWrites) ") == true)
         #expect(error?.reason.contains(text) == true)
         #expect(error?.reason.contains("Nothing was changed") == true)
+    }
+
+    @Test("every statement of a planned lightweight step has its part", arguments: [
+        [ReplicatedBackfillSplitTests.addNote, ReplicatedBackfillSplitTests.backfill, ReplicatedBackfillSplitTests.required, ReplicatedBackfillSplitTests.dropSku] as [any SchemaChange],
+    ])
+    func onePartPerStatement(changes: [any SchemaChange]) {
+        let step = Self.step(changes)
+        #expect(step.subscriberParts.dropFirst() == [.writes(table: "item"), .last, .last])
+        guard case .addedFirst(let added) = step.subscriberParts.first else {
+            Issue.record("\(step.subscriberParts)")
+            return
+        }
+        #expect(added.table == "item" && added.column == "note")
+        #expect(added.drop.sql.text == #"ALTER TABLE "stock"."item" DROP COLUMN "note""#)
+        #expect(added.isWritten.text == #"SELECT EXISTS (SELECT 1 FROM "stock"."item" WHERE "note" IS NOT NULL) AS written"#)
+        #expect(step.subscriberParts.count == step.statements.count)
     }
 }

@@ -36,6 +36,7 @@ extension FleetFile {
             var url: String?
             var stores: [String]?
             var subscribers: [FleetSubscriber] = []
+            var subscriberWait: (seconds: Double, node: Node)?
             for pair in try reader.at(FleetLocation(key: place)).mapping(item, what: "a server", allowed: serverKeys) {
                 let at = reader.at(FleetLocation(key: "\(place).\(pair.key)"))
                 switch pair.key {
@@ -50,6 +51,8 @@ extension FleetFile {
                     stores = try storePatterns(pair.value, reader: at)
                 case "subscribers":
                     subscribers = try self.subscribers(pair.value, place: "\(place).subscribers", reader: reader)
+                case "subscriberWait":
+                    subscriberWait = (try seconds(pair.value, key: pair.key, reader: at), pair.value)
                 default:
                     break
                 }
@@ -57,7 +60,10 @@ extension FleetFile {
             let at = reader.at(FleetLocation(key: place))
             guard let name else { throw at.issue("a server needs a name", at: item) }
             guard let url else { throw at.issue("server '\(name)' needs a url", at: item) }
-            servers.append(FleetServer(name: name, url: url, stores: stores, subscribers: subscribers))
+            if let subscriberWait, subscribers.isEmpty {
+                throw reader.at(FleetLocation(key: "\(place).subscriberWait")).issue("server '\(name)' names no subscribers: subscriberWait bounds the waits for them", at: subscriberWait.node)
+            }
+            servers.append(FleetServer(name: name, url: url, stores: stores, subscribers: subscribers, subscriberWait: subscriberWait?.seconds))
         }
         return servers
     }
@@ -93,6 +99,14 @@ extension FleetFile {
             subscribers.append(FleetSubscriber(name: name, url: url, stores: stores))
         }
         return subscribers
+    }
+
+    /// A number of seconds above 0 (`1.5` too), at most a day: a wait's bound.
+    private static func seconds(_ node: Node, key: String, reader at: YAMLReader<FleetLocation>) throws -> Double {
+        guard let text = node.scalar?.string, let value = Double(text), value.isFinite, value > 0, value <= 86_400 else {
+            throw at.issue("\(key) must be a number of seconds above 0, at most 86400 (got '\(node.scalar?.string ?? "a list or mapping")')", at: node)
+        }
+        return value
     }
 
     /// A `url`: checked for safe redaction now, so no later message can print a secret.

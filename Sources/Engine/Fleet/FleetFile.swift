@@ -47,12 +47,16 @@ public struct FleetServer: Sendable, Hashable {
     /// The subscribers of this server's stores: `fleet apply` migrates each store with those
     /// whose patterns take it, as `apply --subscriber` does.
     public var subscribers: [FleetSubscriber]
+    /// `servers[].subscriberWait`: seconds each wait for a subscriber's subscription may take
+    /// (`ReplicatedApply.waitSeconds`, `apply --subscriber-wait`); nil: its default.
+    public var subscriberWait: Double?
 
-    public init(name: String, url: String, stores: [String]? = nil, subscribers: [FleetSubscriber] = []) {
+    public init(name: String, url: String, stores: [String]? = nil, subscribers: [FleetSubscriber] = [], subscriberWait: Double? = nil) {
         self.name = name
         self.url = url
         self.stores = stores
         self.subscribers = subscribers
+        self.subscriberWait = subscriberWait
     }
 
     /// The subscribers that hold `store` (their patterns take it).
@@ -120,7 +124,7 @@ public struct FleetLocation: YAMLLocation {
 
 extension FleetFile {
     static let keys: Set<String> = ["model", "journal", "servers", "waves", "perServerJobs", "stopAfterFailures", "claimTimeout", "waveWait"]
-    static let serverKeys: Set<String> = ["name", "url", "stores", "subscribers"]
+    static let serverKeys: Set<String> = ["name", "url", "stores", "subscribers", "subscriberWait"]
     static let subscriberKeys: Set<String> = ["name", "url", "stores"]
     static let waveKeys: Set<String> = ["name", "stores"]
 

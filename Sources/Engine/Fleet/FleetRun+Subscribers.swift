@@ -35,7 +35,10 @@ extension FleetRun {
         }
         do {
             if let cohortPlan { try cohortPlan.requireSame(as: try migrator.plan(mode: options.planMode), migrator: migrator, online: options.online) }
-            let reports = try ReplicatedApply(publisher: migrator, subscribers: theirs).apply(options: options)
+            var replicated = ReplicatedApply(publisher: migrator, subscribers: theirs)
+            if let seconds = server.subscriberWait { replicated.waitSeconds = seconds }
+            replicated.waitSetting = "subscriberWait of server \(server.name) in \((fleet.path as NSString).lastPathComponent)"
+            let reports = try replicated.apply(options: options)
             let changed = !([reports.publisher] + reports.subscribers).allSatisfy(\.appliedSteps.isEmpty)
             return (reports.publisher, changed)
         } catch {

@@ -16,11 +16,18 @@ public enum LightweightMigration {
         for hazard in Hazard.dataLosses(of: mapping) + changes.flatMap(\.hazards) where !hazards.contains(hazard) {
             hazards.append(hazard)
         }
-        // Both forms: the planner keeps the one of the mode asked (`PlannedStep.planned(for:)`).
-        return PlannedStep(
-            body: .phased(OnlinePlanner.plan(changes, schema: schema)), from: source.name, to: destination.name,
+        return step(changes, from: source.name, to: destination.name, schema: schema, hazards: hazards)
+    }
+
+    /// The step of `changes`, in both forms: the planner keeps the one of the mode asked
+    /// (`PlannedStep.planned(for:)`).
+    static func step(_ changes: [any SchemaChange], from source: String, to destination: String, schema: String, hazards: [Hazard] = []) -> PlannedStep {
+        var step = PlannedStep(
+            body: .phased(OnlinePlanner.plan(changes, schema: schema)), from: source, to: destination,
             statements: changes.flatMap { $0.statements(in: schema) }, hazards: hazards
         )
+        step.subscriberParts = changes.flatMap { $0.subscriberParts(in: schema) }
+        return step
     }
 }
 

@@ -65,7 +65,7 @@ import Testing
 
     @Test("mistakes name the file, the line and the key", arguments: [
         ("servers:\n  - {name: a, url: postgres://a/app}\nwavez: []\n", ":3:1: unknown key 'wavez' in the fleet file (expected one of: claimTimeout, journal, model, perServerJobs, servers, stopAfterFailures, waveWait, waves)"),
-        ("servers:\n  - {name: a, url: postgres://a/app, port: 5}\n", ":2:38: servers[0]: unknown key 'port' in a server (expected one of: name, stores, subscribers, url)"),
+        ("servers:\n  - {name: a, url: postgres://a/app, port: 5}\n", ":2:38: servers[0]: unknown key 'port' in a server (expected one of: name, stores, subscriberWait, subscribers, url)"),
         ("servers:\n  - {name: a, url: postgres://a/app}\n  - {name: a, url: postgres://b/app}\n", ":3:12: servers[1].name: duplicate server name 'a'"),
         ("servers:\n  - name: a\n    url: postgres://a/app\n    stores: [\"tenant_[ab\"]\n", ":4:13: servers[0].stores: bad store pattern 'tenant_[ab': a '[' is never closed"),
         ("servers:\n  - {name: a, url: postgres://a/app}\nperServerJobs: 0\n", ":3:16: perServerJobs: perServerJobs must be at least 1"),

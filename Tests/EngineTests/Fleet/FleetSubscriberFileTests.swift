@@ -36,7 +36,31 @@ import Testing
         #expect(file.servers[1].subscribers(of: "tenant_a1").isEmpty)
     }
 
+    @Test("subscriberWait: seconds a server's waits for its subscribers take; absent, apply's default")
+    func subscriberWait() throws {
+        let file = try load("""
+            servers:
+              - name: a
+                url: postgres://a/app
+                subscriberWait: 2.5
+                subscribers: [{name: s, url: postgres://s/app}]
+              - name: b
+                url: postgres://b/app
+                subscribers: [{name: s, url: postgres://s/app}]
+            """).result.get()
+        #expect(file.servers[0].subscriberWait == 2.5)
+        #expect(file.servers[1].subscriberWait == nil)
+    }
+
     @Test("mistakes in subscribers name the file, the line and the key", arguments: [
+        ("servers:\n  - name: a\n    url: postgres://a/app\n    subscriberWait: 0\n    subscribers: [{name: s, url: postgres://s/app}]\n",
+         ":4:21: servers[0].subscriberWait: subscriberWait must be a number of seconds above 0, at most 86400 (got '0')"),
+        ("servers:\n  - name: a\n    url: postgres://a/app\n    subscriberWait: 2m\n    subscribers: [{name: s, url: postgres://s/app}]\n",
+         ":4:21: servers[0].subscriberWait: subscriberWait must be a number of seconds above 0, at most 86400 (got '2m')"),
+        ("servers:\n  - name: a\n    url: postgres://a/app\n    subscriberWait: [1]\n    subscribers: [{name: s, url: postgres://s/app}]\n",
+         ":4:21: servers[0].subscriberWait: subscriberWait must be a number of seconds above 0, at most 86400 (got 'a list or mapping')"),
+        ("servers:\n  - name: a\n    url: postgres://a/app\n    subscriberWait: 30\n",
+         ":4:21: servers[0].subscriberWait: server 'a' names no subscribers: subscriberWait bounds the waits for them"),
         ("servers:\n  - name: a\n    url: postgres://a/app\n    subscribers:\n      - {name: s, url: postgres://s/app, port: 5}\n",
          ":5:42: servers[0].subscribers[0]: unknown key 'port' in a subscriber (expected one of: name, stores, url)"),
         ("servers:\n  - name: a\n    url: postgres://a/app\n    subscribers:\n      - {name: s}\n",

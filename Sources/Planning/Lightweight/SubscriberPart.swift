@@ -1,0 +1,114 @@
+import SQLBuilding
+
+/// Where a lightweight step's statement goes when `apply --subscriber` runs the step around the
+/// publisher's (docs/replication.md, "A backfill beside subscribers"): decided from the change
+/// that planned the statement, never from its SQL text, as `ExpandDeferral` decides deferred drops.
+public enum SubscriberPart: Sendable, Hashable {
+    /// A new column that rows of the old shape still fit (nullable, or NOT NULL with a default
+    /// the subscriber fills itself): added on each subscriber before the publisher's step.
+    case addedFirst(AddedColumn)
+    /// Rows of `table` written. When the publisher publishes `table` the writes replicate, and
+    /// a subscriber takes them from its subscription instead of writing them again.
+    case writes(table: String)
+    /// Run on each subscriber once the publisher's step was applied there: drops, NOT NULL,
+    /// defaults, constraints, indexes, checks.
+    case last
+    /// No order of the two sides keeps this fitting beside replicated writes: a rename (rows
+    /// are applied by table and column names; a constraint is renamed only with its table or
+    /// column), a column's type changed (a value written in the new type stops the subscriber's
+    /// apply worker), a table created or dropped (the subscription's record of the store's
+    /// tables would change while it streams).
+    case unorderable
+}
+
+extension SchemaChange {
+    /// One part for each of the change's statements (`statements(in:)`).
+    func subscriberParts(in schema: String) -> [SubscriberPart] {
+        let each: SubscriberPart
+        switch kind {
+        case .addColumn(let change):
+            // `AddColumn` adds NOT NULL only with a default; without one, `SetNotNull` comes last.
+            each = .addedFirst(AddedColumn(change, in: schema))
+        case .backfillNulls(let change): each = .writes(table: change.table)
+        case .clearValues(let change): each = .writes(table: change.table)
+        case .copyColumnValues(let change): each = .writes(table: change.table)
+        case .copyRows(let change): each = .writes(table: change.toTable)
+        case .detachReferences(let change): each = .writes(table: change.table)
+        case .fillJoinTable(let change): each = .writes(table: change.table)
+        case .fillOrderColumn(let change): each = .writes(table: change.table)
+        case .fillToOneColumn(let change): each = .writes(table: change.table)
+        case .updateEntityNames(let change): each = .writes(table: change.table)
+        case .deleteRows(let change):
+            return change.clearings.map { .writes(table: $0.table) } + [.writes(table: change.table)]
+        case .addCheck, .addForeignKey, .addUnique, .changeColumnDefault, .createIndex, .dataCheck, .dropColumn, .dropConstraint,
+             .dropIndex, .dropNotNull, .dropUnique, .resetIdentity, .setNotNull, .shortestFloatText:
+            each = .last
+        case .renameColumn, .renameTable, .renameConstraint, .alterColumnType, .addTable, .dropTables:
+            each = .unorderable
+        case .atSwitchOver, .foreignKeyBeside, .shadowTable, .rebuildBesideOthers, .jointSwap, .builtOnRebuilt:
+            // `apply --online`'s forms: never in the offline form a subscriber's step runs.
+            each = .unorderable
+        }
+        return Array(repeating: each, count: statements(in: schema).count)
+    }
+}
+
+/// A lightweight step's statements by when a subscriber runs them, for the tables the
+/// publisher publishes (`PlannedStep.subscriberSplit(published:)`).
+public struct SubscriberSplit: Sendable, Hashable {
+    /// Step 1 on each subscriber, before the publisher's step.
+    public var addedFirst: [PlannedStatement] = []
+    /// The columns `addedFirst` adds, one for each of its statements.
+    public var addedColumns: [AddedColumn] = []
+    /// Writes of published rows: run by the publisher only; they replicate.
+    public var replicated: [PlannedStatement] = []
+    /// After the publisher's step was applied on the subscriber, in the step's order, with the
+    /// writes of rows the publisher does not publish.
+    public var rest: [PlannedStatement] = []
+    /// The first statement no order keeps fitting (`SubscriberPart.unorderable`); nil when none.
+    public var unorderable: PlannedStatement?
+}
+
+extension PlannedStep {
+    /// The step split for `apply --subscriber`, `published` naming the store's tables the
+    /// publisher publishes; nil when the step writes no published row (or is not lightweight).
+    public func subscriberSplit(published: Set<String>) -> SubscriberSplit? {
+        precondition(subscriberParts.isEmpty || subscriberParts.count == statements.count, "step \(from ?? "") -> \(to): one subscriber part per statement")
+        var split = SubscriberSplit()
+        for (statement, part) in zip(statements, subscriberParts) {
+            switch part {
+            case .addedFirst(let column):
+                split.addedFirst.append(statement)
+                split.addedColumns.append(column)
+            case .writes(let table) where published.contains(table): split.replicated.append(statement)
+            case .writes, .last: split.rest.append(statement)
+            case .unorderable:
+                split.unorderable = split.unorderable ?? statement
+                split.rest.append(statement)
+            }
+        }
+        return split.replicated.isEmpty ? nil : split
+    }
+}
+
+/// A column a subscriber adds before the publisher's step, and how it is taken back when that
+/// step fails: dropped while it holds nothing but what it was added with (NULL, or its default).
+public struct AddedColumn: Sendable, Hashable {
+    public var table: String
+    public var column: String
+    /// True when a row holds a value the column was not added with (someone wrote into it).
+    public var isWritten: SQL
+    public var drop: PlannedStatement
+
+    init(_ added: AddColumn, in schema: String) {
+        table = added.table
+        column = added.column.name
+        let value: SQL = "\(ident: added.column.name)"
+        let foreign: SQL = added.column.defaultExpression.map { "\(value) IS DISTINCT FROM (\($0))" } ?? "\(value) IS NOT NULL"
+        isWritten = "SELECT EXISTS (SELECT 1 FROM \(ident: schema, added.table) WHERE \(foreign)) AS written"
+        drop = PlannedStatement(
+            "ALTER TABLE \(ident: schema, added.table) DROP COLUMN \(ident: added.column.name)",
+            lock: .accessExclusive, summary: "drop column \(added.table).\(added.column.name) again (added first for the publisher's step, which failed)"
+        )
+    }
+}
