@@ -7,7 +7,7 @@ import SQLBuilding
 /// tables (`replicationDataWrites`: a backfill). Those writes replicate, so each subscriber takes
 /// them from its subscription, which stays enabled throughout, instead of writing them itself
 /// (which would double them). Planning splits the step from the changes that planned it
-/// (`PlannedStep.subscriberSplit(published:)`); on each subscriber:
+/// (`SubscriberSplit(step, published:)`); on each subscriber:
 /// 1. `additive`: the columns the step adds, added first, in a transaction of their own (the
 ///    store stays at its version; rows in the old shape still fit);
 /// 2. the publisher runs its step: its backfill replicates into the columns the subscribers have;
@@ -30,7 +30,7 @@ struct ReplicatedBackfill {
     /// (`SubscriberPart.unorderable`: a rename, a column's type changed, a table created or
     /// dropped), or a step not run offline in one transaction.
     static func split(_ step: PlannedStep, published: Set<String>) throws -> ReplicatedBackfill? {
-        guard let split = step.subscriberSplit(published: published) else { return nil }
+        guard let split = SubscriberSplit(step, published: published) else { return nil }
         if let unordered = split.unorderable {
             throw ReplicatedApplyRefused(reason: "(\(ReplicationHazards.dataWrites)) the step writes published rows, which replicate, and also \(unordered.summary) (\(unordered.sql.text)): "
                 + "no order of the publisher's and the subscribers' parts keeps replication flowing (a rename, a column's type changed, a table created or dropped); apply --subscriber refuses it. "

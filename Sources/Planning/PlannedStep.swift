@@ -20,7 +20,7 @@ public struct PlannedStep: Sendable, Hashable {
     /// Rows the step reads or writes, as far as the catalog's statistics know.
     public var rowEstimate: Int
     /// A lightweight step's: one for each of `statements`, from the change that planned it
-    /// (`subscriberSplit(published:)`); empty for any other step.
+    /// (`SubscriberSplit(step, published:)`); empty for any other step.
     public internal(set) var subscriberParts: [SubscriberPart] = []
     /// The digests fixed over every form planned, once the mode's was kept; nil for a step
     /// made by hand, whose digest hashes its body as it is.

@@ -5,7 +5,7 @@ import Testing
 @testable import Planning
 
 /// How `apply --subscriber` splits a lightweight step that writes published rows around the
-/// publisher's (`ReplicatedBackfill.split`, from Planning's `PlannedStep.subscriberSplit`):
+/// publisher's (`ReplicatedBackfill.split`, from Planning's `SubscriberSplit(step, published:)`):
 /// added columns first, the replicated writes never, the rest last; a step no order keeps
 /// fitting is refused with the stable code. The parts come from the changes, never the SQL text.
 @Suite("ReplicatedBackfill.split")
@@ -73,7 +73,7 @@ struct ReplicatedBackfillSplitTests {
         let parts = try #require(try Self.split([flag, Self.backfill]))
         #expect(parts.additive == Self.texts([flag]))
         #expect(parts.additive.first?.contains(" NOT NULL DEFAULT ") == true)
-        let added = try #require(Self.step([flag, Self.backfill]).subscriberSplit(published: ["item"])?.addedColumns.first)
+        let added = try #require(SubscriberSplit(Self.step([flag, Self.backfill]), published: ["item"])?.addedColumns.first)
         #expect(added.isWritten.text == #"SELECT EXISTS (SELECT 1 FROM "stock"."item" WHERE "flag" IS DISTINCT FROM ('x')) AS written"#)
     }
 

@@ -54,7 +54,7 @@ extension SchemaChange {
 }
 
 /// A lightweight step's statements by when a subscriber runs them, for the tables the
-/// publisher publishes (`PlannedStep.subscriberSplit(published:)`).
+/// publisher publishes (`SubscriberSplit(step, published:)`).
 public struct SubscriberSplit: Sendable, Hashable {
     /// Step 1 on each subscriber, before the publisher's step.
     public var addedFirst: [PlannedStatement] = []
@@ -69,13 +69,13 @@ public struct SubscriberSplit: Sendable, Hashable {
     public var unorderable: PlannedStatement?
 }
 
-extension PlannedStep {
-    /// The step split for `apply --subscriber`, `published` naming the store's tables the
+extension SubscriberSplit {
+    /// `step` split for `apply --subscriber`, `published` naming the store's tables the
     /// publisher publishes; nil when the step writes no published row (or is not lightweight).
-    public func subscriberSplit(published: Set<String>) -> SubscriberSplit? {
-        precondition(subscriberParts.isEmpty || subscriberParts.count == statements.count, "step \(from ?? "") -> \(to): one subscriber part per statement")
+    public init?(_ step: PlannedStep, published: Set<String>) {
+        precondition(step.subscriberParts.isEmpty || step.subscriberParts.count == step.statements.count, "step \(step.from ?? "") -> \(step.to): one subscriber part per statement")
         var split = SubscriberSplit()
-        for (statement, part) in zip(statements, subscriberParts) {
+        for (statement, part) in zip(step.statements, step.subscriberParts) {
             switch part {
             case .addedFirst(let column):
                 split.addedFirst.append(statement)
@@ -87,7 +87,8 @@ extension PlannedStep {
                 split.rest.append(statement)
             }
         }
-        return split.replicated.isEmpty ? nil : split
+        guard !split.replicated.isEmpty else { return nil }
+        self = split
     }
 }
 
