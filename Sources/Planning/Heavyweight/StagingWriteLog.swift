@@ -26,6 +26,7 @@ public enum StagingWriteLog {
         var statements = [
             PlannedStatement("""
                 CREATE TABLE \(ident: staging, table) (
+                    id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
                     table_name text NOT NULL,
                     operation text NOT NULL,
                     written_at timestamptz NOT NULL DEFAULT clock_timestamp()

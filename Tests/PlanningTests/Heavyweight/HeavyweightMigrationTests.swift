@@ -155,6 +155,7 @@ import ObjectModel
         #expect(Array(prepare.suffix(4)) == [
             """
             CREATE TABLE "shop~staging"."_staging_writes" (
+                id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
                 table_name text NOT NULL,
                 operation text NOT NULL,
                 written_at timestamptz NOT NULL DEFAULT clock_timestamp()
