@@ -10,7 +10,7 @@ extension ServerSurvey {
     /// pages otherwise, and the stores' survey results held between them fragment the heap).
     /// glibc's `malloc_trim`, looked up at run time (absent from other C libraries).
     static func releaseFreedMemory() {
-        trimHeap?(0)
+        _ = trimHeap?(0)
     }
 
     private typealias Trim = @convention(c) (Int) -> Int32
