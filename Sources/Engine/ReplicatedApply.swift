@@ -164,7 +164,12 @@ public struct ReplicatedApply {
             """).rows.compactMap { $0.first ?? nil })
         let steps = plan.isUpToDate ? theirs.steps : plan.steps
         let writing = steps.enumerated().filter { !ReplicationHazards.writtenTables($0.element, store: publisher.store).filter(published.contains).isEmpty }
-        guard let first = writing.first else { return nil }
+        guard let first = writing.first else {
+            // A step that drops published columns goes the same way when it is the plan's one
+            // step: the subscribers drop them once the rows written before them have arrived.
+            guard steps.count == 1, theirs.steps.count == 1 else { return nil }
+            return try ReplicatedBackfill.split(theirs.steps[0], published: published)
+        }
         let context = "step \(first.offset + 1) of \(steps.count)"
         guard steps.count == 1, theirs.steps.count == 1 else {
             throw ReplicatedApplyRefused(reason: "\(context) (\(ReplicationHazards.dataWrites)): it writes published rows, which replicate; apply --subscriber orders such a step only when it is the plan's one step (apply --to each version in turn). Nothing was changed (docs/replication.md)")

@@ -25,18 +25,23 @@ struct ReplicatedBackfill {
     var rest: [PlannedStatement] = []
 
     /// `step`'s split, `published` naming the store's tables the publisher publishes; nil when
-    /// the step writes no published row.
-    /// Throws `ReplicatedApplyRefused` for a statement that no order keeps fitting
-    /// (`SubscriberPart.unorderable`: a rename, a column's type changed, a table created or
-    /// dropped), or a step not run offline in one transaction.
+    /// the step writes no published row and drops no published column.
+    /// Throws `ReplicatedApplyRefused`, for a step writing published rows, for a statement that
+    /// no order keeps fitting (`SubscriberPart.unorderable`: a rename, a column's type changed,
+    /// a table created or dropped), or a step not run offline in one transaction. A step that
+    /// only drops published columns is then nil: it goes `ReplicatedApply`'s way, the
+    /// subscriptions disabled around both sides' steps (docs/replication.md, its limits).
     static func split(_ step: PlannedStep, published: Set<String>) throws -> ReplicatedBackfill? {
         guard let split = SubscriberSplit(step, published: published) else { return nil }
+        let offline: Bool
+        if step.kind == .lightweight, case .inPlace = step.body { offline = true } else { offline = false }
+        if split.replicated.isEmpty, split.unorderable != nil || !offline { return nil }
         if let unordered = split.unorderable {
             throw ReplicatedApplyRefused(reason: "(\(ReplicationHazards.dataWrites)) the step writes published rows, which replicate, and also \(unordered.summary) (\(unordered.sql.text)): "
                 + "no order of the publisher's and the subscribers' parts keeps replication flowing (a rename, a column's type changed, a table created or dropped); apply --subscriber refuses it. "
                 + "Run the step as two versions (the backfill in one, the rest in the next). Nothing was changed (docs/replication.md)")
         }
-        guard step.kind == .lightweight, case .inPlace = step.body else {
+        guard offline else {
             throw ReplicatedApplyRefused(reason: "(\(ReplicationHazards.dataWrites)) the step writes published rows, which replicate: apply --subscriber runs such a step only offline, as one transaction (not --online). Nothing was changed (docs/replication.md)")
         }
         return ReplicatedBackfill(additive: split.addedFirst, addedColumns: split.addedColumns, replicated: split.replicated, rest: split.rest)

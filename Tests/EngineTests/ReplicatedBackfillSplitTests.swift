@@ -41,13 +41,29 @@ struct ReplicatedBackfillSplitTests {
         #expect(parts.rest == Self.texts([Self.required, Self.dropSku]))
     }
 
-    @Test("a step writing no published row is not split", arguments: [
+    @Test("a step writing no published row and dropping no published column is not split", arguments: [
         [ReplicatedBackfillSplitTests.addNote, ReplicatedBackfillSplitTests.dropSku] as [any SchemaChange],
         [ReplicatedBackfillSplitTests.backfill],
+        [ReplicatedBackfillSplitTests.addNote],
     ])
     func notSplit(changes: [any SchemaChange]) throws {
-        let published: Set<String> = changes.contains { if case .backfillNulls = $0.kind { true } else { false } } ? ["other"] : ["item"]
+        // Published or not, an added column alone is not split; the others are on unpublished tables.
+        let published: Set<String> = changes.count == 1 && changes[0] is AddColumn ? ["item"] : ["other"]
         #expect(try Self.split(changes, published: published) == nil)
+    }
+
+    @Test("a step dropping a published column is split like a backfill: its added columns first, the drop last, after the publisher's rows arrived")
+    func dropOfAPublishedColumnLast() throws {
+        let parts = try #require(try Self.split([Self.addNote, Self.dropSku]))
+        #expect(parts.additive == Self.texts([Self.addNote]))
+        #expect(parts.replicated.isEmpty)
+        #expect(parts.rest == Self.texts([Self.dropSku]))
+    }
+
+    @Test("a drop of a published column beside a rename is not split, and not refused: it goes the disabled-subscriptions way, as before")
+    func dropBesideARenameNotSplit() throws {
+        let rename = RenameColumn(table: "item", from: "price", to: "cost")
+        #expect(try Self.split([rename, Self.dropSku]) == nil)
     }
 
     @Test("a write to a table the publisher does not publish runs on the subscriber, in the step's order")
@@ -95,7 +111,7 @@ struct ReplicatedBackfillSplitTests {
     ])
     func onePartPerStatement(changes: [any SchemaChange]) {
         let step = Self.step(changes)
-        #expect(step.subscriberParts.dropFirst() == [.writes(table: "item"), .last, .last])
+        #expect(step.subscriberParts.dropFirst() == [.writes(table: "item"), .last, .drops(table: "item")])
         guard case .addedFirst(let added) = step.subscriberParts.first else {
             Issue.record("\(step.subscriberParts)")
             return

@@ -13,6 +13,10 @@ public enum SubscriberPart: Sendable, Hashable {
     /// Run on each subscriber once the publisher's step was applied there: drops, NOT NULL,
     /// defaults, constraints, indexes, checks.
     case last
+    /// A column of `table` dropped: run last, as `last`. When the publisher publishes `table`,
+    /// rows it wrote in the old shape must all reach a subscriber before it drops the column
+    /// (PostgreSQL's apply stops for good on a replicated column it lacks).
+    case drops(table: String)
     /// No order of the two sides keeps this fitting beside replicated writes: a rename (rows
     /// are applied by table and column names; a constraint is renamed only with its table or
     /// column), a column's type changed (a value written in the new type stops the subscriber's
@@ -40,7 +44,8 @@ extension SchemaChange {
         case .updateEntityNames(let change): each = .writes(table: change.table)
         case .deleteRows(let change):
             return change.clearings.map { .writes(table: $0.table) } + [.writes(table: change.table)]
-        case .addCheck, .addForeignKey, .addUnique, .changeColumnDefault, .createIndex, .dataCheck, .dropColumn, .dropConstraint,
+        case .dropColumn(let change): each = .drops(table: change.table)
+        case .addCheck, .addForeignKey, .addUnique, .changeColumnDefault, .createIndex, .dataCheck, .dropConstraint,
              .dropIndex, .dropNotNull, .dropUnique, .resetIdentity, .setNotNull, .shortestFloatText:
             each = .last
         case .renameColumn, .renameTable, .renameConstraint, .alterColumnType, .addTable, .dropTables:
@@ -67,11 +72,14 @@ public struct SubscriberSplit: Sendable, Hashable {
     public var rest: [PlannedStatement] = []
     /// The first statement no order keeps fitting (`SubscriberPart.unorderable`); nil when none.
     public var unorderable: PlannedStatement?
+    /// The step drops a column of a table the publisher publishes (`SubscriberPart.drops`).
+    public var dropsPublished = false
 }
 
 extension SubscriberSplit {
     /// `step` split for `apply --subscriber`, `published` naming the store's tables the
-    /// publisher publishes; nil when the step writes no published row (or is not lightweight).
+    /// publisher publishes; nil when the step neither writes a published row nor drops a
+    /// published column (or is not lightweight).
     public init?(_ step: PlannedStep, published: Set<String>) {
         precondition(step.subscriberParts.isEmpty || step.subscriberParts.count == step.statements.count, "step \(step.from ?? "") -> \(step.to): one subscriber part per statement")
         var split = SubscriberSplit()
@@ -82,12 +90,15 @@ extension SubscriberSplit {
                 split.addedColumns.append(column)
             case .writes(let table) where published.contains(table): split.replicated.append(statement)
             case .writes, .last: split.rest.append(statement)
+            case .drops(let table):
+                split.rest.append(statement)
+                split.dropsPublished = split.dropsPublished || published.contains(table)
             case .unorderable:
                 split.unorderable = split.unorderable ?? statement
                 split.rest.append(statement)
             }
         }
-        guard !split.replicated.isEmpty else { return nil }
+        guard !split.replicated.isEmpty || split.dropsPublished else { return nil }
         self = split
     }
 }
