@@ -5,7 +5,7 @@ import TestSupport
 
 /// Issue 24 item 5 as an operator runs it: `apply --online --postpone-switch-over`, seen by
 /// `status` from another process while paused and while waiting to switch over, let go by
-/// `orchestrator control resume` and `proceed`.
+/// `orchestrator control resume` and `proceed`, an application writing the whole time.
 @Suite(integration) struct SteeringCommandTests {
     static let status = ["status", "--model", "bench/model", "--store", "recipes"]
 
@@ -31,6 +31,10 @@ import TestSupport
             defer { connection.close() }
             let pause = try OrchestratorBinary.run(["control", "pause", "--store", "recipes"], databaseURL: url)
             #expect(pause.exitCode == 0, "\(pause)")
+            // The application writes the whole time: paused, resumed, waiting, switched over.
+            let writer = RunningWriter(url: url, sql: "INSERT INTO recipes.recipe (name) VALUES ('written while steered')")
+            var writerStopped = false
+            defer { if !writerStopped { _ = try? writer.stop() } }
             let running = try RunningOrchestrator(
                 ["apply", "--online", "--postpone-switch-over", "--batch-size", "2", "--model", "bench/model", "--store", "recipes", "--format", "json"], databaseURL: url
             )
@@ -58,6 +62,15 @@ import TestSupport
             #expect(finished.exitCode == 0, "\(finished)")
             #expect(finished.stdoutLines.contains { $0.contains(#""event":"paused""#) && $0.contains("switch-over postponed") }, "\(finished)")
             #expect(try connection.execute("SELECT version_name FROM orchestrator.stores WHERE store = 'recipes'").value(0, "version_name") == "Bench 2")
+            // Nothing the writer committed is lost, each row in the new shape (rating backfilled, servings defaulted).
+            writerStopped = true
+            let written = try writer.stop()
+            #expect(written > 0)
+            let kept = try connection.execute("""
+                SELECT count(*) AS n, count(*) FILTER (WHERE rating = 0 AND servings = 1) AS shaped FROM recipes.recipe WHERE name = 'written while steered'
+                """)
+            #expect(kept.int(0, "n") == Int64(written))
+            #expect(kept.int(0, "shaped") == Int64(written))
             let after = try OrchestratorBinary.run(Self.status + ["--format", "json"], databaseURL: url)
             #expect(try jsonObject(after.stdout)["run"] == nil, "\(after)")
             let proceedAgain = try OrchestratorBinary.run(["control", "proceed", "--store", "recipes"], databaseURL: url)
