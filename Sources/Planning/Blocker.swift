@@ -37,7 +37,7 @@ public struct Blocker: Sendable, Hashable, CustomStringConvertible {
         case subscriptionSyncing
         /// `--expand`: the old version's views cannot serve a change (each code as
         /// `ExpandRefusal.Code`, docs/two-versions.md, "Refusals").
-        case expandEntityRemoved, expandRemovedEntitySharesTable, expandRemovedTableTaken, expandRemovedLinkDenies, expandRowsMoved, expandLossyTypeChange, expandRemovedRequired, expandRequiredLink, expandColumnsRegrouped, expandLinksMoved
+        case expandEntityRemoved, expandRemovedEntitySharesTable, expandRemovedTableTaken, expandRemovedLinkDenies, expandRowsMoved, expandLossyTypeChange, expandRemovedRequired, expandRequiredLink, expandColumnsRegrouped, expandLinksMoved, expandUniqueAdded
         /// `--expand` of a heavyweight step (a mapping model): only lightweight steps are served
         /// through views.
         case expandHeavyweight

@@ -32,6 +32,9 @@ public struct ExpandRefusal: Sendable, Hashable, CustomStringConvertible {
         /// A relationship's links are kept somewhere the views cannot translate (a one-to-one
         /// whose column changes sides, a join table split between sub-entities, …).
         case expandLinksMoved
+        /// A uniqueness constraint is added: enforced at once, the old version's writes may
+        /// break it.
+        case expandUniqueAdded
     }
 
     public var code: Code

@@ -17,6 +17,7 @@ extension ViewResolver {
             }
             attributeRefusals(mapping, old: old, new: new)
             relationshipRefusals(mapping, old: old, new: new)
+            uniquenessRefusals(mapping, old: old, new: new)
         }
     }
 
@@ -69,6 +70,22 @@ extension ViewResolver {
             } else if property.changes.contains(where: { if case .madeRequired = $0 { return true } else { return false } }) {
                 refuse(.expandRequiredLink, "\(new.name).\(name) made required: the old version may write rows without it")
             }
+        }
+    }
+
+    /// A uniqueness constraint of the new version that none of the old entity's covers (the
+    /// same properties, by their old names): the store enforces it at once, and rows the old
+    /// version writes, which it never promised, may break it.
+    private mutating func uniquenessRefusals(_ mapping: EntityMapping, old: Entity, new: Entity) {
+        var oldName: [String: String] = [:]
+        for property in mapping.attributeMappings + mapping.relationshipMappings {
+            if let destination = property.destination, let source = property.source { oldName[destination] = source }
+        }
+        let existing = Set(old.uniquenessConstraints.map(Set.init))
+        for constraint in new.uniquenessConstraints {
+            let asOld = constraint.compactMap { oldName[$0] }
+            guard asOld.count < constraint.count || !existing.contains(Set(asOld)) else { continue }
+            refuse(.expandUniqueAdded, "\(new.name): uniqueness constraint (\(constraint.joined(separator: ", "))) added: the store enforces it at once, and rows the old version writes may break it")
         }
     }
 }

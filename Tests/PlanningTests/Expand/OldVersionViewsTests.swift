@@ -127,6 +127,11 @@ import ObjectModel
             ExpandRefusal(.expandRequiredLink, "Recipe.chef added as a required to-one: rows the old version inserts cannot give it a value")
         ),
         (
+            "Recipe: {attributes: {name: string, code: string}}",
+            "Recipe: {attributes: {name: string, code: string}, uniquenessConstraints: [[code]]}",
+            ExpandRefusal(.expandUniqueAdded, "Recipe: uniqueness constraint (code) added: the store enforces it at once, and rows the old version writes may break it")
+        ),
+        (
             "Item: {attributes: {name: string}}\nBox: {parent: Item, attributes: {size: int16}}\nBag: {parent: Item, attributes: {size: int16}}",
             "Item: {attributes: {name: string}}\nBox: {parent: Item, attributes: {size: int16}}\nBag: {parent: Item, attributes: {size: int32}}",
             ExpandRefusal(.expandColumnsRegrouped, "item.size_integer holds the values of item.size for Bag: one old column would read several new ones by entity")
