@@ -145,11 +145,13 @@ public struct StoreMigrator {
         return try applyHoldingLock(options: options, deferred: deferred, onStep: onStep, onProgress: onProgress)
     }
 
-    /// Steps 3 and 4 of `apply`, the store's lock held: plan again, check, run each step.
+    /// Steps 3 and 4 of `apply`, the store's lock held: plan again (`planned`: already planned
+    /// under this lock), check, run each step.
     func applyHoldingLock(
-        options: ApplyOptions, deferred: [DeferredCleanup] = [], onStep: (Int, Int, PlannedStep) -> Void = { _, _, _ in }, onProgress: (ProgressEvent) -> Void = { _ in }
+        options: ApplyOptions, planned: MigrationPlan? = nil, deferred: [DeferredCleanup] = [], onStep: (Int, Int, PlannedStep) -> Void = { _, _, _ in },
+        onProgress: (ProgressEvent) -> Void = { _ in }
     ) throws -> ApplyReport {
-        let plan = try self.plan(mode: options.planMode)
+        let plan = try planned ?? self.plan(mode: options.planMode)
         try options.expectedPlan?.requireSame(as: plan, migrator: self, online: options.online)
         try requireRunnable(plan, options: options)
         // What `status` shows of the run, from its first step to its end.
@@ -209,7 +211,13 @@ extension StoreMigrator {
         let lock = StoreLock(store: store, connection: connection)
         try lock.acquire(waitingAtMost: options.lockWaitSeconds, onWait: { _ in })
         defer { lock.release() }
-        if let cohortPlan { try cohortPlan.requireSame(as: try plan(mode: options.planMode), migrator: self, online: options.online) }
-        return try applyHoldingLock(options: options, deferred: deferred)
+        // Planned once under the lock: the plan checked against the cohort's is the one run.
+        var planned: MigrationPlan?
+        if let cohortPlan {
+            let plan = try plan(mode: options.planMode)
+            try cohortPlan.requireSame(as: plan, migrator: self, online: options.online)
+            planned = plan
+        }
+        return try applyHoldingLock(options: options, planned: planned, deferred: deferred)
     }
 }
