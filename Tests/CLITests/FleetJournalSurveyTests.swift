@@ -27,6 +27,12 @@ struct FleetJournalSurveyTests {
             #expect(paged.map(\.store.store).sorted() == stores)
             #expect(paged.allSatisfy { $0.kind == .migrated && $0.to == "Recipes 3" }, "\(paged)")
             #expect(try run.execute() == paged)
+            // Two rows sharing a position (positions are not unique in the journal) at a page's
+            // edge: neither is skipped.
+            try journal.execute("UPDATE orchestrator_fleet.stores SET position = 1 WHERE run = 'paged' AND position IN (1, 2)")
+            var shared: [String] = []
+            try run.forEachOutcome(pageSize: 2) { shared.append($0.store.store) }
+            #expect(shared.sorted() == stores)
         }
     }
 

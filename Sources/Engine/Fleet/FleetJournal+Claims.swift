@@ -156,14 +156,17 @@ extension FleetJournal {
         return result.rows.indices.compactMap { result.value($0, "name") }
     }
 
-    /// Every store of the run in its order, `pageSize` rows at a time (by position: a run of
-    /// any size is read in pages, never held whole); one not finished is `unreached`.
+    /// Every store of the run in its order, `pageSize` rows at a time (keyset pages on
+    /// position, server and store: a run of any size is read in pages, never held whole, and
+    /// two rows sharing a position are never skipped at a page's edge); one not finished is
+    /// `unreached`.
     func forEachOutcome(pageSize: Int = 500, _ body: (FleetOutcome) throws -> Void) throws {
-        var after = -1
+        var after: (position: Int64, server: String, store: String) = (-1, "", "")
         while true {
             let result = try connection.execute("""
                 SELECT position, server, store, outcome, from_version, to_version, duration_ms, error FROM \(ident: Self.schema, "stores")
-                WHERE run = \(run) AND position > \(Int64(after)) ORDER BY position LIMIT \(Int64(pageSize))
+                WHERE run = \(run) AND (position, server, store) > (\(after.position), \(after.server), \(after.store))
+                ORDER BY position, server, store LIMIT \(Int64(pageSize))
                 """)
             for row in result.rows.indices {
                 try body(FleetOutcome(
@@ -174,8 +177,11 @@ extension FleetJournal {
                     error: result.value(row, "error") ?? (result.value(row, "outcome") == nil ? "not reached (the run was stopped)" : nil)
                 ))
             }
-            guard result.rows.count == pageSize, let last = result.int(result.rows.count - 1, "position") else { return }
-            after = Int(last)
+            let last = result.rows.count - 1
+            guard result.rows.count == pageSize, let position = result.int(last, "position"),
+                  let server = result.value(last, "server"), let store = result.value(last, "store")
+            else { return }
+            after = (position, server, store)
         }
     }
 }
