@@ -138,7 +138,10 @@ struct OnlineRun {
             }, onBatch: context.rows)
         }
         context.running(nil)
-        try policy.transaction(on: connection) { try checkpoint.save(.init(phase: index + 1), on: connection) }
+        try policy.transaction(on: connection) {
+            if let statistics = batches.statistics { _ = try connection.execute(statistics) }
+            try checkpoint.save(.init(phase: index + 1), on: connection)
+        }
         return rows
     }
 

@@ -52,7 +52,7 @@ extension CopyRows: OnlineChange {
         return .phases(OnlinePhase.triggeredBatches(
             trigger, in: schema, timing: "AFTER INSERT OR UPDATE OR DELETE", body: body,
             does: "writes to rows of \(entities.map(\.from).joined(separator: ", ")) are mirrored into \(toTable)",
-            batches: BatchedStatement(schema: schema, table: fromTable, prefix: copy.sql, suffix: " FOR SHARE ON CONFLICT DO NOTHING"),
+            batches: BatchedStatement(schema: schema, table: fromTable, prefix: copy.sql, suffix: " FOR SHARE ON CONFLICT DO NOTHING").analyzing(toTable),
             summary: copy.summary + ", in batches",
             truncate: TruncateFollowing(
                 clearing: "DELETE FROM \(ident: schema, toTable) WHERE \(ident: "_entity") IN (\(literals: entities.map(\.to)))",

@@ -145,7 +145,7 @@ extension FillJoinTable: OnlineChange {
         let copy: [OnlinePhase] = [
             install,
             .batched(
-                BatchedStatement(schema: schema, table: walked.table, prefix: prefix, key: "\(ident: walked.key)", suffix: " FOR SHARE ON CONFLICT DO NOTHING"),
+                BatchedStatement(schema: schema, table: walked.table, prefix: prefix, key: "\(ident: walked.key)", suffix: " FOR SHARE ON CONFLICT DO NOTHING").analyzing(table),
                 summary: "copy links from \(links.table) into \(table), in batches"
             ),
         ]

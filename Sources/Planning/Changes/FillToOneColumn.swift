@@ -59,7 +59,7 @@ extension FillToOneColumn: OnlineChange {
         return .phases(OnlinePhase.triggeredBatches(
             trigger, in: schema, timing: "AFTER INSERT OR UPDATE OR DELETE", body: body,
             does: "links written to \(a) are mirrored into \(table).\(column)",
-            batches: BatchedStatement(schema: schema, table: links.table, prefix: prefix, suffix: " FOR SHARE) AS l WHERE x.\(ident: "_pk") = l.\(ident: a)"),
+            batches: BatchedStatement(schema: schema, table: links.table, prefix: prefix, suffix: " FOR SHARE) AS l WHERE x.\(ident: "_pk") = l.\(ident: a)").analyzing(table, column: column),
             summary: "copy links from \(links.table) into \(table).\(column), in batches",
             truncate: TruncateFollowing(
                 clearing: "UPDATE \(ident: schema, table) SET \(ident: column) = NULL WHERE \(ident: column) IS NOT NULL",

@@ -75,6 +75,7 @@ public struct OnlinePhase: Sendable, Hashable {
     }
 
     static func batched(_ batches: BatchedStatement, summary: String) -> OnlinePhase {
+        let summary = batches.statistics.map { summary + ", then its statistics (\($0.text))" } ?? summary
         var phase = OnlinePhase(summary: summary, execution: .batches, statements: [], lock: .rowExclusive, hold: .batch)
         phase.batches = batches
         return phase
@@ -110,6 +111,12 @@ public struct BatchedStatement: Sendable, Hashable {
     /// The range again, on this key, after `suffix`: for a statement whose outer query reads
     /// the rows of the range too (by its index, rather than the whole table).
     public var keyAgain: SQL?
+    /// Run after the last batch, in the transaction that records the phase done: `ANALYZE` of
+    /// the table (or column) the batches filled, new to the store, so that the planner knows
+    /// its rows before the application and the old version's views read them (autovacuum's
+    /// analyze may come a minute later; until then a lookup can take a whole index scan). Not
+    /// part of the step's digest: a run an earlier release left resumes as it was.
+    public var statistics: SQL?
 
     public init(schema: String, table: String, prefix: SQL, key: SQL = "\(ident: "_pk")", suffix: SQL = "") {
         self.schema = schema
@@ -124,6 +131,13 @@ public struct BatchedStatement: Sendable, Hashable {
         var sql: SQL = "\(prefix) AND \(key) >= \(literal: lower) AND \(key) < \(literal: upper)\(suffix)"
         if let keyAgain { sql.append(" AND \(keyAgain) >= \(literal: lower) AND \(keyAgain) < \(literal: upper)") }
         return sql
+    }
+
+    /// The same, with `ANALYZE` of `table` (or of its `column`) after the last batch.
+    func analyzing(_ table: String, column: String? = nil) -> BatchedStatement {
+        var analyzed = self
+        analyzed.statistics = column.map { "ANALYZE \(ident: schema, table) (\(ident: $0))" } ?? "ANALYZE \(ident: schema, table)"
+        return analyzed
     }
 
     /// As `plan` prints it.

@@ -63,7 +63,7 @@ struct ShadowTable: OnlineChange {
         return .phasesThenAtSwitchOver([create] + OnlinePhase.triggeredBatches(
             trigger, in: schema, timing: "AFTER INSERT OR UPDATE OR DELETE", body: body,
             does: "writes to rows of \(table.name) that stay are mirrored into \(shadow)",
-            batches: BatchedStatement(schema: schema, table: table.name, prefix: copy, suffix: " FOR SHARE ON CONFLICT (\(ident: "_pk")) DO NOTHING"),
+            batches: BatchedStatement(schema: schema, table: table.name, prefix: copy, suffix: " FOR SHARE ON CONFLICT (\(ident: "_pk")) DO NOTHING").analyzing(shadow),
             summary: "copy the rows of \(table.name) that stay to \(shadow), in batches",
             truncate: TruncateFollowing(clearing: "DELETE FROM \(ident: schema, shadow)", cleared: "the rows copied to \(shadow)")
         ) + referencingPhases(in: schema), referencingSwitchOver(in: schema) + swap(in: schema))
