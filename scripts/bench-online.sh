@@ -148,7 +148,7 @@ report() {  # part offline-line online-line
 # reporter shows at most one a second, so the count is a floor) and mean time per 1000 rows.
 batch_times() {
     grep '"event":"passFinished"' "$1" | grep '"stage":"online"' | grep -v '"rowsDone":0,' \
-        | sed -E 's/.*"phase":"([^"]*)".*"rowsDone":([0-9]+).*"elapsedSeconds":([0-9.]+).*/\1|\2|\3/' \
+        | sed -E 's/\\"//g; s/.*"phase":"([^"]*)".*"rowsDone":([0-9]+).*"elapsedSeconds":([0-9.]+).*/\1|\2|\3/' \
         | while IFS='|' read -r phase rows seconds; do
             awk -v p="$phase" -v r="$rows" -v s="$seconds" 'BEGIN { printf "  batched phase %s: %d rows in %.2f s, %.2f ms per 1000 rows\n", p, r, s, (r > 0 ? s * 1000000 / r : 0) }' >&2
         done || true
