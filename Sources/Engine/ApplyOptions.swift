@@ -64,6 +64,8 @@ public struct ApplyOptions: Sendable {
     /// `apply --subscriber` on the publisher: run once, the first time a heavyweight step's
     /// write guard holds the store's tables (`ReplicatedApply`, "the cut").
     var onWritesHeld: WritesHeld?
+    /// Tests: the kinds of the planned heavyweight phases as they start (`HeavyweightPhasesRun`).
+    var phasesRun: HeavyweightPhasesRun?
     /// `apply --plan`: the plan must be this one, planned again under the store's lock.
     public var expectedPlan: ExpectedPlan?
     /// Counts the transactions retried for a lock or a deadlock (`apply --dry-run`).

@@ -43,14 +43,16 @@ public struct StoreMigrator {
     /// read without taking any lock or writing anything.
     /// Which metadata tables there are is read once per plan (`SessionFacts`, kept with the
     /// plan when the session keeps none).
-    public func plan(mode: PlanMode = .offline) throws -> MigrationPlan {
-        guard connection.sessionFacts == nil else { return try planKnowingFacts(mode: mode) }
+    /// `restart` (`apply --restart`): a heavyweight step starts afresh over what an interrupted
+    /// run left in its staging schema.
+    public func plan(mode: PlanMode = .offline, restart: Bool = false) throws -> MigrationPlan {
+        guard connection.sessionFacts == nil else { return try planKnowingFacts(mode: mode, restart: restart) }
         connection.sessionFacts = SessionFacts(keepsAbsence: true)
         defer { connection.sessionFacts = nil }
-        return try planKnowingFacts(mode: mode)
+        return try planKnowingFacts(mode: mode, restart: restart)
     }
 
-    private func planKnowingFacts(mode: PlanMode) throws -> MigrationPlan {
+    private func planKnowingFacts(mode: PlanMode, restart: Bool) throws -> MigrationPlan {
         var snapshot = try StoreCatalog.snapshot(store: store, readingSurroundings: surveyedCatalog == nil, on: connection)
         let needsExtraObjects = !keepBackup || snapshot.unfinishedChainBackup != nil
         // An interrupted `apply --online` left its step half in the store, by design: its
@@ -70,11 +72,13 @@ public struct StoreMigrator {
         snapshot.surroundings.onlineRunLeft = runLeft.map { OnlineRunLeft(from: $0.from, to: $0.to) }
         snapshot.surroundings.expansionInFlight = try locked.map { $0.expansion } ?? ExpansionRecord.read(store: store, on: connection)?.inFlight
         let recorded = try locked?.recorded ?? StoreCatalog.recordedVersions(model: model.name, on: connection)
+        var options = PlanningOptions(
+            registeredPolicies: policies.names, forceStreaming: forceStreaming, keepBackup: keepBackup, policyHooks: policies.declaredHooks,
+            perRoundPolicies: policies.perRoundPolicies
+        )
+        options.restart = restart
         return try Planner.plan(
-            model: model, targetVersion: targetVersion, snapshot: snapshot, recordedVersions: recorded,
-            explicitMappings: explicitMappings,
-            options: PlanningOptions(registeredPolicies: policies.names, forceStreaming: forceStreaming, keepBackup: keepBackup, policyHooks: policies.declaredHooks, perRoundPolicies: policies.perRoundPolicies),
-            mode: mode
+            model: model, targetVersion: targetVersion, snapshot: snapshot, recordedVersions: recorded, explicitMappings: explicitMappings, options: options, mode: mode
         )
     }
 
@@ -101,7 +105,10 @@ public struct StoreMigrator {
             [staging, HeavyweightMigration.backupSchema(for: store), HeavyweightMigration.retiredSchema(for: store)], on: connection
         )
         found.dependents = try StoreDependents.dependents(of: store, tables: nil, on: connection)
-        if found.neighbours[staging]?.present == true { found.passesCommitted = try PassCheckpoints.committed(store: store, staging: staging, on: connection) }
+        if found.neighbours[staging]?.present == true {
+            found.passesCommitted = try PassCheckpoints.committed(store: store, staging: staging, on: connection)
+            found.earlierRun = try PassCheckpoints.earlierRun(store: store, on: connection)
+        }
         return found
     }
 
@@ -131,7 +138,7 @@ public struct StoreMigrator {
         let deferred = try StoreCleanup.removeLeftovers(
             store: store, on: connection, lockWaitSeconds: options.lockWaitSeconds, policy: options.executionPolicy, deferring: true, onLockWait: onLockWait
         )
-        let preliminary = try plan(mode: options.planMode)
+        let preliminary = try plan(mode: options.planMode, restart: options.restart)
         try options.expectedPlan?.requireSame(as: preliminary, migrator: self, online: options.online)
         if preliminary.isUpToDate { return ApplyReport(plan: preliminary, appliedSteps: [], deferredCleanups: deferred) }
         guard preliminary.isExecutable else { throw NotExecutable(blockerDetails: preliminary.blockerDetails) }
@@ -151,7 +158,7 @@ public struct StoreMigrator {
         options: ApplyOptions, planned: MigrationPlan? = nil, deferred: [DeferredCleanup] = [], onStep: (Int, Int, PlannedStep) -> Void = { _, _, _ in },
         onProgress: (ProgressEvent) -> Void = { _ in }
     ) throws -> ApplyReport {
-        let plan = try planned ?? self.plan(mode: options.planMode)
+        let plan = try planned ?? self.plan(mode: options.planMode, restart: options.restart)
         try options.expectedPlan?.requireSame(as: plan, migrator: self, online: options.online)
         try requireRunnable(plan, options: options)
         // What `status` shows of the run, from its first step to its end.
@@ -214,7 +221,7 @@ extension StoreMigrator {
         // Planned once under the lock: the plan checked against the cohort's is the one run.
         var planned: MigrationPlan?
         if let cohortPlan {
-            let plan = try plan(mode: options.planMode)
+            let plan = try plan(mode: options.planMode, restart: options.restart)
             try cohortPlan.requireSame(as: plan, migrator: self, online: options.online)
             planned = plan
         }

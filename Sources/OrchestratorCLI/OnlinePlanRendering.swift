@@ -15,7 +15,7 @@ enum OnlinePlanRendering {
             if !refusals.isEmpty {
                 lines.append("  \(title): refused: " + refusals.map { "[\($0.code.rawValue)] \($0.message)" }.joined(separator: "; "))
             } else if step.kind == .heavyweight {
-                let phases = OnlineCatchUp.phases(of: step, store: plan.store)
+                let phases = step.staged?.shownPhases ?? []
                 lines.append("  \(title): \(phases.count) phases")
                 for (number, phase) in phases.enumerated() {
                     lines.append("    \(number + 1). \(phase.summary)")
@@ -60,7 +60,7 @@ enum OnlinePlanRendering {
             guard name == "steps" else { return (name, value) }
             return (name, .array(plan.steps.map { step in
                 guard case .object(var stepFields) = PlanRendering.stepJSON(step) else { return PlanRendering.stepJSON(step) }
-                stepFields.append(("online", step.kind == .heavyweight ? heavyweightJSON(step, store: plan.store) : stepJSON(step)))
+                stepFields.append(("online", step.kind == .heavyweight ? heavyweightJSON(step) : stepJSON(step)))
                 return .object(stepFields)
             }))
         }
@@ -97,9 +97,9 @@ enum OnlinePlanRendering {
 
     /// A heavyweight step's `online` object: its phases in the same fields, `hold` as
     /// `instant` or `scan` and `holdText` saying what holds; no statements of their own.
-    static func heavyweightJSON(_ step: PlannedStep, store: String) -> JSONValue {
+    static func heavyweightJSON(_ step: PlannedStep) -> JSONValue {
         let reason = OnlineNotSupported.refusal(of: step)
-        let phases = reason == nil ? OnlineCatchUp.phases(of: step, store: store) : []
+        let phases = reason == nil ? step.staged?.shownPhases ?? [] : []
         return .object([
             ("supported", .bool(reason == nil)),
             ("refusal", reason.map(JSONValue.string) ?? .null),

@@ -119,6 +119,12 @@ public struct StagedWork: Sendable, Hashable {
     public var catchUpForm: CatchUpForm
     /// Planned for `apply --online`: catch-up rounds before the write guard is taken.
     public var runsOnline = false
+    /// The phases `apply` runs, in order, for the step's mode (`HeavyweightPhase.planned`),
+    /// laid out by `Planner.plan`; `plan --online` prints their `shown` lines.
+    public var phases: [HeavyweightPhase] = []
+    /// What the step continues of an earlier run in `stagingSchema` (`StoreSurroundings.resume`):
+    /// the phases an earlier run did are marked done.
+    public var resume = StagingResume.decided(.fresh)
     /// Passes an earlier, interrupted `apply` of this same step committed in `stagingSchema`:
     /// `apply` continues after them (decided from `StoreSurroundings`).
     public var passesDone = 0

@@ -16,10 +16,12 @@ public enum Planner {
     ///    the versions in between (`LightweightPath`); none, and the blockers say why. A version
     ///    found only in the database's record has no definition here to infer from.
     /// 5. What is beside the store (`StoreSurroundings`) adds its blockers, and each
-    ///    heavyweight step the passes an interrupted `apply` of it committed.
+    ///    heavyweight step the passes an interrupted `apply` of it committed: how many, and
+    ///    whether it continues them (`StoreSurroundings.resume`).
     /// 6. Each step keeps the form it runs in `mode` (`PlannedStep.planned(for:)`): offline, a
     ///    lightweight step runs in place, but for the first one when an interrupted
-    ///    `apply --online` left its run (the run's checkpoint decides whether it may go on).
+    ///    `apply --online` left its run (the run's checkpoint decides whether it may go on);
+    ///    a heavyweight step's phases are laid out for the mode (`HeavyweightPhase.planned`).
     public static func plan(
         model: VersionedModel, targetVersion: String? = nil, snapshot: StoreSnapshot,
         recordedVersions: [RecordedVersion] = [], explicitMappings: [ExplicitMapping] = [],
@@ -32,9 +34,11 @@ public enum Planner {
         plan.blockerDetails += snapshot.surroundings.blockers(of: plan)
         if plan.status == .migrationRequired {
             plan.blockerDetails += snapshot.replication.syncBlockers(store: plan.store)
+            let firstHeavyweight = plan.steps.firstIndex { $0.kind == .heavyweight }
             for index in plan.steps.indices {
                 guard case .staged(var work) = plan.steps[index].body else { continue }
                 work.passesDone = snapshot.surroundings.passesDone(of: plan.steps[index])
+                work.resume = snapshot.surroundings.resume(of: plan.steps[index], isFirst: index == firstHeavyweight, restart: options.restart)
                 plan.steps[index].body = .staged(work)
             }
         }
@@ -42,7 +46,7 @@ public enum Planner {
         if mode == .expand { plan = ExpandPlanning.expanded(plan, model: model, surroundings: snapshot.surroundings) }
         let continued = snapshot.surroundings.onlineRunLeft == nil ? nil : plan.steps.firstIndex { $0.kind == .lightweight }
         for index in plan.steps.indices {
-            plan.steps[index] = plan.steps[index].planned(for: mode, continuesOnlineRun: index == continued)
+            plan.steps[index] = plan.steps[index].planned(for: mode, continuesOnlineRun: index == continued).withPhases(store: plan.store)
         }
         if mode.runsOnline { plan.dependentsOfRebuiltTables = snapshot.surroundings.dependentsOfRebuiltTables(of: plan) }
         plan.mode = mode
@@ -146,6 +150,9 @@ public struct PlanningOptions: Sendable, Hashable {
     /// `apply --online`; others declaring such hooks, or none, run again whole under the write
     /// guard (docs/online-migrations.md).
     public var perRoundPolicies: Set<String> = []
+    /// `apply --restart`: a heavyweight step discards what an interrupted run left in its
+    /// staging schema and starts afresh.
+    public var restart = false
 
     public init(
         registeredPolicies: Set<String> = [], forceStreaming: Bool = false, keepBackup: Bool = true, policyHooks: [String: Set<PolicyHook>] = [:],

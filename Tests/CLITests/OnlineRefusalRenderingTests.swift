@@ -24,7 +24,7 @@ struct OnlineRefusalRenderingTests {
         #expect(online["refusalCodes"] as? [String] == ["onlineUnsupportedPositionOwners", "onlineUnsupportedLinkSide"])
         let refusal = OnlineRefusal(.onlineUnsupportedUntracedPath, "entity mapping RecipeToRecipe reads $source.card, a to-one kept in no column")
         let heavyweight = PlannedStep(body: .staged(.sample(catchUpForm: .refused(refusal))), from: "v1", to: "v2", statements: [])
-        let heavy = try #require(try JSONSerialization.jsonObject(with: Data(OnlinePlanRendering.heavyweightJSON(heavyweight, store: "s").rendered.utf8)) as? [String: Any])
+        let heavy = try #require(try JSONSerialization.jsonObject(with: Data(OnlinePlanRendering.heavyweightJSON(heavyweight).rendered.utf8)) as? [String: Any])
         #expect(heavy["refusalCodes"] as? [String] == ["onlineUnsupportedUntracedPath"])
     }
 

@@ -84,6 +84,47 @@ import ObjectModel
         #expect(try Self.plan(facts).steps[0].staged?.passesDone == 0)
     }
 
+    @Test("an interrupted run's checkpoints decide in Planning which phases are done, a mismatch, or a fresh start")
+    func theEarlierRunDecidesTheDonePhases() throws {
+        var facts = StoreSurroundings()
+        let fresh = try #require(try Self.plan(facts).steps[0].staged)
+        #expect(fresh.resume == .decided(.fresh))
+        #expect(fresh.phases.allSatisfy { !$0.isDone })
+        let digest = try Self.plan(facts).steps[0].digest
+        let passes = fresh.phases.compactMap { phase -> [Int]? in
+            if case .passes(let numbers) = phase.kind { return numbers }
+            return nil
+        }.flatMap { $0 }
+        facts.neighbours["shop~staging"] = NeighbourSchema(present: true, isStore: false, record: NeighbourSchema.Record(store: "shop", role: .staging))
+        let done = Checkpoint(pass: 1, rows: 0, changesSeen: 0, tableRows: [:])
+        facts.earlierRun = EarlierRun(hasCheckpointTable: true, fingerprints: [digest, digest], checkpoints: [done])
+        let resumed = try #require(try Self.plan(facts).steps[0].staged)
+        #expect(resumed.resume == .decided(ResumeDecision(startsAfresh: false, done: [1: done])))
+        // The install and pass 1 are done; every other phase is left, in the same order.
+        #expect(resumed.phases.filter(\.isDone).map(\.kind) == [.install, .passes([1])])
+        #expect(resumed.phases.map(\.kind) == fresh.phases.map(\.kind))
+        #expect(passes.first == 1)
+        // Another plan's checkpoints: a mismatch, thrown when the step runs, with today's text.
+        facts.earlierRun?.fingerprints.append("another plan")
+        guard case .mismatch(let mismatch) = try Self.plan(facts).steps[0].staged?.resume else {
+            Issue.record("expected a mismatch")
+            return
+        }
+        #expect(mismatch.description == "schema shop~staging holds passes of another migration plan of this store (the model, mapping model or options changed since); nothing was changed (run apply with --restart to discard it and start over)")
+        // --restart starts afresh over them.
+        var snapshot = StoreSnapshot(store: "shop", schemaExists: true, metadata: Self.metadata)
+        snapshot.surroundings = facts
+        var options = PlanningOptions()
+        options.restart = true
+        let restarted = try Planner.plan(model: Self.model, snapshot: snapshot, explicitMappings: [Self.mapping], options: options)
+        #expect(restarted.steps[0].staged?.resume == .decided(.fresh))
+    }
+
+    static var metadata: StoreMetadata {
+        let hashes = VersionHash.hashes(of: model.version(named: "Kitchen 1")!)
+        return StoreMetadata(modelName: "Kitchen", versionName: "Kitchen 1", modelHash: hashes.model, entityHashes: hashes.entities, versionIdentifiers: [])
+    }
+
     @Test func aMissingStoreWhoseNameIsTakenIsABlocker() throws {
         #expect(try Self.plan(StoreSurroundings(), at: nil, store: "shop~").blockerDetails.first?.message.contains("ends with '~'") == true)
         var facts = StoreSurroundings()

@@ -29,9 +29,9 @@ final class ConcurrentPasses: @unchecked Sendable {
     private var last: Checkpoint?
     private var rows = 0
 
-    /// The passes of `range` (0-based indices of the step's passes) not in `done`.
+    /// The passes `numbers` (1-based, a group `HeavyweightPhase.planned` laid out) not in `done`.
     init(
-        run: HeavyweightRun, range: Range<Int>, done: [Int: Checkpoint], jobs: Int, after last: Checkpoint?, writeGuard: WriteGuard? = nil,
+        run: HeavyweightRun, numbers: [Int], done: [Int: Checkpoint], jobs: Int, after last: Checkpoint?, writeGuard: WriteGuard? = nil,
         opening: SessionsOpening? = nil
     ) {
         self.run = run
@@ -39,26 +39,22 @@ final class ConcurrentPasses: @unchecked Sendable {
         self.writeGuard = writeGuard
         self.jobs = jobs
         self.last = last
-        let all = range.map { (number: $0 + 1, pass: run.work.passes[$0]) }
+        let all = numbers.map { (number: $0, pass: run.work.passes[$0 - 1]) }
         mappings = Set(all.compactMap(\.pass.entityMapping))
         passes = all.filter { done[$0.number] == nil }
         waiting = passes
         committed = Set(all.filter { done[$0.number] != nil }.compactMap(\.pass.entityMapping))
     }
 
-    /// Consecutive set-based stage 1 passes from index `start` on, when at least two; nil
-    /// otherwise (the pass at `start` runs alone).
-    static func range(in passes: [PlannedPass], from start: Int) -> Range<Int>? {
-        var end = start
-        while end < passes.count, passes[end].stage == .createInstances, passes[end].stream == nil { end += 1 }
-        return end - start > 1 ? start..<end : nil
-    }
-
-    /// The sessions the first passes run at once will use (`jobs` > 1): one per pass not
-    /// done, at most `jobs`; 0 when no passes run at once.
-    static func sessions(in passes: [PlannedPass], done: [Int: Checkpoint], jobs: Int) -> Int {
-        guard jobs > 1, let range = passes.indices.lazy.compactMap({ range(in: passes, from: $0) }).first else { return 0 }
-        return min(jobs, range.filter { done[$0 + 1] == nil }.count)
+    /// The sessions the first passes run at once will use (`jobs` > 1): one per pass of the
+    /// first group of the step's phases not done, at most `jobs`; 0 when no passes run at once.
+    static func sessions(in phases: [HeavyweightPhase], jobs: Int) -> Int {
+        let first = phases.lazy.compactMap { phase -> [Int]? in
+            guard case .passes(let numbers) = phase.kind, !phase.isDone, numbers.count > 1 else { return nil }
+            return numbers
+        }.first
+        guard jobs > 1, let first else { return 0 }
+        return min(jobs, first.count)
     }
 
     /// Runs the passes; returns the checkpoint they leave (the one before, followed by each) and

@@ -4,10 +4,9 @@ import Planning
 import PostgresClient
 
 /// A heavyweight step as the phases `StepRunner` runs (docs/development.md, "The step
-/// runner"): the install (a fresh start), offline the write guard, the passes (consecutive
-/// set-based stage 1 passes at once, `ConcurrentPasses`), online the catch-up rounds, stage 3's
-/// build, more rounds, the wait for the proceed and the write guard, then the swap. The work of
-/// each is `HeavyweightRun`'s; what they hand on to each other is `State`.
+/// runner"): the phases Planning laid out (`StagedWork.phases`, `HeavyweightPhase`), in their
+/// order and groups, each kind mapped to its work. The work of each is `HeavyweightRun`'s;
+/// what they hand on to each other is `State`.
 struct HeavyweightPhases {
     var run: HeavyweightRun
     var plan: MigrationPlan
@@ -40,60 +39,103 @@ struct HeavyweightPhases {
 
     var tracking: ChangeTracking { run.work.changeTracking }
 
-    func all(startsAfresh: Bool) -> [RunPhase] {
-        var phases: [RunPhase] = []
-        if startsAfresh {
-            phases.append(RunPhase(kind: .install, event: run.stageEvent(.install), reporting: catchUp == nil ? .silent : .events) { _ in
-                try run.installTracking(tracking, catchUp)
-                return 0
-            })
-        }
-        if catchUp == nil {
-            phases.append(RunPhase(kind: .writeGuard, event: run.stageEvent(.writeGuard), reporting: .silent) { _ in
-                state.writeGuard = try run.takeWriteGuard(tracking, opening: state.sessions)
-                if let last = state.last { try run.verify(since: last, tracking, state: state) }
-                return 0
-            })
-        }
-        phases += passes()
-        if let catchUp { phases += online(catchUp) }
-        let validate = catchUp == nil ? nil : run.work.passes.indices.last { run.work.passes[$0].stage == .validate }
-        phases.append(RunPhase(kind: .swap, event: run.stageEvent(.swap), enclosing: validate.map { run.progress(.passStarted, pass: $0 + 1, of: run.work.passes[$0]) }) { context in
-            try run.swap(plan: plan, started: started, rows: context.rowsBefore, catchUp: catchUp, validate: validate.map { run.work.passes[$0] }, state: state)
-            return 0
-        })
-        return phases
+    /// The step's planned phases (`StagedWork.phases`), each mapped to its work in order;
+    /// those an earlier run did are reported resumed (passes) or left out (the install).
+    func all() -> [RunPhase] {
+        run.work.phases.flatMap { phase in observed(phase.kind, runPhases(of: phase)) }
     }
 
-    /// The passes, each committed with its checkpoint; online, the validate pass is left to
-    /// the swap's transaction.
-    private func passes() -> [RunPhase] {
+    /// What `phase` runs: no `default`, so a new kind of phase is a case to take here.
+    private func runPhases(of phase: HeavyweightPhase) -> [RunPhase] {
+        switch phase.kind {
+        case .install:
+            return phase.isDone ? [] : [install()]
+        case .writeGuard:
+            return [catchUp == nil ? writeGuard() : writeGuardAfterRounds()]
+        case .passes(let numbers):
+            return passes(numbers, isDone: phase.isDone)
+        case .catchUpRounds(let afterBuild):
+            return [rounds(afterBuild: afterBuild)]
+        case .stageThreeBuild:
+            return [stageThreeBuild()]
+        case .waitToSwitchOver:
+            return postponed.map { [waitToSwitchOver($0)] } ?? []
+        case .swap:
+            return [swap(validate: nil)]
+        case .guardedSwap(let validate):
+            return [swap(validate: validate)]
+        }
+    }
+
+    /// `phases`, telling `ApplyOptions.phasesRun` (tests) when the first of them starts its work.
+    private func observed(_ kind: HeavyweightPhase.Kind, _ phases: [RunPhase]) -> [RunPhase] {
+        guard let record = run.options.phasesRun else { return phases }
+        let started = HeavyweightPhasesRun.Once()
+        return phases.map { phase in
+            var phase = phase
+            let work = phase.work
+            phase.work = { context in
+                if started.first() { record.append(kind) }
+                return try work(context)
+            }
+            return phase
+        }
+    }
+
+    private func install() -> RunPhase {
+        RunPhase(kind: .install, event: run.stageEvent(.install), reporting: catchUp == nil ? .silent : .events) { _ in
+            try run.installTracking(tracking, catchUp)
+            return 0
+        }
+    }
+
+    /// Offline, before the passes: the guard, then what an earlier run left checked under it.
+    private func writeGuard() -> RunPhase {
+        RunPhase(kind: .writeGuard, event: run.stageEvent(.writeGuard), reporting: .silent) { _ in
+            state.writeGuard = try run.takeWriteGuard(tracking, opening: state.sessions)
+            if let last = state.last { try run.verify(since: last, tracking, state: state) }
+            return 0
+        }
+    }
+
+    /// Online, after the rounds: the guard, once the staging rows are counted (a scan: before
+    /// the guard, not under it).
+    private func writeGuardAfterRounds() -> RunPhase {
+        RunPhase(kind: .writeGuard, event: run.stageEvent(.writeGuard)) { _ in
+            if let last = state.last { try run.verifyStagingRows(against: last, tracking, state: state) }
+            state.writeGuard = try run.takeWriteGuard(tracking)
+            return 0
+        }
+    }
+
+    /// The swap; online (`validate`: the validate pass's number), the last round and the rest
+    /// of stage 3 in its transaction, the validate pass reported around it.
+    private func swap(validate: Int?) -> RunPhase {
+        let pass = validate.map { run.work.passes[$0 - 1] }
+        return RunPhase(kind: .swap, event: run.stageEvent(.swap), enclosing: pass.map { run.progress(.passStarted, pass: validate!, of: $0) }) { context in
+            try run.swap(plan: plan, started: started, rows: context.rowsBefore, catchUp: catchUp, validate: pass, state: state)
+            return 0
+        }
+    }
+
+    /// A group of passes (1-based numbers): on several sessions at once (`ConcurrentPasses`)
+    /// when it holds more than one and `--jobs` allows; else one by one, reported resumed
+    /// when an earlier run did them.
+    private func passes(_ numbers: [Int], isDone: Bool) -> [RunPhase] {
         let source = run.migrator.model.version(named: run.step.from ?? "")!
         let destination = run.migrator.model.version(named: run.step.to)!
-        let passes = run.work.passes, jobs = run.jobs
-        var phases: [RunPhase] = []
-        var index = 0
-        while index < passes.count {
-            if catchUp != nil && passes[index].stage == .validate {
-                index += 1
-                continue
-            }
-            if jobs > 1, let range = ConcurrentPasses.range(in: passes, from: index) {
-                phases += range.filter { done[$0 + 1] != nil }.map { pass($0, source: source, destination: destination) }
-                phases.append(RunPhase(kind: .concurrentPasses, event: run.progress(.passStarted, pass: index + 1, of: passes[index]), reporting: .silent) { _ in
-                    let (after, made) = try ConcurrentPasses(
-                        run: run, range: range, done: done, jobs: jobs, after: state.last, writeGuard: state.writeGuard, opening: state.sessions
-                    ).execute()
-                    state.last = after
-                    return made
-                })
-                index = range.upperBound
-                continue
-            }
-            phases.append(pass(index, source: source, destination: destination))
-            index += 1
-        }
-        return phases
+        let jobs = run.jobs
+        guard !isDone, jobs > 1, numbers.count > 1 else { return numbers.map { pass($0 - 1, source: source, destination: destination) } }
+        let first = numbers[0] - 1
+        return [
+            RunPhase(kind: .concurrentPasses, event: run.progress(.passStarted, pass: first + 1, of: run.work.passes[first]), reporting: .silent) { _ in
+                let (after, made) = try ConcurrentPasses(
+                    run: run, numbers: numbers, done: done, jobs: jobs, after: state.last, writeGuard: state.writeGuard, opening: state.sessions
+                ).execute()
+                state.last = after
+                return made
+            },
+        ]
     }
 
     /// Pass `index` (0-based), in one transaction with its checkpoint; resumed when done.
@@ -116,40 +158,57 @@ struct HeavyweightPhases {
         }
     }
 
-    /// Online, before the write guard: catch-up rounds, stage 3's build, then rounds again,
-    /// which keep the last round (under the guard) small, as the build ran while writes went
-    /// on; with `--postpone-switch-over` the wait for the proceed (rounds meanwhile); then the
-    /// guard, once the staging rows are counted (a scan: before the guard, not under it).
-    private func online(_ catchUp: OnlineCatchUp) -> [RunPhase] {
-        var phases = [
-            RunPhase(kind: .catchUpRounds, event: run.catchUpEvent, reporting: .recorded) { _ in
-                state.last = try run.catchUp(catchUp, after: state.last, tracking, onRound: run.reportRound)
-                return 0
-            },
-            // Each attempt after a round mapping every write logged, so that the staging
-            // tables hold what the old store held (short of the writes since).
-            RunPhase(kind: .stageThreeBuild, event: run.stageEvent(.build), start: { try run.isStageThreeBuilt() ? .skipped : .run }) { _ in
-                state.isBuilt = try run.buildStageThree {
-                    state.last = try run.catchUp(catchUp, after: state.last, tracking, remainder: 0, rounds: 1, onRound: run.reportRound)
-                }
-                return 0
-            },
-            RunPhase(kind: .catchUpRounds, event: run.catchUpEvent, reporting: .silent, start: { state.isBuilt ? .run : .skipped }) { _ in
-                state.last = try run.catchUp(catchUp, after: state.last, tracking, onRound: run.reportRound)
-                return 0
-            },
-        ]
-        if let postponed {
-            phases.append(RunPhase(kind: .waitToSwitchOver, event: run.catchUpEvent, reporting: .recorded) { context in
-                state.last = try run.waitToSwitchOver(postponed, catchUp, after: state.last, tracking, context: context)
-                return 0
-            })
-        }
-        phases.append(RunPhase(kind: .writeGuard, event: run.stageEvent(.writeGuard)) { _ in
-            if let last = state.last { try run.verifyStagingRows(against: last, tracking, state: state) }
-            state.writeGuard = try run.takeWriteGuard(tracking)
+    /// Online: rounds until few writes are left; after stage 3's build, only when it was built.
+    private func rounds(afterBuild: Bool) -> RunPhase {
+        let catchUp = run.onlinePlan()
+        return RunPhase(
+            kind: .catchUpRounds, event: run.catchUpEvent, reporting: afterBuild ? .silent : .recorded, start: { !afterBuild || state.isBuilt ? .run : .skipped }
+        ) { _ in
+            state.last = try run.catchUp(catchUp, after: state.last, tracking, onRound: run.reportRound)
             return 0
-        })
-        return phases
+        }
+    }
+
+    /// Online: each attempt after a round mapping every write logged, so that the staging
+    /// tables hold what the old store held (short of the writes since).
+    private func stageThreeBuild() -> RunPhase {
+        let catchUp = run.onlinePlan()
+        return RunPhase(kind: .stageThreeBuild, event: run.stageEvent(.build), start: { try run.isStageThreeBuilt() ? .skipped : .run }) { _ in
+            state.isBuilt = try run.buildStageThree {
+                state.last = try run.catchUp(catchUp, after: state.last, tracking, remainder: 0, rounds: 1, onRound: run.reportRound)
+            }
+            return 0
+        }
+    }
+
+    /// `--postpone-switch-over`: the wait for the proceed, with rounds meanwhile.
+    private func waitToSwitchOver(_ postponed: PostponedSwitchOver) -> RunPhase {
+        let catchUp = run.onlinePlan()
+        return RunPhase(kind: .waitToSwitchOver, event: run.catchUpEvent, reporting: .recorded) { context in
+            state.last = try run.waitToSwitchOver(postponed, catchUp, after: state.last, tracking, context: context)
+            return 0
+        }
+    }
+}
+
+/// The kinds of the planned phases a heavyweight run started, in order (`ApplyOptions.phasesRun`):
+/// what the tests tying the run to its plan compare with `StagedWork.phases`.
+final class HeavyweightPhasesRun: @unchecked Sendable {
+    private let lock = NSLock()
+    private var recorded: [HeavyweightPhase.Kind] = []
+
+    var kinds: [HeavyweightPhase.Kind] { lock.withLock { recorded } }
+
+    func append(_ kind: HeavyweightPhase.Kind) {
+        lock.withLock { recorded.append(kind) }
+    }
+
+    /// True the first time only.
+    final class Once: @unchecked Sendable {
+        private var done = false
+        func first() -> Bool {
+            defer { done = true }
+            return !done
+        }
     }
 }

@@ -25,10 +25,10 @@ struct HeavyweightRun {
     /// Where the passes done are recorded, under the step's digest.
     var checkpoints: PassCheckpoints { PassCheckpoints(store: migrator.store, step: step) }
 
-    /// 1. Unless an earlier run's staging schema is there to continue (and without
-    ///    `--restart`): the staging schema and the change triggers (`ChangeTracking`), once
-    ///    whatever is in its place has proven to be this store's own staging schema.
-    /// 2. Read the checkpoints; a staging schema without them, or with another step's, stops.
+    /// 1. Unless Planning found an earlier run's staging schema to continue (and without
+    ///    `--restart`, `StagedWork.resume`): the staging schema and the change triggers
+    ///    (`ChangeTracking`), once whatever is in its place has proven to be this store's own.
+    /// 2. A staging schema Planning found without checkpoints, or with another step's, stops.
     /// 3. Take the write guard. When continuing, stop (nothing changed) unless every old table
     ///    is still tracked, no write was logged since the last checkpoint and every staging
     ///    table holds the rows that checkpoint counted.
@@ -45,16 +45,15 @@ struct HeavyweightRun {
     /// stage 3 run in the swap's transaction.
     /// Steps 2 and 3's checks run here; the rest are phases (`HeavyweightPhases`) run by `StepRunner`.
     func run(plan: MigrationPlan, started: Date) throws -> (rows: Int, deferred: DeferredCleanup?) {
+        let decision: ResumeDecision
+        switch work.resume {
+        case .decided(let decided): decision = decided
+        case .mismatch(let mismatch): throw mismatch
+        }
         let tracking = work.changeTracking
         let catchUp = isOnline ? onlinePlan() : nil
         let postponed = catchUp == nil ? nil : PostponedSwitchOver.of(step, digest: step.digest, store: migrator.store, options: options, on: connection)
         try postponed?.hold(on: connection)
-        let stagingExists = try schemaExists(staging)
-        let checkpoints = self.checkpoints
-        let decision = try ResumeDecision.decide(
-            staging: staging, fingerprint: checkpoints.digest, stagingExists: stagingExists, restart: options.restart,
-            earlier: stagingExists && !options.restart ? try checkpoints.earlierRun(on: connection) : nil
-        )
         if !decision.startsAfresh {
             try checkpoints.adopt(on: connection)
             if catchUp != nil, try !hasRowLog(catchUp) {
@@ -69,13 +68,13 @@ struct HeavyweightRun {
         // Offline, the sessions of the write guard and of the first passes run at once open
         // while this one works.
         if catchUp == nil && !connection.isRehearsing {
-            state.sessions = SessionsOpening(from: connection, count: 1 + ConcurrentPasses.sessions(in: work.passes, done: decision.done, jobs: jobs))
+            state.sessions = SessionsOpening(from: connection, count: 1 + ConcurrentPasses.sessions(in: work.phases, jobs: jobs))
         }
         defer { state.sessions?.close() }
         // Online, no guard keeps writes out: the rounds map them again.
         if catchUp != nil, let last = state.last { try verify(since: last, tracking, state: state) }
         let phases = HeavyweightPhases(run: self, plan: plan, started: started, done: decision.done, catchUp: catchUp, postponed: postponed, state: state)
-        let rows = try runner.run(phases.all(startsAfresh: decision.startsAfresh))
+        let rows = try runner.run(phases.all())
         return (rows, state.deferred)
     }
 

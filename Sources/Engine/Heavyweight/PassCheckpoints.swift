@@ -56,27 +56,24 @@ struct PassCheckpoints {
             """)
     }
 
-    /// What an earlier run left, for `ResumeDecision`: no row 0, a staging schema that is not
-    /// ours; a digest an earlier release recorded for this step (`PlannedStep.earlierDigests`,
-    /// or none: layout 3's empty `_checkpoint`) is taken as this one's.
-    func earlierRun(on connection: PostgresConnection) throws -> EarlierRun {
+    /// What an earlier run of a heavyweight step of `store` left, for the snapshot
+    /// (`StoreSurroundings.earlierRun`, which `ResumeDecision.decide` takes): no row 0, a
+    /// staging schema that is not ours; nil before the metadata has the checkpoint table
+    /// (layout 3, upgraded by the bootstrap before the plan under the lock).
+    static func earlierRun(store: String, on connection: PostgresConnection) throws -> EarlierRun? {
+        guard try CheckpointTable.exists(on: connection) else { return nil }
         let result = try connection.execute("""
-            SELECT pass, step_digest, rows, changes_seen, table_rows::text AS table_rows FROM \(table)
+            SELECT pass, step_digest, rows, changes_seen, table_rows::text AS table_rows FROM \(ident: MetadataSchema.schema, CheckpointTable.table)
             WHERE store = \(store) AND kind = 'heavyweight' ORDER BY pass
             """)
         guard !result.isEmpty, result.int(0, "pass") == 0 else { return EarlierRun(hasCheckpointTable: false, fingerprints: [], checkpoints: []) }
-        let accepted = Set(step.earlierDigests + [""])
-        let digests = result.rows.indices.map { row in
-            let recorded = result.value(row, "step_digest") ?? ""
-            return accepted.contains(recorded) ? digest : recorded
-        }
         let checkpoints = result.rows.indices.dropFirst().map { row in
             Checkpoint(
                 pass: Int(result.int(row, "pass") ?? 0), rows: Int(result.int(row, "rows") ?? 0), changesSeen: Int(result.int(row, "changes_seen") ?? 0),
                 tableRows: StoreCatalog.decodeJSON(result.value(row, "table_rows")) ?? [:]
             )
         }
-        return EarlierRun(hasCheckpointTable: true, fingerprints: digests, checkpoints: checkpoints)
+        return EarlierRun(hasCheckpointTable: true, fingerprints: result.rows.indices.map { result.value($0, "step_digest") ?? "" }, checkpoints: checkpoints)
     }
 
     /// Continuing a run an earlier release recorded: its rows are recorded under `digest`.

@@ -1,39 +1,4 @@
-/// The staging schema holds passes of a different plan, or no checkpoints: nothing was run.
-public struct StagingMismatch: Error, CustomStringConvertible, Equatable {
-    public var staging: String
-    public var reason: String
-    public var description: String {
-        "schema \(staging) \(reason); nothing was changed (run apply with --restart to discard it and start over)"
-    }
-}
-
-/// What a checkpoint recorded.
-struct Checkpoint: Equatable {
-    var pass: Int
-    var rows: Int
-    /// The last write to the old store logged when the pass committed.
-    var changesSeen: Int
-    /// Rows of every staging table after the pass.
-    var tableRows: [String: Int]
-
-    /// This checkpoint, then `next`'s of a pass that recounted the staging tables `recounted`
-    /// (nil: every one): passes that ran at once (`ConcurrentPasses`) each copied the others'
-    /// tables as they were before, so only what a pass recounted is taken from it.
-    func followed(by next: Checkpoint, recounted: [String]?) -> Checkpoint {
-        var rows = recounted == nil ? next.tableRows : tableRows
-        for table in recounted ?? [] { rows[table] = next.tableRows[table] }
-        return Checkpoint(pass: max(pass, next.pass), rows: next.rows, changesSeen: max(changesSeen, next.changesSeen), tableRows: rows)
-    }
-}
-
-/// What `apply` found of an earlier run of a heavyweight step, as read from the database.
-struct EarlierRun: Equatable {
-    /// The checkpoint table is there (a staging schema without it is not ours).
-    var hasCheckpointTable: Bool
-    /// The fingerprint of every checkpoint row.
-    var fingerprints: [String]
-    var checkpoints: [Checkpoint]
-}
+import Planning
 
 /// Writes to the old store the change log holds after a checkpoint, per table and operation.
 struct LoggedWrites: Equatable {
@@ -52,44 +17,9 @@ struct StagingWrites: Equatable {
     var statements: Int
 }
 
-/// The resume decisions of a heavyweight step, from what the database showed: whether to start
-/// afresh (install the staging schema and the change triggers), which passes an earlier run
-/// did, and whether what it left can be trusted. Pure, so tests need no database.
-struct ResumeDecision: Equatable {
-    /// Start afresh: create the staging schema and the change tracking (dropping what is there).
-    var startsAfresh: Bool
-    /// Passes an earlier run committed, by 1-based number: skipped.
-    var done: [Int: Checkpoint]
-
-    /// What the passes done leave, which the passes after them continue from: the checkpoints
-    /// in pass order, each followed by the next for the tables its pass recounted
-    /// (`recounted`, by pass number). After passes run one by one, the last checkpoint.
-    /// The last checkpoint whole (every pass taken as recounting every table).
-    var last: Checkpoint? { last { _ in nil } }
-
-    func last(recounted: (Int) -> [String]?) -> Checkpoint? {
-        done.keys.sorted().reduce(nil) { folded, pass in
-            folded.map { $0.followed(by: done[pass]!, recounted: recounted(pass)) } ?? done[pass]
-        }
-    }
-
-    /// 1. Without a staging schema, or with `--restart`: start afresh.
-    /// 2. A staging schema without the checkpoint table, or with another plan's checkpoints,
-    ///    stops (nothing changed).
-    /// 3. Otherwise skip the passes its checkpoints record.
-    static func decide(
-        staging: String, fingerprint: String, stagingExists: Bool, restart: Bool, earlier: EarlierRun?
-    ) throws(StagingMismatch) -> ResumeDecision {
-        guard stagingExists && !restart else { return ResumeDecision(startsAfresh: true, done: [:]) }
-        guard let earlier, earlier.hasCheckpointTable else {
-            throw StagingMismatch(staging: staging, reason: "exists but holds no checkpoints of an orchestrator migration")
-        }
-        guard earlier.fingerprints.allSatisfy({ $0 == fingerprint }) else {
-            throw StagingMismatch(staging: staging, reason: "holds passes of another migration plan of this store (the model, mapping model or options changed since)")
-        }
-        return ResumeDecision(startsAfresh: false, done: Dictionary(earlier.checkpoints.map { ($0.pass, $0) }) { $1 })
-    }
-
+/// What a resumed heavyweight step checks, once it runs, before trusting what the earlier run
+/// Planning decided to continue (`ResumeDecision.decide`) left. Pure, so tests need no database.
+extension ResumeDecision {
     /// Continuing after `checkpoint` is safe only when every table of the old store kept its
     /// triggers, none was written since (unless `replaysWrites`: an online step maps them
     /// again), and the staging tables hold what was counted.

@@ -12,42 +12,57 @@ public struct HeavyweightOnlinePhase: Sendable, Hashable {
 }
 
 extension OnlineCatchUp {
-    /// The phases of `step` run online, in order (docs/online-migrations.md, heavyweight steps).
+    /// The phases of `step` run online, in order, as `plan --online` shows them
+    /// (docs/online-migrations.md, heavyweight steps): the lines of `HeavyweightPhase.planned`.
     public static func phases(of step: PlannedStep, store: String) -> [HeavyweightOnlinePhase] {
-        let tables = step.staged?.changeTracking.sourceTables ?? []
-        let named = tables.map { "\(store).\($0)" }.joined(separator: ", ")
+        HeavyweightPhase.planned(step, online: true, store: store).flatMap(\.shown)
+    }
+
+    static func installShown(_ step: PlannedStep, store: String) -> HeavyweightOnlinePhase {
         let joins = step.staged?.catchUp?.loggedJoinTables ?? []
         let logged = joins.isEmpty ? "" : " (a link of \(joins.map { "\(store).\($0)" }.joined(separator: ", ")) logs the keys of the two rows it joins)"
         let pointers = step.staged?.catchUp?.loggedPointers ?? []
         let pointed = pointers.isEmpty ? "" : " (a change or delete of \(pointers.map { "\(store).\($0)" }.joined(separator: ", ")) logs the key it pointed at)"
-        var phases = [HeavyweightOnlinePhase(
-            summary: "install the change logs and the row triggers on \(named)\(logged)\(pointed); a TRUNCATE logs the keys of the rows it removes", lock: .shareRowExclusive, hold: .instant,
+        return HeavyweightOnlinePhase(
+            summary: "install the change logs and the row triggers on \(trackedTables(step, store: store))\(logged)\(pointed); a TRUNCATE logs the keys of the rows it removes", lock: .shareRowExclusive, hold: .instant,
             holdText: "a catalog change per table (milliseconds; waits at most --lock-timeout, then retried)", blocksWrites: false
-        )]
-        for pass in step.passes where pass.stage != .validate {
-            let reads = pass.sourceTable.map { "reads \(store).\($0)" } ?? "builds in the staging schema"
-            phases.append(HeavyweightOnlinePhase(
-                summary: pass.name + " (\(pass.execution.rawValue))", lock: .accessShare, hold: .scan,
-                holdText: "\(reads) in its own transaction; reads and writes go on", blocksWrites: false
-            ))
-        }
-        phases.append(HeavyweightOnlinePhase(
+        )
+    }
+
+    static func passShown(_ pass: PlannedPass, store: String) -> HeavyweightOnlinePhase {
+        let reads = pass.sourceTable.map { "reads \(store).\($0)" } ?? "builds in the staging schema"
+        return HeavyweightOnlinePhase(
+            summary: pass.name + " (\(pass.execution.rawValue))", lock: .accessShare, hold: .scan,
+            holdText: "\(reads) in its own transaction; reads and writes go on", blocksWrites: false
+        )
+    }
+
+    static func roundsShown(_ step: PlannedStep) -> HeavyweightOnlinePhase {
+        HeavyweightOnlinePhase(
             summary: "catch-up rounds: the rows written meanwhile mapped again\(step.staged?.catchUp.map(Self.remapped) ?? ""), until at most 1000 writes are left (at most 8 rounds)",
             lock: .accessShare, hold: .scan, holdText: "one transaction per round, as long as its rows take; reads and writes go on", blocksWrites: false
-        ))
-        phases.append(HeavyweightOnlinePhase(
-            summary: "stage 3's build: NOT NULLs and checks of to-one columns, foreign keys, unique constraints, indexes and to-many counts of the new tables, then catch-up rounds again",
-            lock: .accessShare, hold: .scan,
-            holdText: "builds in the staging schema, then one transaction per round; reads and writes go on", blocksWrites: false
-        ))
+        )
+    }
+
+    static let buildShown = HeavyweightOnlinePhase(
+        summary: "stage 3's build: NOT NULLs and checks of to-one columns, foreign keys, unique constraints, indexes and to-many counts of the new tables, then catch-up rounds again",
+        lock: .accessShare, hold: .scan,
+        holdText: "builds in the staging schema, then one transaction per round; reads and writes go on", blocksWrites: false
+    )
+
+    static func guardShown(_ step: PlannedStep, store: String) -> HeavyweightOnlinePhase {
         let whole = step.staged?.catchUp.map { rerunWhole($0, step: step, store: store) } ?? (summary: "", hold: "")
-        phases.append(HeavyweightOnlinePhase(
-            summary: "write guard on \(named), then the last catch-up round\(whole.summary), the rest of stage 3 (required links, foreign keys and to-many counts of the rows written after the build) and the swap, in one transaction",
+        return HeavyweightOnlinePhase(
+            summary: "write guard on \(trackedTables(step, store: store)), then the last catch-up round\(whole.summary), the rest of stage 3 (required links, foreign keys and to-many counts of the rows written after the build) and the swap, in one transaction",
             lock: .share, hold: .scan,
             holdText: "the last round (at most about 1000 rows) and the checks of the rows written after the build, through the indexes\(whole.hold); writes wait, reads go on",
             blocksWrites: true
-        ))
-        return phases
+        )
+    }
+
+    /// The old store's tables the change tracking covers, qualified.
+    private static func trackedTables(_ step: PlannedStep, store: String) -> String {
+        (step.staged?.changeTracking.sourceTables ?? []).map { "\(store).\($0)" }.joined(separator: ", ")
     }
 }
 

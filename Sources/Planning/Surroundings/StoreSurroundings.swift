@@ -21,6 +21,10 @@ public struct StoreSurroundings: Sendable, Hashable {
     /// The passes an interrupted heavyweight `apply` committed in the staging schema, with the
     /// step digest each was recorded under; empty without a staging schema.
     public var passesCommitted: [CommittedPass] = []
+    /// What an interrupted heavyweight `apply` left in the checkpoint table for this store
+    /// (row 0 and each pass's checkpoint), read with `passesCommitted` once the metadata has
+    /// the table; `ResumeDecision.decide` takes it.
+    public var earlierRun: EarlierRun?
     /// The step an interrupted `apply --online` left half done (its online checkpoint): plain
     /// `apply` finishes it online rather than run offline statements over it.
     public var onlineRunLeft: OnlineRunLeft?

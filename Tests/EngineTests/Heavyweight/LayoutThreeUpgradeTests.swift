@@ -1,4 +1,5 @@
 import Foundation
+import Planning
 import Testing
 import ObjectModel
 import PostgresClient

@@ -1,4 +1,5 @@
 @testable import Engine
+import Planning
 import Testing
 
 /// The resume decisions of a heavyweight step over what a database would show: no database.
