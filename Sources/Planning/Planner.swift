@@ -17,11 +17,11 @@ public enum Planner {
     ///    found only in the database's record has no definition here to infer from.
     /// 5. What is beside the store (`StoreSurroundings`) adds its blockers, and each
     ///    heavyweight step the passes an interrupted `apply` of it committed: how many, and
-    ///    whether it continues them (`StoreSurroundings.resume`).
+    ///    whether it continues them (`StoreSurroundings.resume`), which its phases, laid out
+    ///    with the mode's form in step 6 (`HeavyweightPhase.planned`), mark done.
     /// 6. Each step keeps the form it runs in `mode` (`PlannedStep.planned(for:)`): offline, a
     ///    lightweight step runs in place, but for the first one when an interrupted
-    ///    `apply --online` left its run (the run's checkpoint decides whether it may go on);
-    ///    a heavyweight step's phases are laid out for the mode (`HeavyweightPhase.planned`).
+    ///    `apply --online` left its run (the run's checkpoint decides whether it may go on).
     public static func plan(
         model: VersionedModel, targetVersion: String? = nil, snapshot: StoreSnapshot,
         recordedVersions: [RecordedVersion] = [], explicitMappings: [ExplicitMapping] = [],
@@ -46,7 +46,7 @@ public enum Planner {
         if mode == .expand { plan = ExpandPlanning.expanded(plan, model: model, surroundings: snapshot.surroundings) }
         let continued = snapshot.surroundings.onlineRunLeft == nil ? nil : plan.steps.firstIndex { $0.kind == .lightweight }
         for index in plan.steps.indices {
-            plan.steps[index] = plan.steps[index].planned(for: mode, continuesOnlineRun: index == continued).withPhases(store: plan.store)
+            plan.steps[index] = HeavyweightPhase.laidOut(plan.steps[index].planned(for: mode, continuesOnlineRun: index == continued), store: plan.store)
         }
         if mode.runsOnline { plan.dependentsOfRebuiltTables = snapshot.surroundings.dependentsOfRebuiltTables(of: plan) }
         plan.mode = mode

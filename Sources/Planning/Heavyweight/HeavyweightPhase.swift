@@ -107,20 +107,19 @@ extension HeavyweightPhase {
     }
 }
 
-extension PlannedStep {
-    /// A heavyweight step with its phases laid out for its mode, online when it runs online
-    /// and can (a refused one is refused before any step runs), those an earlier run did
-    /// marked done; any other step as it is.
-    func withPhases(store: String) -> PlannedStep {
-        guard case .staged(var work) = body else { return self }
-        var step = self
-        let phases = HeavyweightPhase.planned(self, online: work.runsOnline && work.catchUp != nil, store: store)
-        guard case .decided(let decision) = work.resume else {
+extension HeavyweightPhase {
+    /// `step` with its phases laid out for its mode, when heavyweight: online when it runs
+    /// online and can (a refused one is refused before any step runs), those an earlier run
+    /// did marked done; any other step as it is.
+    static func laidOut(_ step: PlannedStep, store: String) -> PlannedStep {
+        guard case .staged(var work) = step.body else { return step }
+        var step = step
+        let phases = planned(step, online: work.runsOnline && work.catchUp != nil, store: store)
+        if case .decided(let decision) = work.resume {
+            work.phases = resumed(phases, by: decision)
+        } else {
             work.phases = phases
-            step.body = .staged(work)
-            return step
         }
-        work.phases = HeavyweightPhase.resumed(phases, by: decision)
         step.body = .staged(work)
         return step
     }

@@ -110,20 +110,3 @@ public enum StagingResume: Sendable, Hashable {
     case decided(ResumeDecision)
     case mismatch(StagingMismatch)
 }
-
-extension StoreSurroundings {
-    /// The first heavyweight step of a plan continues what its staging schema holds (an
-    /// interrupted run of it; any other is a mismatch), unless `restart`; a later one starts
-    /// afresh: the swap of the one before took the staging schema away.
-    func resume(of step: PlannedStep, isFirst: Bool, restart: Bool) -> StagingResume {
-        guard isFirst, let staging = step.staged?.stagingSchema else { return .decided(.fresh) }
-        do {
-            return .decided(try ResumeDecision.decide(
-                staging: staging, fingerprint: step.digest, accepted: Set(step.earlierDigests + [""]),
-                stagingExists: neighbours[staging]?.present == true, restart: restart, earlier: earlierRun
-            ))
-        } catch {
-            return .mismatch(error)
-        }
-    }
-}
