@@ -8,17 +8,8 @@ import SQLBuilding
 /// records them (kind `heavyweight`, `CheckpointTable`): row 0 written with the staging schema
 /// and its triggers, then one row per pass in the pass's transaction; every row names the step
 /// by its digest. The swap deletes them, and so does making the staging schema again.
-struct PassCheckpoints {
-    var store: String
-    var step: PlannedStep
-    /// `step.digest`, computed once.
-    var digest: String
-
-    init(store: String, step: PlannedStep) {
-        self.store = store
-        self.step = step
-        digest = step.digest
-    }
+struct PassCheckpoints: StepCheckpoints {
+    let named: CheckpointedStep
 
     private var table: SQL { "\(ident: MetadataSchema.schema, CheckpointTable.table)" }
 

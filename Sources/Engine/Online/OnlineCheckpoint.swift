@@ -7,17 +7,8 @@ import SQLBuilding
 /// phase the `_pk` its next batch starts at. Kept in `orchestrator.checkpoints` (kind `online`,
 /// `CheckpointTable`), one row per store, written in the same transaction as the work it
 /// records; deleted in the switch-over.
-struct OnlineCheckpoint {
-    var store: String
-    var step: PlannedStep
-    /// `step.digest`, computed once.
-    var digest: String
-
-    init(store: String, step: PlannedStep) {
-        self.store = store
-        self.step = step
-        digest = step.digest
-    }
+struct OnlineCheckpoint: StepCheckpoints {
+    let named: CheckpointedStep
 
     /// `orchestrator.online_progress`: the online rows, as a view with layout 3's columns.
     static let table = CheckpointTable.onlineView
