@@ -27,18 +27,57 @@ import TestSupport
         return options
     }
 
-    /// The store the same step gives offline, without any hook, from the same rows.
-    static func offlineTwin() throws -> [String] {
-        var twin: [String] = []
+    /// The migrated rows (`OnlineHeavyweightTests.snapshot`) the same step gives offline,
+    /// without any hook, from the same rows.
+    static func offlineTwin() throws -> [[String?]] {
+        var twin: [[String?]] = []
         try S.withStore(try Kitchen.kitchen(), rows: rows) { connection in
             _ = try Kitchen.migrator(try Kitchen.kitchen(), Kitchen.kitchenMapping(), on: connection).apply(options: ApplyOptions(jobs: 1))
-            twin = try StreamingPathTests.dump(on: connection)
+            twin = try migrated(on: connection)
         }
         return twin
     }
 
-    static func stagedChefs(on connection: PostgresConnection) throws -> Int64? {
-        try connection.execute(#"SELECT count(*) AS n FROM "shop~staging".chef"#).int(0, "n")
+    static func migrated(on connection: PostgresConnection) throws -> [[String?]] {
+        try OnlineHeavyweightTests.snapshot(S.store, on: connection)
+    }
+
+    /// The live store's chefs and recipes, every column.
+    static func liveRows(on connection: PostgresConnection) throws -> [[String?]] {
+        try connection.execute("SELECT row_to_json(c)::text FROM shop.chef AS c ORDER BY _pk").rows
+            + connection.execute("SELECT row_to_json(r)::text FROM shop.recipe AS r ORDER BY _pk").rows
+    }
+
+    /// A run (`online` or not) that `hook` stops inside the chefs' streaming pass, after
+    /// `pauseTimeoutSeconds` when it pauses: the error says `stopped` and that the pass rolled
+    /// back; nothing of the pass is left, the live store is as it was; the next `apply`
+    /// resumes after the prepare pass and gives the offline twin's rows. Returns the first
+    /// run's progress events.
+    @discardableResult
+    static func expectStoppedMidPassThenFinished(
+        online: Bool, hook: InsidePass, pauseTimeoutSeconds: Double = ApplyOptions.defaultPauseTimeoutSeconds, stopped: String
+    ) throws -> [ProgressEvent] {
+        let twin = try offlineTwin()
+        var events: [ProgressEvent] = []
+        try S.withStore(try Kitchen.kitchen(), rows: rows) { connection in
+            let before = try liveRows(on: connection)
+            let migrator = try migrator(on: connection)
+            var options = options(online: online, pauseTimeoutSeconds: pauseTimeoutSeconds)
+            options.betweenBatches = [hook]
+            let failure = try #require(throws: StepFailure.self) { try migrator.apply(options: options, onProgress: { events.append($0) }) }
+            #expect(failure.description.contains("stopped inside a streaming pass: \(stopped)"), "\(failure)")
+            #expect(failure.description.contains("the pass was rolled back"), "\(failure)")
+            #expect(try stagedChefs(on: connection) == 0, "the chefs' pass left rows")
+            #expect(try S.version(on: connection) == "Kitchen 1")
+            #expect(try liveRows(on: connection) == before)
+
+            var resumed: [ProgressEvent] = []
+            _ = try migrator.apply(options: Self.options(online: online), onProgress: { resumed.append($0) })
+            #expect(resumed.filter { $0.kind == .passFinished && $0.resumed }.map(\.pass) == [1])
+            #expect(try S.version(on: connection) == "Kitchen 2")
+            #expect(try migrated(on: connection) == twin)
+        }
+        return events
     }
 
     @Test func aStreamingPassPausedByControlMidPassWaitsThenFinishesWithEveryRowOnResume() throws {
@@ -69,53 +108,25 @@ import TestSupport
             let chefRows = run.events.filter { $0.kind == .rows && $0.entityMapping == "ChefToChef" }.map(\.rowsDone)
             #expect(chefRows.first == Self.batch && chefRows.last == Self.rows, "\(chefRows)")
             #expect(try S.version(on: connection) == "Kitchen 2")
-            #expect(try StreamingPathTests.dump(on: connection) == twin)
+            #expect(try Self.migrated(on: connection) == twin)
         }
     }
 
     @Test func aStopMidPassRollsThePassBackAndTheNextApplyFinishes() throws {
-        let twin = try Self.offlineTwin()
-        try S.withStore(try Kitchen.kitchen(), rows: Self.rows) { connection in
-            let before = try StreamingPathTests.dump(on: connection)
-            let migrator = try Self.migrator(on: connection)
-            var options = Self.options(online: false)
-            options.betweenBatches = [InsidePass(after: 2 * Self.batch, decision: .stop(reason: "stopped by the test"))]
-            let failure = try #require(throws: StepFailure.self) { try migrator.apply(options: options) }
-            #expect(failure.description.contains("stopped inside a streaming pass: stopped by the test"), "\(failure)")
-            #expect(failure.description.contains("the pass was rolled back"), "\(failure)")
-            // Nothing half-done: the chefs' pass left no row, the live store is as it was.
-            #expect(try Self.stagedChefs(on: connection) == 0)
-            #expect(try S.version(on: connection) == "Kitchen 1")
-            #expect(try StreamingPathTests.dump(on: connection) == before)
-
-            var events: [ProgressEvent] = []
-            _ = try migrator.apply(options: Self.options(online: false), onProgress: { events.append($0) })
-            #expect(events.filter { $0.kind == .passFinished && $0.resumed }.map(\.pass) == [1])
-            #expect(try S.version(on: connection) == "Kitchen 2")
-            #expect(try StreamingPathTests.dump(on: connection) == twin)
-        }
+        try Self.expectStoppedMidPassThenFinished(
+            online: false, hook: InsidePass(after: 2 * Self.batch, decision: .stop(reason: "stopped by the test")), stopped: "stopped by the test"
+        )
     }
 
     @Test func aThrottleWaitPastItsTimeoutMidPassStopsResumablyAndTheNextApplyFinishes() throws {
-        let twin = try Self.offlineTwin()
-        try S.withStore(try Kitchen.kitchen(), rows: Self.rows) { connection in
-            let migrator = try Self.migrator(on: connection)
-            var options = Self.options(online: true, pauseTimeoutSeconds: 1)
-            options.betweenBatches = [InsidePass(after: 2 * Self.batch, decision: .pause(reason: "throttled: standby s1 replay lag 40.0 s"))]
-            var events: [ProgressEvent] = []
-            let started = Date()
-            let failure = try #require(throws: StepFailure.self) { try migrator.apply(options: options, onProgress: { events.append($0) }) }
-            #expect(Date().timeIntervalSince(started) >= 0.9)
-            #expect(failure.description.contains("stopped inside a streaming pass: throttled: standby s1 replay lag 40.0 s for longer than --pause-timeout (1 s)"), "\(failure)")
-            let paused = events.filter { $0.kind == .paused }
-            #expect(paused.count == 1 && paused.first?.entityMapping == "ChefToChef", "\(paused)")
-            #expect(try Self.stagedChefs(on: connection) == 0)
-            #expect(try S.version(on: connection) == "Kitchen 1")
-
-            _ = try migrator.apply(options: Self.options(online: true))
-            #expect(try S.version(on: connection) == "Kitchen 2")
-            #expect(try StreamingPathTests.dump(on: connection) == twin)
-        }
+        let started = Date()
+        let events = try Self.expectStoppedMidPassThenFinished(
+            online: true, hook: InsidePass(after: 2 * Self.batch, decision: .pause(reason: "throttled: standby s1 replay lag 40.0 s")),
+            pauseTimeoutSeconds: 1, stopped: "throttled: standby s1 replay lag 40.0 s for longer than --pause-timeout (1 s)"
+        )
+        #expect(Date().timeIntervalSince(started) >= 0.9)
+        let paused = events.filter { $0.kind == .paused }
+        #expect(paused.count == 1 && paused.first?.entityMapping == "ChefToChef", "\(paused)")
     }
 }
 

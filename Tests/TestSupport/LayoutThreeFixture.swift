@@ -8,9 +8,9 @@ import SQLBuilding
 /// the commit before layout 4), written out as SQL: no `checkpoints`, `runs` or `expansions`,
 /// `controls` without the postponement columns, and `online_progress` a table of its own that
 /// its first `apply --online` made (not the view layout 4 keeps).
-enum LayoutThreeFixture {
+public enum LayoutThreeFixture {
     /// That release's `MetadataSchema.statements`, in its order.
-    static let metadataSchema = #"""
+    public static let metadataSchema = #"""
         CREATE SCHEMA IF NOT EXISTS "orchestrator";
         CREATE TABLE IF NOT EXISTS "orchestrator"."meta" (
             key text PRIMARY KEY,
@@ -73,7 +73,7 @@ enum LayoutThreeFixture {
         """#
 
     /// That release's `online_progress`, made by its first `apply --online`.
-    static let onlineProgress = """
+    public static let onlineProgress = """
         CREATE TABLE IF NOT EXISTS "orchestrator"."online_progress" (
             store text PRIMARY KEY,
             from_version text NOT NULL,
@@ -86,7 +86,7 @@ enum LayoutThreeFixture {
         """
 
     /// That release's checkpoint table, made in the staging schema with the change log.
-    static func checkpointTable(staging: String) -> String {
+    public static func checkpointTable(staging: String) -> String {
         """
         CREATE TABLE \(quoteIdentifier(staging))."_checkpoint" (
             pass integer PRIMARY KEY,
@@ -101,7 +101,7 @@ enum LayoutThreeFixture {
     }
 
     /// The rows layout 3 has columns for, by table.
-    static let kept: [(table: String, columns: String)] = [
+    public static let kept: [(table: String, columns: String)] = [
         ("meta", "key, value"),
         ("stores", "store, model_name, version_name, model_hash, entity_hashes, version_identifiers, created_at, updated_at"),
         ("model_versions", "model_name, version_name, model_hash, entity_hashes, format, definition, recorded_at"),
@@ -113,7 +113,7 @@ enum LayoutThreeFixture {
     /// Replaces today's metadata schema by layout 3's, made by its own DDL, holding the same
     /// stores, versions, history, schemas and controls; what layout 4 adds (checkpoints, runs,
     /// expansions) is gone, as it never was. With `onlineProgress`, that table too, empty.
-    static func metadata(on connection: PostgresConnection, onlineProgress: Bool = false) throws {
+    public static func metadata(on connection: PostgresConnection, onlineProgress: Bool = false) throws {
         try connection.transaction {
             try connection.execute(#"ALTER SCHEMA "orchestrator" RENAME TO "orchestrator_layout4""#)
             try connection.execute(SQL(unsafeRaw: metadataSchema))
@@ -132,13 +132,13 @@ enum LayoutThreeFixture {
     }
 
     /// The staging schema as that release left it: no write log (`StagingWriteLog`, later).
-    static func staging(_ staging: String, on connection: PostgresConnection) throws {
+    public static func staging(_ staging: String, on connection: PostgresConnection) throws {
         try connection.execute(SQL(unsafeRaw: "DROP FUNCTION IF EXISTS \(quoteIdentifier(staging))._record_staging_write() CASCADE"))
         try connection.execute(SQL(unsafeRaw: "DROP TABLE IF EXISTS \(quoteIdentifier(staging))._staging_writes"))
     }
 
     /// The tables and columns of the metadata schema, one line each, to compare with layout 3's.
-    static func shape(on connection: PostgresConnection) throws -> [String] {
+    public static func shape(on connection: PostgresConnection) throws -> [String] {
         try connection.execute("""
             SELECT c.relname || '.' || a.attname || ' ' || format_type(a.atttypid, a.atttypmod) || CASE WHEN a.attnotnull THEN ' not null' ELSE '' END AS line
             FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace JOIN pg_attribute a ON a.attrelid = c.oid
