@@ -110,6 +110,11 @@ public final class TwinWriter: @unchecked Sendable {
         self.write = write
     }
 
+    /// A new session like the writer's (a blocker, a look at the stores).
+    public func newSession() throws -> PostgresConnection {
+        try connect()
+    }
+
     public var commits: Int { lock.withLock { committed } }
     /// Refused transactions by SQLSTATE (those the rules retry).
     public var refused: [String: Int] { lock.withLock { refusedByState } }
@@ -238,7 +243,7 @@ public final class TwinWriter: @unchecked Sendable {
     /// on a new session.
     private func isSwitchedOver(_ connection: PostgresConnection) -> Bool {
         if let read = try? version(on: connection) { return read == targetVersion }
-        guard let session = try? connect() else { return false }
+        guard let session = try? newSession() else { return false }
         defer { session.close() }
         return (try? version(on: session)) == targetVersion
     }

@@ -42,6 +42,10 @@ import TestSupport
         try OnlineHeavyweightTests.snapshot(S.store, on: connection)
     }
 
+    static func stagedChefs(on connection: PostgresConnection) throws -> Int64? {
+        try connection.execute(#"SELECT count(*) AS n FROM "shop~staging".chef"#).int(0, "n")
+    }
+
     /// The live store's chefs and recipes, every column.
     static func liveRows(on connection: PostgresConnection) throws -> [[String?]] {
         try connection.execute("SELECT row_to_json(c)::text FROM shop.chef AS c ORDER BY _pk").rows

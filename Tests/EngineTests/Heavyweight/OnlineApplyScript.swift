@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import PostgresClient
+import TestSupport
 import SQLBuilding
 @testable import Engine
 
