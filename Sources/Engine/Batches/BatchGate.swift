@@ -4,9 +4,10 @@ import PostgresClient
 /// Asks the run's hooks between two batches and carries out the answer: returns to go on
 /// (after a sleep when slowed), waits while paused (asking again each `pollSeconds`, at most
 /// `pauseTimeoutSeconds` in all), and throws `RunStopped` to stop. Inside a streaming pass
-/// (`BatchPosition.isInsidePass`) the run record is left alone (a write there would wait for
-/// the pass's commit) and a slow sleeps in steps of `pollSeconds` with a statement between, so
-/// that `idle_in_transaction_session_timeout` never ends the pass's session.
+/// (`BatchPosition.isInsidePass`) the run record is written on a second session (a write in the
+/// pass's transaction would show only at its commit) and a slow sleeps in steps of
+/// `pollSeconds` with a statement between, so that `idle_in_transaction_session_timeout` never
+/// ends the pass's session.
 struct BatchGate {
     var hooks: [any BetweenBatches]
     var connection: PostgresConnection
@@ -47,7 +48,8 @@ struct BatchGate {
     /// Between two batches: returns when the run may go on.
     func pass(_ position: BatchPosition) throws {
         var pausedSince: Date?
-        let record = position.isInsidePass ? nil : record
+        record?.isInsideTransaction = position.isInsidePass
+        defer { record?.isInsideTransaction = false }
         record?.rows(position.rowsDone)
         func stopped(_ reason: String) -> RunStopped {
             RunStopped(store: position.store, reason: reason, isInsidePass: position.isInsidePass)

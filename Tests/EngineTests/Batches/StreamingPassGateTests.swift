@@ -105,6 +105,10 @@ import TestSupport
             #expect(!run.hasEnded)
             #expect(!run.events.contains { $0.kind == .passFinished && $0.entityMapping == "ChefToChef" && $0.stage == .pass(.createInstances) })
             #expect(try S.version(on: connection) == "Kitchen 1")
+            // status sees the pause at once, though the run's session is inside the pass's transaction.
+            let running = try #require(try RunningMigration.read(store: S.store, on: connection))
+            #expect(running.state == .paused && running.phase?.hasSuffix("ChefToChef") == true, "\(running)")
+            #expect(running.reason?.hasPrefix(StoreControls.pausedReason) == true && running.rowsDone >= 3 * Self.batch, "\(running)")
 
             try StoreControls.set(store: S.store, paused: false, on: connection)
             let result = try #require(run.result())
