@@ -15,12 +15,8 @@ import Testing
     ]
 
     @Test(arguments: rows.map(\.0))
-    func sql(_ row: RuleCase) throws {
-        #expect(try LightweightFixtures.sql(row.source, row.destination) == row.expected)
-    }
+    func sql(_ row: RuleCase) throws { try Self.expectOfflineSQL(row) }
 
     @Test(arguments: rows)
-    func onlineSQL(_ row: RuleCase, online: [String]) throws {
-        #expect(Self.sql(try Self.phases(row.source, row.destination)) == online)
-    }
+    func onlineSQL(_ row: RuleCase, online: [String]) throws { try Self.expectOnlineSQL(row, online) }
 }
