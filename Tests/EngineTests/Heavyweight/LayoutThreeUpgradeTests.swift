@@ -8,7 +8,8 @@ import TestSupport
 @testable import Engine
 
 /// Issue 21: metadata layout 4 keeps every checkpoint in `orchestrator.checkpoints`. A store
-/// the previous release (layout 3) left half migrated — an offline heavyweight run's passes in
+/// the previous release (layout 3) left half migrated — a heavyweight run's passes (offline, or
+/// online with its row log) in
 /// `<store>~staging._checkpoint`, an online run's position in the table
 /// `orchestrator.online_progress` — is upgraded in place by the next `apply`, which continues
 /// the run and finishes it. The metadata is put back exactly as that release made it, by its
@@ -85,6 +86,40 @@ import TestSupport
             let chefsBefore: [String] = links.compactMap { $0[1] }.sorted()
             #expect(chefsAfter == chefsBefore, "each recipe keeps its chef")
             #expect(try connection.execute("SELECT to_regclass('shop._checkpoint') IS NULL AS gone").bool(0, "gone") == true)
+            try Self.expectLayoutFourWithNoCheckpointLeft(on: connection)
+        }
+    }
+
+    @Test func anOnlineHeavyweightRunOfThePreviousReleaseResumesItsPassesMapsTheWritesSinceAndFinishes() throws {
+        let model = try HeavyweightMigrationTests.kitchen()
+        typealias Online = OnlineHeavyweightTests
+        try S.withStore(model) { connection in
+            try Online.crashOnlineRun(model, on: connection)
+            let migrator = HeavyweightMigrationTests.migrator(model, HeavyweightMigrationTests.kitchenMapping(), on: connection)
+            let step = try #require(try migrator.plan(mode: .online).steps.first)
+            let layoutThreeDigest = try #require(step.earlierDigests.first)
+            #expect(layoutThreeDigest != step.digest)
+            // The passes done, as that release recorded them in the staging schema, and its metadata.
+            try connection.execute(SQL(unsafeRaw: Self.layoutThreeCheckpointTable))
+            try connection.execute("""
+                INSERT INTO "shop~staging"."_checkpoint" (pass, name, fingerprint, rows, changes_seen, table_rows, finished_at)
+                SELECT pass, name, \(layoutThreeDigest), rows, changes_seen, table_rows, updated_at
+                FROM orchestrator.checkpoints WHERE store = 'shop' AND kind = 'heavyweight' AND pass > 0
+                """)
+            let done = try #require(try connection.execute(#"SELECT count(*) AS n FROM "shop~staging"._checkpoint"#).int(0, "n"))
+            #expect(done >= 2)
+            try Self.backToLayoutThree(on: connection)
+            // The application writes meanwhile: the crashed run's row triggers log it.
+            for write in Online.duringStageOne { try connection.execute(write) }
+
+            var events: [ProgressEvent] = []
+            var options = ApplyOptions()
+            options.online = true
+            _ = try migrator.apply(options: options, onProgress: { events.append($0) })
+            #expect(events.filter { $0.kind == .passFinished && $0.resumed }.count == Int(done), "the passes of the previous release's run were skipped")
+            #expect(try S.version(on: connection) == "Kitchen 2")
+            try Online.expectNoTriggersLeft(on: connection)
+            #expect(try Online.snapshot(S.store, on: connection) == Online.offlineMigration(after: Online.duringStageOne).migrated)
             try Self.expectLayoutFourWithNoCheckpointLeft(on: connection)
         }
     }
