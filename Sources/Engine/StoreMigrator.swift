@@ -54,7 +54,8 @@ public struct StoreMigrator {
 
     private func planKnowingFacts(mode: PlanMode, restart: Bool) throws -> MigrationPlan {
         var snapshot = try StoreCatalog.snapshot(store: store, readingSurroundings: surveyedCatalog == nil, on: connection)
-        let needsExtraObjects = !keepBackup || snapshot.unfinishedChainBackup != nil
+        // Online, a step may rebuild a table without the team's own columns on it.
+        let needsExtraObjects = !keepBackup || snapshot.unfinishedChainBackup != nil || mode.runsOnline
         // An interrupted `apply --online` left its step half in the store, by design: its
         // checkpoint, which names the plan, decides whether the run may continue.
         let locked = try SurveyedCatalog.readUnderLock(surveyedCatalog, for: snapshot, needsExtraObjects: needsExtraObjects, model: model.name, on: connection)
@@ -64,7 +65,7 @@ public struct StoreMigrator {
         if runLeft == nil, !survey.catalogHolds,
            let drift = try DriftCheck.requireNoBlockingDrift(snapshot, model: model, on: connection, contracts: contracts),
            needsExtraObjects {
-            // Only then can a heavyweight step drop the team's own objects with the old store.
+            // Only then can a step drop the team's own objects (with the old store, a rebuilt table).
             snapshot.extraObjects = try ExtraObjectReader.read(drift, store: store, on: connection)
         }
         if surveyedCatalog != nil { try SurveyedCatalog.complete(&snapshot, from: survey, estimatesKept: explicitMappings.isEmpty, on: connection) }
@@ -190,8 +191,8 @@ public struct StoreMigrator {
 extension StoreMigrator {
     /// Every refusal `apply` makes of `plan` under the store's lock before it changes anything:
     /// blockers, data loss without consent, a subscription target migrated alone, a step that
-    /// cannot run online, what the application built on tables an online step rebuilds, extra
-    /// columns such a rebuild would drop. `apply --subscriber` asks it of each subscriber
+    /// cannot run online, what the application built on tables an online step rebuilds (extra
+    /// columns such a rebuild drops are data loss, named by the plan). `apply --subscriber` asks it of each subscriber
     /// before the publisher changes (`ReplicatedApply`).
     func requireRunnable(_ plan: MigrationPlan, options: ApplyOptions) throws {
         guard plan.isExecutable else { throw NotExecutable(blockerDetails: plan.blockerDetails) }
@@ -199,7 +200,6 @@ extension StoreMigrator {
         try SubscriberAlone.check(plan, options: options)
         try OnlineNotSupported.check(plan)
         try StoreDependents.check(plan)
-        try RebuiltExtraColumns.check(plan, options: options, model: model, contracts: contracts, on: connection)
     }
 
     /// `apply` for a store of a fleet: the same steps and checks, but the plan is made once,

@@ -14,7 +14,7 @@ public struct StoreSnapshot: Sendable, Hashable {
     public var lockTable: LockTableSettings?
     /// The store's tables and columns its version's contract does not have, read when a
     /// heavyweight step may drop the old store (`--no-backup`, an unfinished chain's backup
-    /// kept); empty otherwise.
+    /// kept) or an online step may rebuild a table (`ExtraObject.rebuildHazards`); empty otherwise.
     public var extraObjects: [ExtraObject] = []
     /// Publications, subscriptions, slots and standbys around the store (`ReplicationTopology`).
     public var replication = ReplicationTopology()

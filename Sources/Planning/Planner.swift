@@ -22,6 +22,8 @@ public enum Planner {
     /// 6. Each step keeps the form it runs in `mode` (`PlannedStep.planned(for:)`): offline, a
     ///    lightweight step runs in place, but for the first one when an interrupted
     ///    `apply --online` left its run (the run's checkpoint decides whether it may go on).
+    ///    Online, what a rebuilt table loses (the application's objects on it, the team's
+    ///    columns holding values) is named.
     public static func plan(
         model: VersionedModel, targetVersion: String? = nil, snapshot: StoreSnapshot,
         recordedVersions: [RecordedVersion] = [], explicitMappings: [ExplicitMapping] = [],
@@ -48,7 +50,10 @@ public enum Planner {
         for index in plan.steps.indices {
             plan.steps[index] = HeavyweightPhase.laidOut(plan.steps[index].planned(for: mode, continuesOnlineRun: index == continued), store: plan.store)
         }
-        if mode.runsOnline { plan.dependentsOfRebuiltTables = snapshot.surroundings.dependentsOfRebuiltTables(of: plan) }
+        if mode.runsOnline {
+            plan.dependentsOfRebuiltTables = snapshot.surroundings.dependentsOfRebuiltTables(of: plan)
+            if plan.status == .migrationRequired { ExtraObject.rebuildHazards(of: snapshot.extraObjects, steps: &plan.steps, store: plan.store) }
+        }
         plan.mode = mode
         return plan
     }

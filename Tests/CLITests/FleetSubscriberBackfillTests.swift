@@ -91,11 +91,11 @@ struct FleetSubscriberBackfillTests {
     func backfillWithWriter() throws {
         try Self.withReplicatedStores { publisher, subscriber, folder, model, publishing, subscribing in
             let fleet = try Self.writeFleet(in: folder, publisher: publisher, subscriber: subscriber, subscriberWait: "60")
-            let writers = Self.stores.map { RunningWriter(url: publisher.url(), sql: "INSERT INTO \(ident: $0, "item") (name, price) VALUES ('written during', 1)") }
+            let writers = Self.stores.map { TwinWriter.repeating(url: publisher.url(), "INSERT INTO \(ident: $0, "item") (name, price) VALUES ('written during', 1)") }
             let apply = try OrchestratorBinary.run(
                 ["fleet", "apply", "--fleet", fleet, "--model", model, "--run", "backfill", "--allow-data-loss"], databaseURL: nil
             )
-            let written = try writers.map { try $0.stop() }
+            let written = try writers.map { try $0.stopCounting() }
             #expect(apply.exitCode == 0, "\(apply)")
             #expect(apply.stdoutLines.contains { $0.hasPrefix("run backfill: 2 stores") && $0.contains("2 migrated") }, "\(apply)")
             #expect(!apply.stdout.contains(publisher.password) && !apply.stderr.contains(subscriber.password))

@@ -21,9 +21,9 @@ struct FleetSubscriberTests {
     func publisherAndSubscriber() throws {
         try ReplicationTests.withReplicatedKitchen(.tablesInSchema) { publisher, subscriber, folder, publishing, subscribing in
             let fleet = try Self.writeFleet(in: folder, publisher: publisher.url(), subscribers: "[{name: sub, url: \"\(subscriber.url())\", stores: [\"kitchen\"]}]")
-            let writer = RunningWriter(url: publisher.url(), sql: "INSERT INTO kitchen.chef (name) VALUES ('written during')")
+            let writer = TwinWriter.repeating(url: publisher.url(), "INSERT INTO kitchen.chef (name) VALUES ('written during')")
             let apply = try OrchestratorBinary.run(["fleet", "apply", "--fleet", fleet, "--model", folder.path, "--run", "replicated"], databaseURL: nil)
-            let written = try writer.stop()
+            let written = try writer.stopCounting()
             #expect(apply.exitCode == 0, "\(apply)")
             #expect(apply.stdoutLines.contains { $0.hasPrefix("run replicated: 1 store") && $0.contains("1 migrated") }, "\(apply)")
             #expect(!apply.stdout.contains(publisher.password) && !apply.stderr.contains(subscriber.password))

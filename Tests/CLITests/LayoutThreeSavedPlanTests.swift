@@ -9,17 +9,7 @@ import TestSupport
 @Suite("saved plans across the checkpoint table's move (metadata layout 4)")
 struct LayoutThreeSavedPlanTests {
     /// The previous release's statement making the checkpoint table, as its plan files hold it.
-    static let layoutThreeCheckpointTable = """
-        CREATE TABLE "kitchen~staging"."_checkpoint" (
-            pass integer PRIMARY KEY,
-            name text NOT NULL,
-            fingerprint text NOT NULL,
-            rows bigint NOT NULL,
-            changes_seen bigint NOT NULL,
-            table_rows jsonb NOT NULL,
-            finished_at timestamptz NOT NULL DEFAULT clock_timestamp()
-        )
-        """
+    static let layoutThreeCheckpointTable = LayoutThreeFixture.checkpointTable(staging: "kitchen~staging")
 
     /// A heavyweight plan of the kitchen store saved now: the file, and its JSON.
     static func savedKitchenPlan(_ url: String, in folder: URL) throws -> (model: URL, file: String, json: [String: Any]) {

@@ -109,13 +109,13 @@ struct ReplicationBackfillTests {
     @Test("a backfill replicates into the column the subscriber added first; the subscriber drops and tightens last; rows written during all arrive")
     func backfillWithWriters() throws {
         try Self.withReplicatedStock(publication: "CREATE PUBLICATION stock FOR TABLES IN SCHEMA stock") { publisher, subscriber, model, publishing, subscribing in
-            let writer = RunningWriter(url: publisher.url(), sql: "INSERT INTO stock.item (name, price) VALUES ('written during', 1)")
-            let updater = RunningWriter(url: publisher.url(), sql: "UPDATE stock.item SET price = price + 1 WHERE _pk = 7")
+            let writer = TwinWriter.repeating(url: publisher.url(), "INSERT INTO stock.item (name, price) VALUES ('written during', 1)")
+            let updater = TwinWriter.repeating(url: publisher.url(), "UPDATE stock.item SET price = price + 1 WHERE _pk = 7")
             let apply = try OrchestratorBinary.run(
                 ["apply", "--model", model, "--store", "stock", "--allow-data-loss", "--subscriber", subscriber.url()], databaseURL: publisher.url()
             )
-            let written = try writer.stop()
-            #expect(try updater.stop() > 0)
+            let written = try writer.stopCounting()
+            #expect(try updater.stopCounting() > 0)
             #expect(written > 0)
             #expect(apply.exitCode == 0, "\(apply)")
             #expect(apply.stdoutLines.contains { $0.hasPrefix("subscriber ") && $0.contains(": store stock: now at 'Stock 2'") }, "\(apply)")
@@ -129,11 +129,11 @@ struct ReplicationBackfillTests {
     @Test("a step that only drops a published column, writers at the publisher: the subscriber drops it once the rows written before arrived; every row arrives, the subscription streams")
     func dropWithWriters() throws {
         try Self.withReplicatedStock(publication: "CREATE PUBLICATION stock FOR TABLES IN SCHEMA stock", stock2: Self.dropVersion) { publisher, subscriber, model, publishing, subscribing in
-            let writer = RunningWriter(url: publisher.url(), sql: "INSERT INTO stock.item (name, price) VALUES ('written during', 1)")
+            let writer = TwinWriter.repeating(url: publisher.url(), "INSERT INTO stock.item (name, price) VALUES ('written during', 1)")
             let apply = try OrchestratorBinary.run(
                 ["apply", "--model", model, "--store", "stock", "--allow-data-loss", "--subscriber", subscriber.url()], databaseURL: publisher.url()
             )
-            let written = try writer.stop()
+            let written = try writer.stopCounting()
             #expect(written > 0)
             #expect(apply.exitCode == 0, "\(apply)")
             try publishing.execute("INSERT INTO stock.item (name, price) SELECT 'after ' || i, i FROM generate_series(1, 20) AS i")

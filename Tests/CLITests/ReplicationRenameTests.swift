@@ -46,9 +46,9 @@ struct ReplicationRenameTests {
             #expect(!plan.stdout.contains("replicationMembershipLost"), "\(plan)")
 
             // Recipes keep the columns this insert names: it fits either shape.
-            let writer = RunningWriter(url: publisher.url(), sql: "INSERT INTO kitchen.recipe (name) VALUES ('written during')")
+            let writer = TwinWriter.repeating(url: publisher.url(), "INSERT INTO kitchen.recipe (name) VALUES ('written during')")
             let apply = try OrchestratorBinary.run(["apply", "--model", folder.path, "--subscriber", subscriber.url()] + mode, databaseURL: publisher.url())
-            let written = try writer.stop()
+            let written = try writer.stopCounting()
             #expect(apply.exitCode == 0, "\(apply)")
             #expect(written > 0)
             let published = try publishing.execute("""

@@ -108,9 +108,9 @@ struct ReplicationTests {
             try subscribing.execute("ALTER SUBSCRIPTION kitchen DISABLE")
             #expect(Topology.waitFor("0", query: "SELECT count(pid) FROM pg_stat_subscription", on: subscriber.url()) == "0")
             // Chefs keep their shape: a writer adds them during the publisher's migration.
-            let writer = RunningWriter(url: publisher.url(), sql: "INSERT INTO kitchen.chef (name) VALUES ('written during')")
+            let writer = TwinWriter.repeating(url: publisher.url(), "INSERT INTO kitchen.chef (name) VALUES ('written during')")
             let apply = try OrchestratorBinary.run(["apply", "--model", folder.path] + mode, databaseURL: publisher.url())
-            let written = try writer.stop()
+            let written = try writer.stopCounting()
             #expect(apply.exitCode == 0, "\(apply)")
             #expect(written > 0)
 
@@ -134,13 +134,13 @@ struct ReplicationTests {
           arguments: Form.allCases, [[], ["--online"]])
     func publisherWithSubscriber(form: Form, mode: [String]) throws {
         try Self.withReplicatedKitchen(form) { publisher, subscriber, folder, publishing, subscribing in
-            let writer = RunningWriter(url: publisher.url(), sql: "INSERT INTO kitchen.chef (name) VALUES ('written during')")
+            let writer = TwinWriter.repeating(url: publisher.url(), "INSERT INTO kitchen.chef (name) VALUES ('written during')")
             // Recipes change shape: updates written before the step's write guard are in the
             // old shape, which the subscriber, migrated, could not take (the cut at the guard).
-            let updater = RunningWriter(url: publisher.url(), sql: "UPDATE kitchen.recipe SET name = name || '+' WHERE _pk = 7")
+            let updater = TwinWriter.repeating(url: publisher.url(), "UPDATE kitchen.recipe SET name = name || '+' WHERE _pk = 7")
             let apply = try OrchestratorBinary.run(["apply", "--model", folder.path, "--subscriber", subscriber.url()] + mode, databaseURL: publisher.url())
-            let written = try writer.stop()
-            #expect(try updater.stop() > 0)
+            let written = try writer.stopCounting()
+            #expect(try updater.stopCounting() > 0)
             #expect(apply.exitCode == 0, "\(apply)")
             #expect(apply.stdoutLines.contains { $0.hasPrefix("store kitchen: now at 'Kitchen 2'") }, "\(apply)")
             #expect(apply.stdoutLines.contains { $0.hasPrefix("subscriber ") && $0.contains(": store kitchen: now at 'Kitchen 2'") }, "\(apply)")
@@ -175,11 +175,11 @@ struct ReplicationTests {
                 try #require(Topology.waitFor(first ?? "", query: rows, on: subscriber.url()) == first)
                 try #require(Topology.waitFor("0", query: "SELECT count(*) FROM pg_subscription_rel WHERE srsubstate NOT IN ('r', 's')", on: subscriber.url()) == "0")
 
-                let writer = RunningWriter(url: publisher.url(), sql: "INSERT INTO shop.item (name) VALUES ('written during')")
+                let writer = TwinWriter.repeating(url: publisher.url(), "INSERT INTO shop.item (name) VALUES ('written during')")
                 let apply = try OrchestratorBinary.run(
                     ["apply", "--model", model, "--to", "Shop 2", "--store", "shop", "--online", "--subscriber", subscriber.url()], databaseURL: publisher.url()
                 )
-                let written = try writer.stop()
+                let written = try writer.stopCounting()
                 #expect(apply.exitCode == 0, "\(apply)")
                 #expect(written > 0)
                 try publishing.execute("INSERT INTO shop.item (name, sku) SELECT 'after ' || i, 'sku ' || i FROM generate_series(1, 20) AS i")
@@ -242,46 +242,4 @@ struct ReplicationTests {
             #expect(try publishing.execute(SQL(unsafeRaw: version)).value(0, "version_name") == "Kitchen 1")
         }
     }
-}
-
-/// A session running `sql` in a loop, one autocommitted statement at a time, until stopped;
-/// counts the statements that committed.
-final class RunningWriter: @unchecked Sendable {
-    private let url: String
-    private let sql: SQL
-    private let lock = NSLock()
-    private var stopping = false
-    private var committed = 0
-    private var failure: Error?
-    private let done = DispatchSemaphore(value: 0)
-
-    init(url: String, sql: SQL) {
-        self.url = url
-        self.sql = sql
-        // A thread of its own: the test runner's threads may all be busy with other tests.
-        Thread { [self] in
-            defer { done.signal() }
-            do {
-                let connection = try PostgresConnection(url: url)
-                defer { connection.close() }
-                while !lock.withLock({ stopping }) {
-                    _ = try connection.execute(sql)
-                    lock.withLock { committed += 1 }
-                    Thread.sleep(forTimeInterval: 0.01)
-                }
-            } catch {
-                lock.withLock { failure = error }
-            }
-        }.start()
-    }
-
-    /// Stops the loop (60 s at most) and returns how many statements committed.
-    func stop() throws -> Int {
-        lock.withLock { stopping = true }
-        guard done.wait(timeout: .now() + 60) == .success else { throw WriterStuck() }
-        if let failure = lock.withLock({ failure }) { throw failure }
-        return lock.withLock { committed }
-    }
-
-    struct WriterStuck: Error {}
 }

@@ -32,9 +32,9 @@ import TestSupport
             let pause = try OrchestratorBinary.run(["control", "pause", "--store", "recipes"], databaseURL: url)
             #expect(pause.exitCode == 0, "\(pause)")
             // The application writes the whole time: paused, resumed, waiting, switched over.
-            let writer = RunningWriter(url: url, sql: "INSERT INTO recipes.recipe (name) VALUES ('written while steered')")
+            let writer = TwinWriter.repeating(url: url, "INSERT INTO recipes.recipe (name) VALUES ('written while steered')")
             var writerStopped = false
-            defer { if !writerStopped { _ = try? writer.stop() } }
+            defer { if !writerStopped { _ = try? writer.stopCounting() } }
             let running = try RunningOrchestrator(
                 ["apply", "--online", "--postpone-switch-over", "--batch-size", "2", "--model", "bench/model", "--store", "recipes", "--format", "json"], databaseURL: url
             )
@@ -64,7 +64,7 @@ import TestSupport
             #expect(try connection.execute("SELECT version_name FROM orchestrator.stores WHERE store = 'recipes'").value(0, "version_name") == "Bench 2")
             // Nothing the writer committed is lost, each row in the new shape (rating backfilled, servings defaulted).
             writerStopped = true
-            let written = try writer.stop()
+            let written = try writer.stopCounting()
             #expect(written > 0)
             let kept = try connection.execute("""
                 SELECT count(*) AS n, count(*) FILTER (WHERE rating = 0 AND servings = 1) AS shaped FROM recipes.recipe WHERE name = 'written while steered'

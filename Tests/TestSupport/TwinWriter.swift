@@ -57,7 +57,8 @@ public final class TwinWriter: @unchecked Sendable {
         public var description: String { "\(error)\(afterSwitchOver ? " (after the switch-over)" : "")" }
     }
 
-    public let url: String
+    /// Opens the writer's session (a URL's, or another session's server and user).
+    private let connect: @Sendable () throws -> PostgresConnection
     /// The live store's schema.
     public let live: String
     /// The twin's schema.
@@ -65,6 +66,10 @@ public final class TwinWriter: @unchecked Sendable {
     /// The version the migration brings the live store to.
     public let targetVersion: String
     public let rules: Rules
+    /// Slept between two transactions (outside them): a steady application rather than a flood.
+    public var pauseBetween: TimeInterval = 0
+    /// Each write runs outside a transaction block, its statements committing one by one.
+    public var autocommits = false
     private let write: Write
     private let lock = NSLock()
     private var stopped = false
@@ -81,13 +86,33 @@ public final class TwinWriter: @unchecked Sendable {
 
     private struct SwitchedOver: Error {}
 
-    public init(url: String, live: String, twin: String, targetVersion: String = "v2", rules: Rules, write: @escaping Write) {
-        self.url = url
+    /// Thrown by a write when the writer has nothing more to do: it ends, as `stop` ends it.
+    public struct Finished: Error {
+        public init() {}
+    }
+
+    public convenience init(url: String, live: String, twin: String, targetVersion: String = "v2", rules: Rules, write: @escaping Write) {
+        self.init(connect: { try PostgresConnection(url: url) }, live: live, twin: twin, targetVersion: targetVersion, rules: rules, write: write)
+    }
+
+    /// On sessions to `connection`'s server as its user (`reconnect`), the writer's opened now.
+    public convenience init(sessionsLike connection: PostgresConnection, live: String, twin: String, targetVersion: String = "v2", rules: Rules, write: @escaping Write) throws {
+        let opener = Opener(connection, first: try connection.reconnect())
+        self.init(connect: { try opener.open() }, live: live, twin: twin, targetVersion: targetVersion, rules: rules, write: write)
+    }
+
+    private init(connect: @escaping @Sendable () throws -> PostgresConnection, live: String, twin: String, targetVersion: String, rules: Rules, write: @escaping Write) {
+        self.connect = connect
         self.live = live
         self.twin = twin
         self.targetVersion = targetVersion
         self.rules = rules
         self.write = write
+    }
+
+    /// A new session like the writer's (a blocker, a look at the stores).
+    public func newSession() throws -> PostgresConnection {
+        try connect()
     }
 
     public var commits: Int { lock.withLock { committed } }
@@ -110,7 +135,7 @@ public final class TwinWriter: @unchecked Sendable {
             defer { done.signal() }
             let connection: PostgresConnection
             do {
-                connection = try PostgresConnection(url: url)
+                connection = try connect()
             } catch {
                 lock.withLock { failures.append(Failure(error: error, afterSwitchOver: false)) }
                 return
@@ -122,6 +147,7 @@ public final class TwinWriter: @unchecked Sendable {
                     continue
                 }
                 guard writeOnce(on: connection) else { return }
+                if pauseBetween > 0 { Thread.sleep(forTimeInterval: pauseBetween) }
             }
         }.start()
     }
@@ -131,13 +157,19 @@ public final class TwinWriter: @unchecked Sendable {
         writing.lock()
         defer { writing.unlock() }
         do {
-            try connection.transaction {
+            if autocommits {
                 try write(self, connection)
-                if rules.stopsAtSwitchOver, try version(on: connection) == targetVersion { throw SwitchedOver() }
+            } else {
+                try connection.transaction {
+                    try write(self, connection)
+                    if rules.stopsAtSwitchOver, try version(on: connection) == targetVersion { throw SwitchedOver() }
+                }
             }
             lock.withLock { committed += 1 }
         } catch is NothingWritten {
         } catch is SwitchedOver {
+            return false
+        } catch is Finished {
             return false
         } catch let error as PostgresError where error.sqlState.map({ rules.retries($0.code) }) == true {
             lock.withLock { refusedByState[error.sqlState!.code, default: 0] += 1 }
@@ -168,9 +200,23 @@ public final class TwinWriter: @unchecked Sendable {
 
     /// Stops the writer and waits for its last transaction.
     public func stop() {
+        requestStop()
+        done.wait()
+        done.signal()
+    }
+
+    /// Stops the writer after its current transaction, without waiting for it.
+    public func requestStop() {
         lock.withLock { stopped = true }
         resume()
-        done.wait()
+    }
+
+    /// Waits (at most `seconds`) for the writer to end by itself (`Finished`, a failure) or
+    /// by `stop`; true when it has. Asked again, it answers again.
+    public func waitUntilDone(within seconds: Double = 120) -> Bool {
+        guard done.wait(timeout: .now() + seconds) == .success else { return false }
+        done.signal()
+        return true
     }
 
     /// Waits (at most 30 s) until the writer has committed `count` transactions: on a loaded
@@ -197,7 +243,7 @@ public final class TwinWriter: @unchecked Sendable {
     /// on a new session.
     private func isSwitchedOver(_ connection: PostgresConnection) -> Bool {
         if let read = try? version(on: connection) { return read == targetVersion }
-        guard let session = try? PostgresConnection(url: url) else { return false }
+        guard let session = try? newSession() else { return false }
         defer { session.close() }
         return (try? version(on: session)) == targetVersion
     }
@@ -219,5 +265,25 @@ public final class TwinWriter: @unchecked Sendable {
         let key = try connection.execute("INSERT INTO \(ident: live, liveTable ?? table) (\(idents: columns)) VALUES (\(values(live))) RETURNING _pk")
         guard let pk = key.rows.first?.first.flatMap({ $0 }).flatMap({ Int64($0) }) else { return }
         try connection.execute("INSERT INTO \(ident: twin, table) (\(idents: ["_pk"] + columns)) OVERRIDING SYSTEM VALUE VALUES (\(literal: pk), \(values(twin)))")
+    }
+}
+
+/// The writer's session, opened beside `connection`; later ones like it.
+private final class Opener: @unchecked Sendable {
+    private let connection: PostgresConnection
+    private let lock = NSLock()
+    private var first: PostgresConnection?
+
+    init(_ connection: PostgresConnection, first: PostgresConnection) {
+        self.connection = connection
+        self.first = first
+    }
+
+    func open() throws -> PostgresConnection {
+        if let session = lock.withLock({ () -> PostgresConnection? in
+            defer { first = nil }
+            return first
+        }) { return session }
+        return try connection.reconnect()
     }
 }

@@ -3,7 +3,11 @@ import PostgresClient
 
 /// Asks the run's hooks between two batches and carries out the answer: returns to go on
 /// (after a sleep when slowed), waits while paused (asking again each `pollSeconds`, at most
-/// `pauseTimeoutSeconds` in all), and throws `RunStopped` to stop.
+/// `pauseTimeoutSeconds` in all), and throws `RunStopped` to stop. Inside a streaming pass
+/// (`BatchPosition.isInsidePass`) the run record is written on a second session (a write in the
+/// pass's transaction would show only at its commit) and a slow sleeps in steps of
+/// `pollSeconds` with a statement between, so that `idle_in_transaction_session_timeout` never
+/// ends the pass's session.
 struct BatchGate {
     var hooks: [any BetweenBatches]
     var connection: PostgresConnection
@@ -44,7 +48,12 @@ struct BatchGate {
     /// Between two batches: returns when the run may go on.
     func pass(_ position: BatchPosition) throws {
         var pausedSince: Date?
+        record?.isInsideTransaction = position.isInsidePass
+        defer { record?.isInsideTransaction = false }
         record?.rows(position.rowsDone)
+        func stopped(_ reason: String) -> RunStopped {
+            RunStopped(store: position.store, reason: reason, isInsidePass: position.isInsidePass)
+        }
         while true {
             switch try decide(at: position) {
             case .proceed:
@@ -52,13 +61,13 @@ struct BatchGate {
                 return
             case .slow(let seconds):
                 record?.waiting(nil)
-                Thread.sleep(forTimeInterval: min(max(0, seconds), pauseTimeoutSeconds))
+                try sleep(min(max(0, seconds), pauseTimeoutSeconds), keepingAlive: position.isInsidePass)
                 return
             case .stop(let reason):
-                throw RunStopped(store: position.store, reason: reason)
+                throw stopped(reason)
             case .pause(let reason):
                 if position.holdsWrites {
-                    throw RunStopped(store: position.store, reason: "\(reason) (stopped rather than paused: the run holds the write guard, so the application's writes would wait)")
+                    throw stopped("\(reason) (stopped rather than paused: the run holds the write guard, so the application's writes would wait)")
                 }
                 let since = pausedSince ?? Date()
                 if pausedSince == nil {
@@ -68,10 +77,22 @@ struct BatchGate {
                 }
                 let left = pauseTimeoutSeconds - Date().timeIntervalSince(since)
                 guard left > 0 else {
-                    throw RunStopped(store: position.store, reason: "\(reason) for longer than --pause-timeout (\(DurationText.text(seconds: pauseTimeoutSeconds)))")
+                    throw stopped("\(reason) for longer than --pause-timeout (\(DurationText.text(seconds: pauseTimeoutSeconds)))")
                 }
                 Thread.sleep(forTimeInterval: min(pollSeconds, left))
             }
+        }
+    }
+
+    /// Sleeps `seconds`; in a transaction, in steps of `pollSeconds` with a statement after each.
+    private func sleep(_ seconds: Double, keepingAlive: Bool) throws {
+        guard keepingAlive else { return Thread.sleep(forTimeInterval: seconds) }
+        let until = Date().addingTimeInterval(seconds)
+        var left = seconds
+        while left > 0 {
+            Thread.sleep(forTimeInterval: min(pollSeconds, left))
+            try connection.execute("SELECT 1")
+            left = until.timeIntervalSinceNow
         }
     }
 }

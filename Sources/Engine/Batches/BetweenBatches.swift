@@ -23,11 +23,15 @@ public struct BatchPosition: Sendable, Equatable {
     /// True when the run holds the heavyweight write guard: the application's writes wait
     /// while the run waits, so a pause stops the run at once (resumable) instead.
     public var holdsWrites: Bool
+    /// True between two FETCH batches of a streaming pass, inside the pass's transaction (the
+    /// hook's connection is then in it): a stop rolls the pass back to the last checkpoint.
+    public var isInsidePass = false
 }
 
 /// Asked between every two batches of a run, after the first batch's transaction committed
-/// and before the next begins (never inside a transaction). `connection` is the run's own,
-/// outside any transaction: a hook may read from it, and must leave no transaction open.
+/// and before the next begins, and between two FETCH batches of a streaming pass, inside the
+/// pass's transaction (`BatchPosition.isInsidePass`). `connection` is the run's own: a hook
+/// may read from it, must leave no transaction open and must not end the pass's.
 public protocol BetweenBatches: Sendable {
     func decide(at position: BatchPosition, on connection: PostgresConnection) throws -> BatchDecision
 }
@@ -36,8 +40,13 @@ public protocol BetweenBatches: Sendable {
 public struct RunStopped: Error, CustomStringConvertible {
     public var store: String
     public var reason: String
+    /// Stopped inside a streaming pass, whose transaction rolled back.
+    public var isInsidePass = false
 
     public var description: String {
-        "store \(store): stopped between batches: \(reason); the work done is checkpointed, and apply again continues from it"
+        if isInsidePass {
+            return "store \(store): stopped inside a streaming pass: \(reason); the pass was rolled back, the passes before it are checkpointed, and apply again continues from the last checkpoint"
+        }
+        return "store \(store): stopped between batches: \(reason); the work done is checkpointed, and apply again continues from it"
     }
 }

@@ -148,7 +148,9 @@ struct HeavyweightPhases {
         ) { context in
             let validated = try run.validatePass(pass)
             let checkpoint = try run.options.executionPolicy.transaction(on: run.connection) {
-                let rows = try run.runPass(validated, source: source, destination: destination, onRows: context.rows)
+                let rows = try run.runPass(
+                    validated, source: source, destination: destination, onRows: context.rows, gate: context.gate, holdsWrites: state.writeGuard != nil
+                )
                 let checkpoint = try run.recordCheckpoint(validated, number: number, rows: rows, after: state.last, tracking)
                 try state.writeGuard?.requireNoWrites(seen: checkpoint.changesSeen)
                 return checkpoint

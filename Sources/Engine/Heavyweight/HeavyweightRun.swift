@@ -132,8 +132,12 @@ struct HeavyweightRun {
         return writeGuard
     }
 
-    /// `onRows`: the rows a streaming pass has made so far, after each batch.
-    func runPass(_ pass: PlannedPass, source: ModelVersion, destination: ModelVersion, onRows: @escaping (Int) -> Void = { _ in }) throws -> Int {
+    /// `onRows`: the rows a streaming pass has made so far, after each batch; `gate`: asked
+    /// between its FETCH batches, told `holdsWrites` (`StreamingPass`).
+    func runPass(
+        _ pass: PlannedPass, source: ModelVersion, destination: ModelVersion, onRows: @escaping (Int) -> Void = { _ in },
+        gate: BatchGate? = nil, holdsWrites: Bool = false
+    ) throws -> Int {
         var rows = 0
         // The prepare pass's DDL in one round trip: it counts no rows.
         for statement in pass.stage == .prepare ? [] : pass.statements {
@@ -145,12 +149,13 @@ struct HeavyweightRun {
         case .createInstances:
             guard let stream = pass.stream else { return rows }
             let context = try self.context(for: pass, stream: stream, source: source, destination: destination)
-            return try StreamingPass(context: context, policy: policy, sizing: options.streamingSizing, onBatch: onRows).createInstances()
+            return try StreamingPass(context: context, policy: policy, sizing: options.streamingSizing, gate: gate, holdsWrites: holdsWrites, onBatch: onRows)
+                .createInstances()
         case .createRelationships:
             // The policy's hook runs in the entity mapping's last stage 2 pass, the streaming one.
             guard pass.execution == .streaming, let policy, let mapping = pass.entityMapping else { return rows }
             let context = try self.context(for: pass, stream: nil, source: source, destination: destination)
-            return try StreamingPass(context: context, policy: policy, sizing: options.streamingSizing) { _ in }
+            return try StreamingPass(context: context, policy: policy, sizing: options.streamingSizing, gate: gate, holdsWrites: holdsWrites) { _ in }
                 .createRelationships(mappingName: mapping)
         case .validate:
             for other in work.passes where other.stage == .createInstances {

@@ -12,6 +12,11 @@ struct StreamingPass {
     var context: EntityMappingContext
     var policy: (any EntityMigrationPolicy)?
     var sizing: BatchSizing
+    /// Asked between two FETCH batches, inside the pass's transaction (`BatchGate`): a pause
+    /// waits there, a stop rolls the pass back. Nil: never (a catch-up round, asked after it).
+    var gate: BatchGate? = nil
+    /// Whether the run holds the write guard: a pause then stops at once, as between passes.
+    var holdsWrites = false
     /// Rows done so far, after each batch.
     var onBatch: (Int) -> Void
 
@@ -25,7 +30,6 @@ struct StreamingPass {
         let calls = FunctionCalls(policy: policy)
         context.evaluator.callFunction = { call in try calls.call(call) }
         try policy?.begin(context)
-        var done = 0
         try forEachBatch(stream.sourceRows) { result in
             let reader = SourceRowReader(stream, result)
             for row in result.rows {
@@ -43,8 +47,6 @@ struct StreamingPass {
                 }
             }
             try context.writer.flush()
-            done += result.rows.count
-            onBatch(done)
         }
         context.currentSource = nil
         try policy?.endInstanceCreation(context)
@@ -62,8 +64,7 @@ struct StreamingPass {
         let links = entity.toOnes.map { toOne in stream.links.first { $0.column == toOne.column }?.key }
         let columns = ["_pk", "_entity"] + entity.attributes.map(\.column) + entity.toOnes.map(\.column)
         let copy: SQL = "COPY \(ident: context.stagingSchema, entity.table) (\(idents: columns)) FROM STDIN"
-        var done = 0
-        try forEachBatch(stream.sourceRows) { result in
+        return try forEachBatch(stream.sourceRows) { result in
             let reader = SourceRowReader(stream, result)
             let linkIndexes = links.map { $0.flatMap { reader.positions[$0] } }
             var lines: [[String?]] = []
@@ -83,10 +84,7 @@ struct StreamingPass {
                 lines.append(line)
             }
             try context.connection.copyIn(copy, rows: lines)
-            done += result.rows.count
-            onBatch(done)
         }
-        return done
     }
 
     /// Stage 2 with a policy: each destination instance the entity mapping made, read back
@@ -104,7 +102,6 @@ struct StreamingPass {
             WHERE a.entity_mapping = \(literal: mappingName)\(restriction)
             ORDER BY d._pk
             """
-        var done = 0
         try forEachBatch(select) { result in
             for row in result.rows.indices {
                 var values: [String: Value] = [:]
@@ -121,8 +118,6 @@ struct StreamingPass {
                 try context.writer.flush()
                 try context.writer.update(instance)
             }
-            done += result.rows.count
-            onBatch(done)
         }
         context.currentSource = nil
         try policy.endRelationshipCreation(context)
@@ -131,21 +126,33 @@ struct StreamingPass {
     }
 
     /// Runs `body` on each batch of `select`'s rows, through a cursor of the pass's transaction,
-    /// each batch sized by `BatchSizing` (`ApplyOptions.streamingSizing`). The cursor keeps the
-    /// place: a pass commits whole, so there is no key to resume at, and the hooks are asked
-    /// after the pass (`HeavyweightRun`).
-    private func forEachBatch(_ select: SQL, _ body: (QueryResult) throws -> Void) throws {
+    /// each batch sized by `BatchSizing` (`ApplyOptions.streamingSizing`); returns the rows read.
+    /// The cursor keeps the place: a pass commits whole, so there is no key to resume at.
+    /// 1. FETCH a batch; none left: done;
+    /// 2. `body` computes and writes it, `onBatch` gets the rows so far;
+    /// 3. a short batch was the last one; otherwise the hooks are asked (`gate`) before the
+    ///    next FETCH, in the transaction: a pause waits with the pass open, a stop (or a wait
+    ///    past its timeout) throws `RunStopped`, which rolls the pass back to its last checkpoint.
+    @discardableResult
+    private func forEachBatch(_ select: SQL, _ body: (QueryResult) throws -> Void) throws -> Int {
         let connection = context.connection
         var sizing = sizing
+        var done = 0
         _ = try connection.execute("DECLARE \(ident: Self.cursor) NO SCROLL CURSOR FOR \(select)")
         while true {
             let started = Date()
-            let batch = try connection.execute("FETCH FORWARD \(literal: sizing.size) FROM \(ident: Self.cursor)")
+            let size = sizing.size
+            let batch = try connection.execute("FETCH FORWARD \(literal: size) FROM \(ident: Self.cursor)")
             if batch.rows.isEmpty { break }
             try body(batch)
+            done += batch.rows.count
+            onBatch(done)
             sizing.adapt(rows: batch.rows.count, seconds: Date().timeIntervalSince(started))
+            if batch.rows.count < size { break }
+            try gate?.pass(BatchPosition(store: context.storeSchema, rowsDone: done, holdsWrites: holdsWrites, isInsidePass: true))
         }
         _ = try connection.execute("CLOSE \(ident: Self.cursor)")
+        return done
     }
 }
 

@@ -32,6 +32,29 @@ extension ExtraObject {
         }
     }
 
+    /// An online step rebuilds a table beside itself with its version's columns only
+    /// (`OnlinePlan.rebuiltTables`): an extra column on it holding values goes with the old
+    /// table, where the offline step keeps it. One `dataLoss` hazard each, on the first step
+    /// that rebuilds its table (none after a heavyweight step, whose new store has no extras).
+    static func rebuildHazards(of extras: [ExtraObject], steps: inout [PlannedStep], store: String) {
+        var left = extras.filter { $0.column != nil && $0.holdsRows }
+        for index in steps.indices where !left.isEmpty {
+            if steps[index].kind == .heavyweight {
+                left = []
+                continue
+            }
+            let rebuilt = Set(steps[index].phases?.rebuiltTables ?? [])
+            let lost = left.filter { rebuilt.contains($0.table) }
+            left.removeAll { rebuilt.contains($0.table) }
+            steps[index].hazards += lost.map { extra in
+                Hazard(
+                    code: Hazard.Code.dataLoss,
+                    message: "\(extra) of store \(store) is not in the contract (extra drift, the team's own): apply --online rebuilds table \(extra.table) without it, so its values are dropped (the offline step keeps it)"
+                )
+            }
+        }
+    }
+
     /// The empty ones, for the step's `tableRewrite` hazard; nil when there are none.
     static func emptyNote(of extras: [ExtraObject]) -> String? {
         let empty = extras.filter { !$0.holdsRows }

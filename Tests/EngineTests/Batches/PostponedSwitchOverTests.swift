@@ -103,9 +103,9 @@ import TestSupport
             let waiting = try #require(try RunningMigration.read(store: S.store, on: connection))
             #expect(waiting.state == .waitingToSwitchOver && waiting.step == "step 1 of 1: heavyweight 'Kitchen 1' -> 'Kitchen 2'", "\(waiting)")
 
-            let writer = try OnlineHeavyweightTests.Writer(connection, OnlineHeavyweightTests.concurrent)
+            let writer = try TwinWriter.script(sessionsLike: connection, OnlineHeavyweightTests.concurrent)
             writer.start()
-            writer.wait()
+            #expect(writer.waitUntilDone(), "the writer never finished")
             #expect(writer.failure == nil, "the application's writes failed while the run waited: \(String(describing: writer.failure))")
             #expect(try S.version(on: connection) == "Kitchen 1")
 

@@ -9,39 +9,17 @@ import TestSupport
 @testable import Engine
 
 /// Issue 21: metadata layout 4 keeps every checkpoint in `orchestrator.checkpoints`. A store
-/// the previous release (layout 3) left half migrated — an offline heavyweight run's passes in
+/// the previous release (layout 3) left half migrated — a heavyweight run's passes (offline, or
+/// online with its row log) in
 /// `<store>~staging._checkpoint`, an online run's position in the table
 /// `orchestrator.online_progress` — is upgraded in place by the next `apply`, which continues
-/// the run and finishes it. The stores are put back exactly as that release left them: its DDL
-/// is written out below.
+/// the run and finishes it. The metadata is put back exactly as that release made it, by its
+/// own DDL (`LayoutThreeFixture`).
 @Suite(integration) struct LayoutThreeUpgradeTests {
     typealias S = MigratedStore
 
     /// The previous release's checkpoint table, made in the staging schema with the change log.
-    static let layoutThreeCheckpointTable = """
-        CREATE TABLE "shop~staging"."_checkpoint" (
-            pass integer PRIMARY KEY,
-            name text NOT NULL,
-            fingerprint text NOT NULL,
-            rows bigint NOT NULL,
-            changes_seen bigint NOT NULL,
-            table_rows jsonb NOT NULL,
-            finished_at timestamptz NOT NULL DEFAULT clock_timestamp()
-        )
-        """
-
-    /// The previous release's `online_progress`, made by its first `apply --online`.
-    static let layoutThreeOnlineProgress = """
-        CREATE TABLE IF NOT EXISTS "orchestrator"."online_progress" (
-            store text PRIMARY KEY,
-            from_version text NOT NULL,
-            to_version text NOT NULL,
-            plan_digest text NOT NULL,
-            phase integer NOT NULL,
-            next_key bigint,
-            updated_at timestamptz NOT NULL DEFAULT now()
-        )
-        """
+    static let layoutThreeCheckpointTable = LayoutThreeFixture.checkpointTable(staging: "shop~staging")
 
     /// The previous release's identity of a heavyweight step's work (`HeavyweightRun.fingerprint`).
     static func layoutThreeFingerprint(of step: PlannedStep) -> String {
@@ -50,11 +28,15 @@ import TestSupport
         return VersionHash.digest(of: ([step.from ?? "", step.to] + parts).joined(separator: "\u{1}"))
     }
 
-    /// Layout 4 taken away, as the previous release's metadata had it (no `checkpoints`, no view).
-    static func backToLayoutThree(on connection: PostgresConnection) throws {
-        try connection.execute("DROP VIEW orchestrator.online_progress")
-        try connection.execute("DROP TABLE orchestrator.checkpoints")
-        try connection.execute("UPDATE orchestrator.meta SET value = '3' WHERE key = 'layout_version'")
+    /// The metadata as the previous release made it (`LayoutThreeFixture`: its own DDL), with
+    /// its `online_progress` table when `onlineProgress`; the staging schema without the write
+    /// log that came later.
+    static func backToLayoutThree(on connection: PostgresConnection, onlineProgress: Bool = false) throws {
+        try LayoutThreeFixture.metadata(on: connection, onlineProgress: onlineProgress)
+        try LayoutThreeFixture.staging("shop~staging", on: connection)
+        let shape = try LayoutThreeFixture.shape(on: connection)
+        #expect(shape.contains("controls.paused boolean not null") && !shape.contains { $0.hasPrefix("controls.postponed") })
+        #expect(!shape.contains { $0.hasPrefix("checkpoints.") || $0.hasPrefix("runs.") || $0.hasPrefix("expansions.") })
     }
 
     static func expectLayoutFourWithNoCheckpointLeft(on connection: PostgresConnection, sourceLocation: SourceLocation = #_sourceLocation) throws {
@@ -109,6 +91,40 @@ import TestSupport
         }
     }
 
+    @Test func anOnlineHeavyweightRunOfThePreviousReleaseResumesItsPassesMapsTheWritesSinceAndFinishes() throws {
+        let model = try HeavyweightMigrationTests.kitchen()
+        typealias Online = OnlineHeavyweightTests
+        try S.withStore(model) { connection in
+            try Online.crashOnlineRun(model, on: connection)
+            let migrator = HeavyweightMigrationTests.migrator(model, HeavyweightMigrationTests.kitchenMapping(), on: connection)
+            let step = try #require(try migrator.plan(mode: .online).steps.first)
+            let layoutThreeDigest = try #require(step.earlierDigests.first)
+            #expect(layoutThreeDigest != step.digest)
+            // The passes done, as that release recorded them in the staging schema, and its metadata.
+            try connection.execute(SQL(unsafeRaw: Self.layoutThreeCheckpointTable))
+            try connection.execute("""
+                INSERT INTO "shop~staging"."_checkpoint" (pass, name, fingerprint, rows, changes_seen, table_rows, finished_at)
+                SELECT pass, name, \(layoutThreeDigest), rows, changes_seen, table_rows, updated_at
+                FROM orchestrator.checkpoints WHERE store = 'shop' AND kind = 'heavyweight' AND pass > 0
+                """)
+            let done = try #require(try connection.execute(#"SELECT count(*) AS n FROM "shop~staging"._checkpoint"#).int(0, "n"))
+            #expect(done >= 2)
+            try Self.backToLayoutThree(on: connection)
+            // The application writes meanwhile: the crashed run's row triggers log it.
+            for write in Online.duringStageOne { try connection.execute(write) }
+
+            var events: [ProgressEvent] = []
+            var options = ApplyOptions()
+            options.online = true
+            _ = try migrator.apply(options: options, onProgress: { events.append($0) })
+            #expect(events.filter { $0.kind == .passFinished && $0.resumed }.count == Int(done), "the passes of the previous release's run were skipped")
+            #expect(try S.version(on: connection) == "Kitchen 2")
+            try Online.expectNoTriggersLeft(on: connection)
+            #expect(try Online.snapshot(S.store, on: connection) == Online.offlineMigration(after: Online.duringStageOne).migrated)
+            try Self.expectLayoutFourWithNoCheckpointLeft(on: connection)
+        }
+    }
+
     @Test func aStagingSchemaOfThePreviousReleaseHoldingAnotherPlansPassesIsStillRefused() throws {
         let model = try HeavyweightMigrationTests.kitchen()
         var mapping = HeavyweightMigrationTests.kitchenMapping()
@@ -147,8 +163,7 @@ import TestSupport
             #expect(step.earlierDigests.first == layoutThreeDigest && step.digest != layoutThreeDigest)
             let position = try connection.execute("SELECT pass, next_key FROM orchestrator.checkpoints WHERE store = 'shop' AND kind = 'online'")
             let phase = try #require(position.int(0, "pass")), nextKey = try #require(position.int(0, "next_key"))
-            try Self.backToLayoutThree(on: connection)
-            try connection.execute(SQL(unsafeRaw: Self.layoutThreeOnlineProgress))
+            try Self.backToLayoutThree(on: connection, onlineProgress: true)
             try connection.execute("""
                 INSERT INTO orchestrator.online_progress (store, from_version, to_version, plan_digest, phase, next_key)
                 VALUES ('shop', 'v1', 'v2', \(layoutThreeDigest), \(phase), \(nextKey))
@@ -173,8 +188,7 @@ import TestSupport
             options.betweenBatches = [Answer(after: 10, decision: .stop(reason: "stopped by the test"))]
             _ = #expect(throws: StepFailure.self) { try migrator.apply(options: options) }
             let fnv = try #require(try migrator.plan().steps.first?.earlierDigests.last)
-            try Self.backToLayoutThree(on: connection)
-            try connection.execute(SQL(unsafeRaw: Self.layoutThreeOnlineProgress))
+            try Self.backToLayoutThree(on: connection, onlineProgress: true)
             try connection.execute("""
                 INSERT INTO orchestrator.online_progress (store, from_version, to_version, plan_digest, phase, next_key, updated_at)
                 VALUES ('shop', 'v1', 'v2', \(fnv), 1, 11000000, '2026-11-01 00:00:00+00')

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import PostgresClient
+import TestSupport
 import SQLBuilding
 @testable import Engine
 
@@ -10,7 +11,7 @@ import SQLBuilding
 /// for once that of `last` is done (the same pass may be both); `betweenRounds` is written after the first catch-up round,
 /// for the last round under the write guard.
 struct OnlineApplyScript {
-    var writer: OnlineHeavyweightTests.Writer
+    var writer: TwinWriter
     var first: String
     var duringStageOne: [SQL]
     var last: String
@@ -23,7 +24,7 @@ struct OnlineApplyScript {
     static func kitchen(on connection: PostgresConnection) throws -> OnlineApplyScript {
         typealias Online = OnlineHeavyweightTests
         return OnlineApplyScript(
-            writer: try Online.Writer(connection, Online.concurrent), first: "ChefToChef", duringStageOne: Online.duringStageOne,
+            writer: try TwinWriter.script(sessionsLike: connection, Online.concurrent), first: "ChefToChef", duringStageOne: Online.duringStageOne,
             last: "RecipeToRecipe", betweenRounds: Online.betweenRounds
         )
     }
@@ -44,9 +45,9 @@ struct OnlineApplyScript {
                     writer.start()
                 case (.passFinished, .pass(.createInstances), first):
                     for write in duringStageOne { try connection.execute(write) }
-                    if first == last { writer.wait() }
+                    if first == last { #expect(writer.waitUntilDone(), "the writer never finished") }
                 case (.passFinished, .pass(.createInstances), last):
-                    writer.wait()
+                    #expect(writer.waitUntilDone(), "the writer never finished")
                 case (.rows, .catchUp, _) where events.filter({ $0.stage == .catchUp }).count == 1:
                     for write in betweenRounds { try connection.execute(write) }
                 default:

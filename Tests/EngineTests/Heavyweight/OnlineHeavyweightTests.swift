@@ -49,38 +49,6 @@ import TestSupport
     /// Between the catch-up rounds: one write left for the last round, under the write guard.
     static let betweenRounds: [SQL] = ["UPDATE shop.recipe SET temperature = 32 WHERE _pk = 20"]
 
-    /// Runs `statements` on its own session, in a thread, a few milliseconds apart.
-    final class Writer: @unchecked Sendable {
-        let session: PostgresConnection
-        let statements: [SQL]
-        let finished = DispatchSemaphore(value: 0)
-        var failure: Error?
-
-        init(_ connection: PostgresConnection, _ statements: [SQL]) throws {
-            session = try connection.reconnect()
-            self.statements = statements
-        }
-
-        func start() {
-            Thread {
-                defer { self.finished.signal() }
-                do {
-                    for statement in self.statements {
-                        try self.session.execute(statement)
-                        Thread.sleep(forTimeInterval: 0.002)
-                    }
-                } catch {
-                    self.failure = error
-                }
-            }.start()
-        }
-
-        func wait() {
-            finished.wait()
-            session.close()
-        }
-    }
-
     /// The migrated rows: chefs by name (new keys differ by when a row was associated),
     /// recipes by their kept key with their author's name.
     static func snapshot(_ schema: String, on connection: PostgresConnection) throws -> [[String?]] {
@@ -134,7 +102,7 @@ import TestSupport
             var migrator = Kitchen.migrator(model, Self.mapping(sharedChefs: sharedChefs), on: connection)
             migrator.forceStreaming = streaming
             let script = OnlineApplyScript(
-                writer: try Writer(connection, Self.concurrent), first: "ChefToChef", duringStageOne: Self.duringStageOne,
+                writer: try TwinWriter.script(sessionsLike: connection, Self.concurrent), first: "ChefToChef", duringStageOne: Self.duringStageOne,
                 last: "RecipeToRecipe", betweenRounds: Self.betweenRounds
             )
             let (report, _) = try script.apply(migrator, on: connection)

@@ -14,7 +14,6 @@ import TestSupport
 /// of the final data, row by row (the positions of an ordered relationship too).
 @Suite(integration) struct OnlineJoinTableTests {
     typealias S = MigratedStore
-    typealias Writer = OnlineHeavyweightTests.Writer
 
     static func model(ordered: Bool) throws -> VersionedModel {
         let tags = "tags: {destination: Tag, inverse: recipes, toMany: true\(ordered ? ", ordered: true" : "")}"
@@ -124,7 +123,7 @@ import TestSupport
             migrator.forceStreaming = streaming
             #expect(try migrator.plan().steps.first?.staged?.refusal == nil, "a join table no longer refuses the step online")
             let script = OnlineApplyScript(
-                writer: try Writer(connection, Self.concurrent(ordered: ordered)), first: "RecipeToRecipe", duringStageOne: Self.duringStageOne(ordered: ordered),
+                writer: try TwinWriter.script(sessionsLike: connection, Self.concurrent(ordered: ordered)), first: "RecipeToRecipe", duringStageOne: Self.duringStageOne(ordered: ordered),
                 last: "TagToTag", betweenRounds: Self.betweenRounds
             )
             _ = try script.apply(migrator, on: connection)

@@ -41,7 +41,7 @@ import TestSupport
             // Renames of chefs whose recipes the writer leaves alone, after the recipes are mapped.
             let renames: [SQL] = ["UPDATE shop.chef SET name = 'renamed late' WHERE _pk IN (SELECT chef_pk FROM shop.recipe WHERE _pk IN (40, 41))"]
             let script = OnlineApplyScript(
-                writer: try Online.Writer(connection, Online.concurrent), first: "ChefToChef", duringStageOne: Online.duringStageOne,
+                writer: try TwinWriter.script(sessionsLike: connection, Online.concurrent), first: "ChefToChef", duringStageOne: Online.duringStageOne,
                 last: "RecipeToRecipe", betweenRounds: Online.betweenRounds + renames
             )
             _ = try script.apply(migrator, on: connection)

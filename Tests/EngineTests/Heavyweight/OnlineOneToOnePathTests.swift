@@ -106,7 +106,7 @@ import TestSupport
             var migrator = StoreMigrator(connection: connection, model: model, store: S.store, explicitMappings: [ExplicitMapping(Self.mapping())])
             migrator.forceStreaming = streaming
             let script = OnlineApplyScript(
-                writer: try Online.Writer(connection, Self.concurrent), first: "RecipeToRecipe", duringStageOne: Self.duringStageOne,
+                writer: try TwinWriter.script(sessionsLike: connection, Self.concurrent), first: "RecipeToRecipe", duringStageOne: Self.duringStageOne,
                 last: "CardToCard", betweenRounds: Self.betweenRounds
             )
             _ = try script.apply(migrator, on: connection)

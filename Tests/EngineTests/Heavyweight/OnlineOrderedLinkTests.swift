@@ -71,7 +71,7 @@ import TestSupport
         try S.withStore(model) { connection in
             let migrator = StoreMigrator(connection: connection, model: model, store: S.store, explicitMappings: [ExplicitMapping(Self.mapping)])
             let script = OnlineApplyScript(
-                writer: try Online.Writer(connection, Self.concurrent), first: "ChefToChef", duringStageOne: Self.duringStageOne,
+                writer: try TwinWriter.script(sessionsLike: connection, Self.concurrent), first: "ChefToChef", duringStageOne: Self.duringStageOne,
                 last: "RecipeToRecipe", betweenRounds: Self.betweenRounds
             )
             _ = try script.apply(migrator, on: connection)
@@ -123,7 +123,7 @@ import TestSupport
             try ToManyMappingTests.concentrate("recipe", "chef_pk", onto: "chef", owners: 30, on: connection)
             let migrator = StoreMigrator(connection: connection, model: model, store: S.store, explicitMappings: [ExplicitMapping(mapping)])
             let script = OnlineApplyScript(
-                writer: try Online.Writer(connection, concurrent), first: "ChefToChef", duringStageOne: duringStageOne,
+                writer: try TwinWriter.script(sessionsLike: connection, concurrent), first: "ChefToChef", duringStageOne: duringStageOne,
                 last: "RecipeToRecipe", betweenRounds: betweenRounds
             )
             _ = try script.apply(migrator, on: connection)

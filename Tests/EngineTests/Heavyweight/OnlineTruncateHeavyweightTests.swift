@@ -31,7 +31,7 @@ import TestSupport
         let model = try Kitchen.kitchen()
         try S.withStore(model) { connection in
             let script = OnlineApplyScript(
-                writer: try Online.Writer(connection, []), first: "ChefToChef", duringStageOne: Self.truncateAndRefill,
+                writer: try TwinWriter.script(sessionsLike: connection, []), first: "ChefToChef", duringStageOne: Self.truncateAndRefill,
                 last: "RecipeToRecipe", betweenRounds: Self.betweenRounds
             )
             let (report, _) = try script.apply(Kitchen.migrator(model, Kitchen.kitchenMapping(), on: connection), on: connection)
@@ -59,7 +59,7 @@ import TestSupport
         try S.withStore(model) { connection in
             var truncated = false
             var script = OnlineApplyScript(
-                writer: try Online.Writer(connection, []), first: "RecipeToRecipe", duringStageOne: [], last: "TagToTag", betweenRounds: Tags.betweenRounds
+                writer: try TwinWriter.script(sessionsLike: connection, []), first: "RecipeToRecipe", duringStageOne: [], last: "TagToTag", betweenRounds: Tags.betweenRounds
             )
             script.onEvent = { event in
                 guard !truncated, event.kind == .passFinished, event.stage == .pass(.createRelationships) else { return }
@@ -87,7 +87,7 @@ import TestSupport
             var refusal: PostgresError?
             let written: [SQL] = ["UPDATE shop.chef SET name = name || ' written' WHERE _pk IN (3, 4)"]
             let script = OnlineApplyScript(
-                writer: try Online.Writer(connection, []), first: "ChefToChef", duringStageOne: written, last: "RecipeToRecipe", betweenRounds: Online.betweenRounds,
+                writer: try TwinWriter.script(sessionsLike: connection, []), first: "ChefToChef", duringStageOne: written, last: "RecipeToRecipe", betweenRounds: Online.betweenRounds,
                 onEvent: { event in
                     guard refusal == nil, event.kind == .passFinished, event.entityMapping == "ChefToChef" else { return }
                     try session.execute("BEGIN ISOLATION LEVEL REPEATABLE READ")
@@ -116,7 +116,7 @@ import TestSupport
             for write in Cards.pairs { try connection.execute(write) }
             let migrator = StoreMigrator(connection: connection, model: model, store: S.store, explicitMappings: [ExplicitMapping(Cards.mapping())])
             let script = OnlineApplyScript(
-                writer: try Online.Writer(connection, []), first: "RecipeToRecipe", duringStageOne: truncate, last: "CardToCard", betweenRounds: betweenRounds
+                writer: try TwinWriter.script(sessionsLike: connection, []), first: "RecipeToRecipe", duringStageOne: truncate, last: "CardToCard", betweenRounds: betweenRounds
             )
             _ = try script.apply(migrator, on: connection)
             #expect(try S.version(on: connection) == "Cards 2")

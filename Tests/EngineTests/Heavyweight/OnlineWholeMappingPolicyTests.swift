@@ -231,7 +231,7 @@ import ExamplePolicies
             try connection.execute(people)
             let migrator = PolicyMigrationTests.migrator(model, mapping, ["PersonSplit": { PersonSplitPolicy() }], on: connection)
             let script = OnlineApplyScript(
-                writer: try Online.Writer(connection, concurrent), first: "PersonToPerson", duringStageOne: duringStageOne,
+                writer: try TwinWriter.script(sessionsLike: connection, concurrent), first: "PersonToPerson", duringStageOne: duringStageOne,
                 last: "PersonToPerson", betweenRounds: betweenRounds
             )
             _ = try script.apply(migrator, on: connection)

@@ -33,7 +33,7 @@ extension TwinWriter {
     ) throws -> StepFailure? {
         start()
         waitForCommits(5)
-        let blocker = try PostgresConnection(url: url)
+        let blocker = try newSession()
         defer { blocker.close() }
         let options = ApplyOptions(lockTimeoutMilliseconds: lockTimeoutMilliseconds, lockRetries: 2, allowDataLoss: allowDataLoss, batchSize: 7, online: true)
         let migrator = StoreMigrator(connection: connection, model: model, store: live)

@@ -12,6 +12,16 @@ extension OnlineStepFixtures {
         return online.phases
     }
 
+    /// A rule row's offline step is its golden SQL.
+    static func expectOfflineSQL(_ row: RuleCase, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        #expect(try LightweightFixtures.sql(row.source, row.destination) == row.expected, sourceLocation: sourceLocation)
+    }
+
+    /// The phases `apply --online` plans for a rule row's edit are `online`.
+    static func expectOnlineSQL(_ row: RuleCase, _ online: [String], sourceLocation: SourceLocation = #_sourceLocation) throws {
+        #expect(sql(try phases(row.source, row.destination)) == online, sourceLocation: sourceLocation)
+    }
+
     static func sql(_ phases: [OnlinePhase]) -> [String] {
         phases.flatMap { $0.statements.map(\.sql.text) + ($0.batches.map { [$0.template.text] } ?? []) }
     }
