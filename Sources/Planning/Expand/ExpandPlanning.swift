@@ -52,14 +52,15 @@ enum ExpandPlanning {
         if !relaxing.isEmpty { online.phases.insert(.instant(relaxing), at: 0) }
         let creation = views.statements.map { PlannedStatement($0, lock: .accessShare, summary: "serve '\(from.name)' in \(views.schema)") }
         var switchOver = online.phases.removeLast()
+        let drops = dropsAtSwitchOver(&online)
         let moved = renamesAtSwitchOver(&online)
         let early = moved.isEmpty && viewsBeforeRenames(&online, layout: pairing.sourceLayout, viewsSchema: views.schema, version: from.name)
         let replaced: [PlannedStatement] = early
             ? [PlannedStatement("DROP SCHEMA \(ident: views.schema) CASCADE", lock: .accessExclusive, summary: "drop the plain views of '\(from.name)' made before the renames")]
             : []
-        switchOver.statements = replaced + moved + switchOver.statements + creation
+        switchOver.statements = replaced + moved + drops + switchOver.statements + creation
         switchOver.lock = switchOver.statements.map(\.lock).max() ?? switchOver.lock
-        switchOver.summary = (moved.isEmpty ? "" : moved.map(\.summary).joined(separator: "; ") + "; ")
+        switchOver.summary = ((moved + drops).isEmpty ? "" : (moved + drops).map(\.summary).joined(separator: "; ") + "; ")
             + switchOver.summary + "; create the views of '\(from.name)' in \(views.schema)"
         online.phases.append(switchOver)
         online.expansion = Expansion(

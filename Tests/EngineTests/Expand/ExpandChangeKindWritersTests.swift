@@ -20,7 +20,8 @@ import TestSupport
     func anOldAndANewReleaseWriteThroughExpandAndCompleteAndTheStoreEqualsItsOfflineTwin(kind: ExpandChangeKind) throws {
         let model = try kind.model()
         try ShadowedStore.with(model, store: S.store, shadow: Self.shadow) { connection, url in
-            let old = TwinWriter(url: url, live: S.store, twin: Self.shadow, rules: .rolling, write: kind.oldRelease)
+            // Only a deadlock is tried again: a table or column the old release misses fails it.
+            let old = TwinWriter(url: url, live: S.store, twin: Self.shadow, rules: .throughViews, write: kind.oldRelease)
             var running = [old]
             defer { running.forEach { $0.stop() } }
             old.start()

@@ -39,4 +39,18 @@ extension ExpandPlanning {
         online.phases.insert(.instant(statements, summary: "serve '\(version)' in \(viewsSchema) before the renames: plain views of its tables"), at: first)
         return true
     }
+
+    /// The drops the step keeps (an order column of a relationship made unordered, a column
+    /// whose name a new one takes), planned as the last phases before the switch-over, taken
+    /// out to run in its transaction: until the old version's views exist, the old release
+    /// names those columns in the tables themselves (`42703` otherwise).
+    static func dropsAtSwitchOver(_ online: inout OnlinePlan) -> [PlannedStatement] {
+        var drops: [PlannedStatement] = []
+        while let last = online.phases.last, last.execution == .transaction, last.hold == .instant, last.installs.isEmpty, last.removes.isEmpty,
+              last.statements.allSatisfy({ $0.sql.text.hasPrefix("ALTER TABLE ") && $0.sql.text.contains(" DROP COLUMN ") }) {
+            drops.insert(contentsOf: last.statements, at: 0)
+            online.phases.removeLast()
+        }
+        return drops
+    }
 }
