@@ -10,7 +10,8 @@ import TestSupport
 /// v1) gets every write alike, in v1's shape. Writes the twin cannot hold in v1's shape (a
 /// second link of a to-one made to-many, a row of an entity v1 does not know) are not made.
 enum ExpandChangeKind: String, CaseIterable, Sendable, CustomStringConvertible {
-    case requiredWithDefault, toOneMadeToMany, unorderedMadeOrdered, orderedMadeUnordered, movedBelowANewParent, rootGivenAParent
+    case requiredWithDefault, requiredForASubEntity, toOneMadeToMany, unorderedMadeOrdered, orderedMadeUnordered,
+         manyToManyMadeOrdered, manyToManyMadeUnordered, movedBelowANewParent, rootGivenAParent
 
     typealias S = MigratedStore
     static let shadow: SQL = "\(ident: ExpandApplyTests.shadow)."
@@ -22,7 +23,18 @@ enum ExpandChangeKind: String, CaseIterable, Sendable, CustomStringConvertible {
 
     func model() throws -> VersionedModel {
         let chef = OldVersionLinkViewTests.chefAndRecipes
+        let tags = { (ordered: String) in S.version("""
+            Recipe: {attributes: {name: string}, relationships: {tags: {destination: Tag, inverse: recipes, toMany: true\(ordered)}}}
+            Tag: {attributes: {label: string}, relationships: {recipes: {destination: Recipe, inverse: tags, toMany: true}}}
+            """) }
         switch self {
+        case .requiredForASubEntity:
+            return try S.model([
+                ("v1", S.version("Dessert: {attributes: {name: string}}\nCake: {parent: Dessert, attributes: {layers: {type: int16, optional: true}}}")),
+                ("v2", S.version("Dessert: {attributes: {name: string}}\nCake: {parent: Dessert, attributes: {layers: {type: int16, optional: false, default: 1}}}")),
+            ])
+        case .manyToManyMadeOrdered: return try S.model([("v1", tags("")), ("v2", tags(", ordered: true"))])
+        case .manyToManyMadeUnordered: return try S.model([("v1", tags(", ordered: true")), ("v2", tags(""))])
         case .requiredWithDefault:
             return try S.model([
                 ("v1", S.version("Recipe: {attributes: {name: string, rating: {type: int16, optional: true}}}")),
@@ -55,10 +67,27 @@ enum ExpandChangeKind: String, CaseIterable, Sendable, CustomStringConvertible {
     var compared: (table: String, columns: [String], twinColumns: [SQL]) {
         switch self {
         case .requiredWithDefault: return ("recipe", ["_pk", "name", "rating"], ["_pk", "name", "coalesce(rating, 3)"])
+        case .requiredForASubEntity:
+            return ("dessert", ["_pk", "_entity", "layers"], ["_pk", "_entity", "CASE WHEN _entity = 'Cake' THEN coalesce(layers, 1) END"])
+        // The view counts positions of a many-to-many made unordered by key: not what v1 wrote.
+        case .manyToManyMadeOrdered, .manyToManyMadeUnordered: return ("recipe__tags", ["recipe_pk", "tags_pk"], ["recipe_pk", "tags_pk"])
         // The view counts an unordered one-to-many's positions by key: not what v1 wrote.
         case .toOneMadeToMany, .unorderedMadeOrdered, .orderedMadeUnordered: return ("recipe", ["_pk", "name", "chef_pk"], ["_pk", "name", "chef_pk"])
         case .movedBelowANewParent: return ("dessert", ["_pk", "_entity", "name", "layers"], ["_pk", "_entity", "name", "layers"])
         case .rootGivenAParent: return ("cake", ["_pk", "_entity", "name", "layers"], ["_pk", "_entity", "name", "layers"])
+        }
+    }
+
+    /// The order column v2 adds, which v1's writes do not decide (`expectPositionsThenTakeTheTwins`).
+    struct AddedOrder {
+        var table: String, owner: String, keys: [String], column: String
+    }
+
+    var addedOrder: AddedOrder? {
+        switch self {
+        case .unorderedMadeOrdered: return AddedOrder(table: "recipe", owner: "chef_pk", keys: ["_pk"], column: "chef_order")
+        case .manyToManyMadeOrdered: return AddedOrder(table: "recipe__tags", owner: "recipe_pk", keys: ["recipe_pk", "tags_pk"], column: "tags_order")
+        default: return nil
         }
     }
 
@@ -75,6 +104,14 @@ enum ExpandChangeKind: String, CaseIterable, Sendable, CustomStringConvertible {
             try Self.write(choice, key: key, table: "recipe", writer, connection,
                            insert: ("_entity, name, rating", { _ in "'Recipe', 'old', \(rating)" }),
                            update: { _ in "name = name || '+', rating = \(rating)" })
+        case .requiredForASubEntity:
+            // A cake's NULL layers become v2's default; a dessert's stay NULL.
+            let entity = value > 2 ? "Cake" : "Dessert"
+            try Self.write(choice, key: key, table: "dessert", writer, connection,
+                           insert: ("_entity, name, layers", { _ in "\(literal: entity), 'old', NULL" }),
+                           update: { _ in "name = name || '+', layers = CASE WHEN _entity = 'Cake' AND \(literal: value) > 3 THEN \(literal: value) END" })
+        case .manyToManyMadeOrdered, .manyToManyMadeUnordered:
+            try Self.link(choice, recipe: key % 300 + 1, tag: value * 37 % 300 + 1, writer, connection, live: Self.unqualified, ordered: (self == .manyToManyMadeUnordered, self == .manyToManyMadeUnordered))
         case .toOneMadeToMany, .unorderedMadeOrdered, .orderedMadeUnordered:
             let chef = { (schema: SQL) -> SQL in "(SELECT _pk FROM \(schema)chef WHERE _pk = \(literal: value * 37 % 300 + 1))" }
             let order: SQL = self == .orderedMadeUnordered ? ", chef_order = \(literal: value)" : ""
@@ -103,6 +140,13 @@ enum ExpandChangeKind: String, CaseIterable, Sendable, CustomStringConvertible {
             try Self.write(choice, key: key, table: "recipe", writer, connection, live: store,
                            insert: ("_entity, name, rating", { _ in "'Recipe', 'new', \(literal: value)" }),
                            update: { _ in "name = name || '*', rating = \(literal: value)" })
+        case .requiredForASubEntity:
+            let entity = value > 2 ? "Cake" : "Dessert"
+            try Self.write(choice, key: key, table: "dessert", writer, connection, live: store,
+                           insert: ("_entity, name, layers", { _ in "\(literal: entity), 'new', \(unsafeRaw: entity == "Cake" ? String(value) : "NULL")" }),
+                           update: { _ in "name = name || '*', layers = CASE WHEN _entity = 'Cake' THEN \(literal: value) END" })
+        case .manyToManyMadeOrdered, .manyToManyMadeUnordered:
+            try Self.link(choice, recipe: key % 300 + 1, tag: value * 53 % 300 + 1, writer, connection, live: store, ordered: (self == .manyToManyMadeOrdered, self == .manyToManyMadeUnordered))
         case .toOneMadeToMany:
             let chef = value * 53 % 300 + 1
             if choice == 1 {
@@ -163,6 +207,30 @@ enum ExpandChangeKind: String, CaseIterable, Sendable, CustomStringConvertible {
         default:
             try connection.execute("DELETE FROM \(liveName) WHERE _pk = \(literal: key)\(filter)")
             try connection.execute("DELETE FROM \(twinName) WHERE _pk = \(literal: key)")
+        }
+    }
+
+    /// A link between a recipe and a tag added (choice 0 to 2) or removed (3), on the live store
+    /// (`live`: the schema's prefix) and alike on the twin, when both rows are there. `ordered`:
+    /// whether the join table, as the live store's writer and the twin see it, keeps the order
+    /// (a link added goes last among the recipe's).
+    static func link(
+        _ choice: Int, recipe: Int, tag: Int, _ writer: TwinWriter, _ connection: PostgresConnection, live: SQL, ordered: (live: Bool, twin: Bool)
+    ) throws {
+        for (schema, withOrder) in [(live, ordered.live), (shadow, ordered.twin)] {
+            let pair: SQL = "recipe_pk = \(literal: recipe) AND tags_pk = \(literal: tag)"
+            guard choice < 3 else {
+                try connection.execute("DELETE FROM \(schema)recipe__tags WHERE \(pair)")
+                continue
+            }
+            let (column, position): (SQL, SQL) = withOrder
+                ? (", tags_order", ", (SELECT coalesce(max(tags_order) + 1, 0) FROM \(schema)recipe__tags WHERE recipe_pk = \(literal: recipe))")
+                : ("", "")
+            try connection.execute("""
+                INSERT INTO \(schema)recipe__tags (recipe_pk, tags_pk\(column)) SELECT \(literal: recipe), \(literal: tag)\(position) \
+                WHERE NOT EXISTS (SELECT 1 FROM \(schema)recipe__tags WHERE \(pair)) \
+                AND EXISTS (SELECT 1 FROM \(schema)recipe WHERE _pk = \(literal: recipe)) AND EXISTS (SELECT 1 FROM \(schema)tag WHERE _pk = \(literal: tag))
+                """)
         }
     }
 }

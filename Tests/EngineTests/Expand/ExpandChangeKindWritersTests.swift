@@ -60,7 +60,7 @@ import TestSupport
             #expect(old.commits >= 40 + 2 * phases && new.commits >= 20)
             print("\(kind): the old release committed \(old.commits) transactions (\(phases) phases), the new one \(new.commits); retried \(old.refused)")
             #expect(try S.history(on: connection).suffix(2) == ["expand v1 -> v2 succeeded", "complete v1 -> v2 succeeded"])
-            if kind == .unorderedMadeOrdered { try Self.expectPositionsThenTakeTheTwins(on: connection) }
+            if let order = kind.addedOrder { try Self.expectPositionsThenTakeTheTwins(order, model: model, on: connection) }
             try OnlineMigrationTests.expectSameAsOfflineMigrationOfShadow(model, allowDataLoss: true, on: connection)
         }
     }
@@ -79,23 +79,25 @@ import TestSupport
         return phases
     }
 
-    /// A one-to-many made ordered: v1 has no order, so the offline migration numbers each
-    /// chef's recipes by key, and the live store keeps the order the releases gave (a link the
-    /// old release set goes last). Each chef's positions must be distinct and set exactly on
-    /// the linked recipes; then the twin's positions are taken, for the rest to be compared.
-    static func expectPositionsThenTakeTheTwins(on connection: PostgresConnection) throws {
-        let shared = try connection.execute("SELECT chef_pk, chef_order FROM shop.recipe WHERE chef_pk IS NOT NULL GROUP BY 1, 2 HAVING count(*) > 1").rows
-        #expect(shared.isEmpty, "two recipes of one chef share a position: \(shared)")
-        let unlinked = try connection.execute("SELECT _pk FROM shop.recipe WHERE (chef_pk IS NULL) <> (chef_order IS NULL)").rows
-        #expect(unlinked.isEmpty, "a position without a chef, or a chef without a position: \(unlinked)")
-        _ = try StoreMigrator(connection: connection, model: ExpandChangeKind.unorderedMadeOrdered.model(), store: shadow).apply(options: ApplyOptions(allowDataLoss: true))
-        try connection.execute("UPDATE shop.recipe AS l SET chef_order = t.chef_order FROM \(ident: shadow, "recipe") AS t WHERE t._pk = l._pk")
+    /// A relationship made ordered: v1 has no order, so the offline migration numbers each
+    /// owner's links by key, and the live store keeps the order the releases gave (a link the
+    /// old release added goes last). Each owner's positions must be distinct and set exactly on
+    /// its links; then the twin's positions are taken, for the rest to be compared.
+    static func expectPositionsThenTakeTheTwins(_ order: ExpandChangeKind.AddedOrder, model: VersionedModel, on connection: PostgresConnection) throws {
+        let (table, owner, column) = (order.table, order.owner, order.column)
+        let shared = try connection.execute("SELECT \(ident: owner), \(ident: column) FROM \(ident: S.store, table) WHERE \(ident: owner) IS NOT NULL GROUP BY 1, 2 HAVING count(*) > 1").rows
+        #expect(shared.isEmpty, "two links of one owner share a position: \(shared)")
+        let unlinked = try connection.execute("SELECT count(*) FROM \(ident: S.store, table) WHERE (\(ident: owner) IS NULL) <> (\(ident: column) IS NULL)").rows
+        #expect(unlinked == [["0"]], "positions without an owner, or links without a position: \(unlinked)")
+        _ = try StoreMigrator(connection: connection, model: model, store: shadow).apply(options: ApplyOptions(allowDataLoss: true))
+        let matched = SQL.joined(order.keys.map { "t.\(ident: $0) = l.\(ident: $0)" }, separator: " AND ")
+        try connection.execute("UPDATE \(ident: S.store, table) AS l SET \(ident: column) = t.\(ident: column) FROM \(ident: shadow, table) AS t WHERE \(matched)")
     }
 
     /// A sample of the kinds rolled back instead (a to-one made to-many cannot be): the old
     /// release writes on through `rollback`, its `search_path` falling through to the tables
     /// at v1 again; the store equals its twin, which stayed at v1.
-    @Test(arguments: [ExpandChangeKind.unorderedMadeOrdered, .movedBelowANewParent, .rootGivenAParent])
+    @Test(arguments: [ExpandChangeKind.unorderedMadeOrdered, .manyToManyMadeOrdered, .movedBelowANewParent, .rootGivenAParent])
     func anOldReleaseWritesThroughExpandAndRollbackAndTheStoreEqualsItsTwinAtV1(kind: ExpandChangeKind) throws {
         let model = try kind.model()
         try ShadowedStore.with(model, store: S.store, shadow: Self.shadow) { connection, url in
