@@ -65,6 +65,26 @@ import TestSupport
         }
     }
 
+    /// "and back": a to-many made to-one again cannot be inferred (which link would the to-one
+    /// keep?), so `plan --expand` refuses it (`notInferable`), naming the entity and the
+    /// relationship, and `apply --expand` changes nothing.
+    @Test func aToManyMadeToOneIsRefusedByPlanExpandAndNothingChanges() throws {
+        let chef = OldVersionLinkViewTests.chefAndRecipes
+        let model = try S.model([
+            ("v1", chef("destination: Chef, inverse: recipes, toMany: true", "destination: Recipe, inverse: chef, toMany: true")),
+            ("v2", chef("destination: Chef, inverse: recipes", "destination: Recipe, inverse: chef, toMany: true")),
+        ])
+        try S.withStore(model, rows: 20) { connection in
+            let links = try connection.execute("SELECT count(*) FROM shop.chef__recipes").rows
+            let plan = try StoreMigrator(connection: connection, model: model, store: S.store).plan(mode: .expand)
+            #expect(plan.blockerDetails.map(\.code) == [.notInferable], "\(plan.blockers)")
+            #expect(plan.blockers == ["'v1' -> 'v2': entity Recipe, property chef: changed from to-many to to-one; rows linked to several objects would lose links (write a mapping model)"])
+            #expect(throws: NotExecutable.self) { try ExpandApplyTests.expand(model, on: connection) }
+            #expect(try S.version(on: connection) == "v1")
+            #expect(try connection.execute("SELECT count(*) FROM shop.chef__recipes").rows == links)
+        }
+    }
+
     /// `apply --expand`, the old release committing two transactions before each phase: some
     /// run in every window between two phases. The number of phases.
     static func expand(_ model: VersionedModel, waitingFor old: TwinWriter, on connection: PostgresConnection) throws -> Int {
