@@ -22,6 +22,19 @@ import TestSupport
         ])
     }
 
+    /// The writers' change kind (v1 as `ExpandChangeKind`'s), and v2 with `name` renamed too.
+    static func model(_ kind: ExpandChangeKind) throws -> VersionedModel {
+        switch kind {
+        case .toOneMadeToMany:
+            let chef = OldVersionLinkViewTests.chefAndRecipes
+            let renamed = chef("destination: Chef, inverse: recipes, toMany: true", "destination: Recipe, inverse: chef, toMany: true")
+                .replacingOccurrences(of: "Recipe: {attributes: {name: string}", with: "Recipe: {attributes: {title: {type: string, renamingIdentifier: name}}")
+            return try S.model([("v1", chef("destination: Chef, inverse: recipes", "destination: Recipe, inverse: chef, toMany: true")), ("v2", renamed)])
+        default:
+            return try model()
+        }
+    }
+
     @Test func thePlanCreatesPlainViewsBeforeTheFirstRenameAndReplacesThemAtTheSwitchOver() throws {
         let model = try Self.model()
         try S.withStore(model, rows: 5) { connection in
@@ -35,15 +48,18 @@ import TestSupport
         }
     }
 
-    @Test func theOldReleaseWritesThroughEveryPhaseWithoutMeetingARenamedName() throws {
-        let model = try Self.model()
+    @Test(arguments: [ExpandChangeKind.requiredWithDefault, .toOneMadeToMany])
+    func theOldReleaseWritesThroughEveryPhaseWithoutMeetingARenamedName(kind: ExpandChangeKind) throws {
+        let model = try Self.model(kind)
         try ShadowedStore.with(model, store: S.store, shadow: ExpandApplyTests.shadow) { connection, url in
             // No renamed table or column is retried: one would fail the writer.
-            let old = TwinWriter(url: url, live: S.store, twin: ExpandApplyTests.shadow, rules: .throughViews, write: ExpandChangeKind.requiredWithDefault.oldRelease)
+            let old = TwinWriter(url: url, live: S.store, twin: ExpandApplyTests.shadow, rules: .throughViews, write: kind.oldRelease)
             var running = [old]
             defer { running.forEach { $0.stop() } }
             old.start()
             old.waitForCommits(10)
+            let planned = try StoreMigrator(connection: connection, model: model, store: S.store).plan(mode: .expand).steps.first?.phases?.phases ?? []
+            #expect(planned.contains { $0.summary.hasPrefix("serve 'v1' in shop@v1 before the renames") }, "\(planned.map(\.summary))")
             var options = ApplyOptions(allowDataLoss: true, batchSize: 50, online: true)
             options.expand = true
             var phases = 0
@@ -62,8 +78,10 @@ import TestSupport
             #expect(old.refused.isEmpty, "\(old.refused)")
             #expect(old.commits >= 10 + 2 * phases)
             // The old release reads its rows as v1 holds them; the completed store is the offline twin's.
-            let twin = try connection.execute("SELECT _pk, name, coalesce(rating, 3) FROM shadow.recipe ORDER BY 1, 2").rows
-            TwinComparison.expectSameRows(try ServedVersion.old("recipe", ["_pk", "name", "rating"], on: connection), twin)
+            let (table, columns, twinColumns) = kind.compared
+            let twin = try connection.execute("SELECT \(SQL.joined(twinColumns, separator: ", ")) FROM \(ident: ExpandApplyTests.shadow, table) ORDER BY 1, 2").rows
+            TwinComparison.expectSameRows(try ServedVersion.old(table, columns, on: connection), twin)
+            #expect(try ExpansionRecord.read(store: S.store, on: connection)?.oldVersion == "v1")
             _ = try ExpansionCompletion(connection: connection, store: S.store).complete(force: false)
             try OnlineMigrationTests.expectSameAsOfflineMigrationOfShadow(model, allowDataLoss: true, on: connection)
         }
