@@ -54,7 +54,7 @@ enum ExpandPlanning {
         var switchOver = online.phases.removeLast()
         let drops = dropsAtSwitchOver(&online)
         let moved = renamesAtSwitchOver(&online)
-        let early = moved.isEmpty && viewsBeforeRenames(&online, layout: pairing.sourceLayout, viewsSchema: views.schema, version: from.name)
+        let early = viewsBeforeRenames(&online, layout: pairing.sourceLayout, views: views)
         let replaced: [PlannedStatement] = early
             ? [PlannedStatement("DROP SCHEMA \(ident: views.schema) CASCADE", lock: .accessExclusive, summary: "drop the plain views of '\(from.name)' made before the renames")]
             : []

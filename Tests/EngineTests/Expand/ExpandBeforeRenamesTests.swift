@@ -30,6 +30,8 @@ import TestSupport
             let renamed = chef("destination: Chef, inverse: recipes, toMany: true", "destination: Recipe, inverse: chef, toMany: true")
                 .replacingOccurrences(of: "Recipe: {attributes: {name: string}", with: "Recipe: {attributes: {title: {type: string, renamingIdentifier: name}}")
             return try S.model([("v1", chef("destination: Chef, inverse: recipes", "destination: Recipe, inverse: chef, toMany: true")), ("v2", renamed)])
+        case .renamedAndMovedBelowANewParent:
+            return try kind.model()
         default:
             return try model()
         }
@@ -48,7 +50,7 @@ import TestSupport
         }
     }
 
-    @Test(arguments: [ExpandChangeKind.requiredWithDefault, .toOneMadeToMany])
+    @Test(arguments: [ExpandChangeKind.requiredWithDefault, .toOneMadeToMany, .renamedAndMovedBelowANewParent])
     func theOldReleaseWritesThroughEveryPhaseWithoutMeetingARenamedName(kind: ExpandChangeKind) throws {
         let model = try Self.model(kind)
         try ShadowedStore.with(model, store: S.store, shadow: ExpandApplyTests.shadow) { connection, url in

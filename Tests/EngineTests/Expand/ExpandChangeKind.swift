@@ -11,7 +11,7 @@ import TestSupport
 /// second link of a to-one made to-many, a row of an entity v1 does not know) are not made.
 enum ExpandChangeKind: String, CaseIterable, Sendable, CustomStringConvertible {
     case requiredWithDefault, requiredForASubEntity, toOneMadeToMany, unorderedMadeOrdered, orderedMadeUnordered,
-         manyToManyMadeOrdered, manyToManyMadeUnordered, movedBelowANewParent, rootGivenAParent
+         manyToManyMadeOrdered, manyToManyMadeUnordered, movedBelowANewParent, renamedAndMovedBelowANewParent, rootGivenAParent
 
     typealias S = MigratedStore
     static let shadow: SQL = "\(ident: ExpandApplyTests.shadow)."
@@ -49,6 +49,11 @@ enum ExpandChangeKind: String, CaseIterable, Sendable, CustomStringConvertible {
         case .orderedMadeUnordered:
             return try S.model([("v1", chef("destination: Chef, inverse: recipes", "destination: Recipe, inverse: chef, toMany: true, ordered: true")),
                                 ("v2", chef("destination: Chef, inverse: recipes", "destination: Recipe, inverse: chef, toMany: true"))])
+        case .renamedAndMovedBelowANewParent:
+            return try S.model([
+                ("v1", S.version("Dessert: {attributes: {name: string}}\nCake: {parent: Dessert, attributes: {layers: int16}}")),
+                ("v2", S.version("Dessert: {attributes: {name: string}}\nBaked: {parent: Dessert, attributes: {oven: int16}}\nGateau: {renamingIdentifier: Cake, parent: Baked, attributes: {layers: int16}}")),
+            ])
         case .movedBelowANewParent:
             return try S.model([
                 ("v1", S.version("Dessert: {attributes: {name: string}}\nCake: {parent: Dessert, attributes: {layers: int16}}")),
@@ -73,7 +78,7 @@ enum ExpandChangeKind: String, CaseIterable, Sendable, CustomStringConvertible {
         case .manyToManyMadeOrdered, .manyToManyMadeUnordered: return ("recipe__tags", ["recipe_pk", "tags_pk"], ["recipe_pk", "tags_pk"])
         // The view counts an unordered one-to-many's positions by key: not what v1 wrote.
         case .toOneMadeToMany, .unorderedMadeOrdered, .orderedMadeUnordered: return ("recipe", ["_pk", "name", "chef_pk"], ["_pk", "name", "chef_pk"])
-        case .movedBelowANewParent: return ("dessert", ["_pk", "_entity", "name", "layers"], ["_pk", "_entity", "name", "layers"])
+        case .movedBelowANewParent, .renamedAndMovedBelowANewParent: return ("dessert", ["_pk", "_entity", "name", "layers"], ["_pk", "_entity", "name", "layers"])
         case .rootGivenAParent: return ("cake", ["_pk", "_entity", "name", "layers"], ["_pk", "_entity", "name", "layers"])
         }
     }
@@ -118,7 +123,7 @@ enum ExpandChangeKind: String, CaseIterable, Sendable, CustomStringConvertible {
             try Self.write(choice, key: key, table: "recipe", writer, connection,
                            insert: ("_entity, name, chef_pk", { "'Recipe', 'old', \(chef($0))" }),
                            update: { "name = name || '+', chef_pk = \(chef($0))\(order)" })
-        case .movedBelowANewParent:
+        case .movedBelowANewParent, .renamedAndMovedBelowANewParent:
             let entity = value > 2 ? "Cake" : "Dessert"
             try Self.write(choice, key: key, table: "dessert", writer, connection,
                            insert: ("_entity, name, layers", { _ in "\(literal: entity), 'old', \(unsafeRaw: entity == "Cake" ? String(value) : "NULL")" }),
@@ -172,6 +177,19 @@ enum ExpandChangeKind: String, CaseIterable, Sendable, CustomStringConvertible {
             } else {
                 try Self.write(choice, key: key, table: "recipe", writer, connection, live: store,
                                insert: ("_entity, name", { _ in "'Recipe', 'new'" }), update: { _ in "name = name || '*'" })
+            }
+        case .renamedAndMovedBelowANewParent:
+            // v2 names the entity Gateau; the twin, v1, Cake.
+            let cake = value > 2
+            for (schema, name) in [(store, "Gateau"), (shadow, "Cake")] where choice != 0 {
+                try connection.execute(choice == 3
+                    ? "DELETE FROM \(schema)dessert WHERE _pk = \(literal: key)"
+                    : "UPDATE \(schema)dessert SET name = name || '*', layers = CASE WHEN _entity = \(literal: name) THEN \(literal: value) END WHERE _pk = \(literal: key)")
+            }
+            if choice == 0 {
+                let layers: SQL = cake ? "\(literal: value)" : "NULL"
+                let pk = try connection.execute("INSERT INTO \(store)dessert (_entity, name, layers) VALUES (\(literal: cake ? "Gateau" : "Dessert"), 'new', \(layers)) RETURNING _pk").rows[0][0]!
+                try connection.execute("INSERT INTO \(shadow)dessert (_pk, _entity, name, layers) OVERRIDING SYSTEM VALUE VALUES (\(unsafeRaw: pk), \(literal: cake ? "Cake" : "Dessert"), 'new', \(layers))")
             }
         case .movedBelowANewParent:
             let entity = value > 2 ? "Cake" : "Dessert"
