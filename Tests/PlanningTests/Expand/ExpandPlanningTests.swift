@@ -69,6 +69,24 @@ import ObjectModel
         #expect(texts.last?.filter { $0 == #"CREATE SCHEMA "s@v1""# }.count == 1)
     }
 
+    /// An entity renamed: its rows' `_entity` is rewritten before the switch-over, so the views
+    /// come first; its table's view reads the old names over a plain view, with a trigger.
+    @Test func anEntityRenamedGetsTheViewsBeforeItsRowsAreRenamed() throws {
+        let model = try Self.model(
+            "Dessert: {attributes: {name: string}}\nCake: {parent: Dessert, attributes: {layers: int16}}",
+            "Dessert: {attributes: {name: string}}\nGateau: {renamingIdentifier: Cake, parent: Dessert, attributes: {layers: int16}}"
+        )
+        let online = try #require(try P.plan(model, mode: .expand).steps.first?.phases)
+        let texts = online.phases.map { $0.statements.map(\.sql.text) }
+        let early = try #require(texts.firstIndex { $0.first == #"CREATE SCHEMA "s@v1""# })
+        let renaming = try #require(texts.firstIndex { $0.contains { $0.contains(#"NEW."_entity" := CASE"#) } })
+        #expect(early < renaming, "\(texts)")
+        #expect(texts[early].contains(#"CREATE VIEW "s@v1"."dessert~rows" AS SELECT "_pk", "_entity", "name", "layers" FROM "s"."dessert""#))
+        #expect(texts[early].contains { $0.hasPrefix(#"CREATE VIEW "s@v1"."dessert" AS SELECT t."_pk" AS "_pk", CASE t."_entity" WHEN 'Gateau' THEN 'Cake'"#) && $0.contains(#"FROM "s@v1"."dessert~rows" AS t"#) }, "\(texts[early])")
+        #expect(texts[early].contains { $0.hasPrefix("DO $early$") && $0.contains(#"pg_get_serial_sequence('"s"."dessert"', '_pk')"#) })
+        #expect(texts.last?.first == #"DROP SCHEMA "s@v1" CASCADE"#)
+    }
+
     /// A removed hierarchy (an abstract root and its two entities) and its many-to-many: the
     /// tables stay until `complete`, which drops them; the plan names the loss as without
     /// `--expand`; the old version's views read the kept tables, every row.
