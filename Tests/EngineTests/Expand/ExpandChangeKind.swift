@@ -11,7 +11,7 @@ import TestSupport
 /// second link of a to-one made to-many, a row of an entity v1 does not know) are not made.
 enum ExpandChangeKind: String, CaseIterable, Sendable, CustomStringConvertible {
     case requiredWithDefault, requiredForASubEntity, toOneMadeToMany, unorderedMadeOrdered, orderedMadeUnordered,
-         manyToManyMadeOrdered, manyToManyMadeUnordered, movedBelowANewParent, renamedAndMovedBelowANewParent, rootGivenAParent
+         manyToManyMadeOrdered, manyToManyMadeUnordered, movedBelowANewParent, renamedAndMovedBelowANewParent, rootGivenAParent, entityRenamed
 
     typealias S = MigratedStore
     static let shadow: SQL = "\(ident: ExpandApplyTests.shadow)."
@@ -49,6 +49,11 @@ enum ExpandChangeKind: String, CaseIterable, Sendable, CustomStringConvertible {
         case .orderedMadeUnordered:
             return try S.model([("v1", chef("destination: Chef, inverse: recipes", "destination: Recipe, inverse: chef, toMany: true, ordered: true")),
                                 ("v2", chef("destination: Chef, inverse: recipes", "destination: Recipe, inverse: chef, toMany: true"))])
+        case .entityRenamed:
+            return try S.model([
+                ("v1", S.version("Recipe: {attributes: {name: string, rating: int16}}")),
+                ("v2", S.version("Dish: {renamingIdentifier: Recipe, attributes: {name: string, rating: int16}}")),
+            ])
         case .renamedAndMovedBelowANewParent:
             return try S.model([
                 ("v1", S.version("Dessert: {attributes: {name: string}}\nCake: {parent: Dessert, attributes: {layers: int16}}")),
@@ -72,6 +77,7 @@ enum ExpandChangeKind: String, CaseIterable, Sendable, CustomStringConvertible {
     var compared: (table: String, columns: [String], twinColumns: [SQL]) {
         switch self {
         case .requiredWithDefault: return ("recipe", ["_pk", "name", "rating"], ["_pk", "name", "coalesce(rating, 3)"])
+        case .entityRenamed: return ("recipe", ["_pk", "_entity", "name", "rating"], ["_pk", "_entity", "name", "rating"])
         case .requiredForASubEntity:
             return ("dessert", ["_pk", "_entity", "layers"], ["_pk", "_entity", "CASE WHEN _entity = 'Cake' THEN coalesce(layers, 1) END"])
         // The view counts positions of a many-to-many made unordered by key: not what v1 wrote.
@@ -128,6 +134,10 @@ enum ExpandChangeKind: String, CaseIterable, Sendable, CustomStringConvertible {
             try Self.write(choice, key: key, table: "dessert", writer, connection,
                            insert: ("_entity, name, layers", { _ in "\(literal: entity), 'old', \(unsafeRaw: entity == "Cake" ? String(value) : "NULL")" }),
                            update: { _ in "name = name || '+', layers = CASE WHEN _entity = 'Cake' THEN \(literal: value) END" })
+        case .entityRenamed:
+            try Self.write(choice, key: key, table: "recipe", writer, connection,
+                           insert: ("_entity, name, rating", { _ in "'Recipe', 'old', \(literal: value)" }),
+                           update: { _ in "name = name || '+', rating = CASE WHEN _entity = 'Recipe' THEN \(literal: value) END" })
         case .rootGivenAParent:
             try Self.write(choice, key: key, table: "cake", writer, connection,
                            insert: ("_entity, name, layers", { _ in "'Cake', 'old', \(literal: value)" }),
@@ -196,6 +206,18 @@ enum ExpandChangeKind: String, CaseIterable, Sendable, CustomStringConvertible {
             try Self.write(choice, key: key, table: "dessert", writer, connection, live: store,
                            insert: ("_entity, name, layers", { _ in "\(literal: entity), 'new', \(unsafeRaw: entity == "Cake" ? String(value) : "NULL")" }),
                            update: { _ in "name = name || '*', layers = CASE WHEN _entity = 'Cake' THEN \(literal: value) END" })
+        case .entityRenamed:
+            // v2's table and entity are dish and Dish; the twin's, v1's, recipe and Recipe.
+            let tables: [(SQL, String)] = [("\(store)dish", "Dish"), ("\(shadow)recipe", "Recipe")]
+            for (target, name) in tables where choice != 0 {
+                try connection.execute(choice == 3
+                    ? "DELETE FROM \(target) WHERE _pk = \(literal: key)"
+                    : "UPDATE \(target) SET name = name || '*', rating = CASE WHEN _entity = \(literal: name) THEN \(literal: value) END WHERE _pk = \(literal: key)")
+            }
+            if choice == 0 {
+                let pk = try connection.execute("INSERT INTO \(store)dish (_entity, name, rating) VALUES ('Dish', 'new', \(literal: value)) RETURNING _pk").rows[0][0]!
+                try connection.execute("INSERT INTO \(shadow)recipe (_pk, _entity, name, rating) OVERRIDING SYSTEM VALUE VALUES (\(unsafeRaw: pk), 'Recipe', 'new', \(literal: value))")
+            }
         case .rootGivenAParent:
             // v2's table of the hierarchy is dessert; v1 knows its Cake rows only.
             try Self.write(choice, key: key, table: "cake", liveTable: "dessert", only: "_entity = 'Cake'", writer, connection, live: store,

@@ -117,7 +117,7 @@ import TestSupport
     /// A sample of the kinds rolled back instead (a to-one made to-many cannot be): the old
     /// release writes on through `rollback`, its `search_path` falling through to the tables
     /// at v1 again; the store equals its twin, which stayed at v1.
-    @Test(arguments: [ExpandChangeKind.unorderedMadeOrdered, .manyToManyMadeOrdered, .movedBelowANewParent, .renamedAndMovedBelowANewParent, .rootGivenAParent])
+    @Test(arguments: [ExpandChangeKind.unorderedMadeOrdered, .manyToManyMadeOrdered, .movedBelowANewParent, .renamedAndMovedBelowANewParent, .rootGivenAParent, .entityRenamed])
     func anOldReleaseWritesThroughExpandAndRollbackAndTheStoreEqualsItsTwinAtV1(kind: ExpandChangeKind) throws {
         let model = try kind.model()
         try ShadowedStore.with(model, store: S.store, shadow: Self.shadow) { connection, url in
