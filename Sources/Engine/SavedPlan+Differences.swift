@@ -25,9 +25,9 @@ public struct ExpectedPlan: Sendable {
     }
 
     /// Throws `SavedPlanMismatch` unless `plan`, with what `migrator` computed it from and
-    /// whether the apply runs `--online`, is the saved one.
-    func requireSame(as plan: MigrationPlan, migrator: StoreMigrator, online: Bool) throws {
-        let now = try SavedPlan(plan: plan, migrator: migrator, online: online)
+    /// whether the apply runs `--online` or `--expand`, is the saved one.
+    func requireSame(as plan: MigrationPlan, migrator: StoreMigrator, online: Bool, expand: Bool = false) throws {
+        let now = try SavedPlan(plan: plan, migrator: migrator, online: online, expand: expand)
         var differences = saved.differences(from: now)
         if differences.isEmpty { differences = saved.digestDifferences(from: now) }
         if !differences.isEmpty { throw SavedPlanMismatch(file: file, differences: differences) }
@@ -61,7 +61,11 @@ extension SavedPlan {
         if old.targetVersion != new.targetVersion { found.append("option --to: saved '\(old.targetVersion)', now '\(new.targetVersion)'") }
         if old.keepBackup != new.keepBackup { found.append("option --no-backup: saved \(old.keepBackup ? "off" : "on"), now \(new.keepBackup ? "off" : "on")") }
         if old.streaming != new.streaming { found.append("option --streaming: saved \(old.streaming ? "on" : "off"), now \(new.streaming ? "on" : "off")") }
-        if old.online != new.online { found.append("option --online: saved \(old.online ? "on" : "off"), now \(new.online ? "on" : "off")") }
+        if old.expand != new.expand {
+            found.append("mode: saved for \(old.mode), now \(new.mode)")
+        } else if old.online != new.online {
+            found.append("option --online: saved \(old.online ? "on" : "off"), now \(new.online ? "on" : "off")")
+        }
         if old.policies != new.policies {
             found.append("registered policies: saved [\(old.policies.joined(separator: ", "))], now [\(new.policies.joined(separator: ", "))]")
         }

@@ -107,8 +107,9 @@ private func closeFile(_ descriptor: Int32) { _ = close(descriptor) }
 
 extension SavedPlan {
     /// `plan` as a saved plan, with the fingerprints of what `migrator` computed it from: read
-    /// now from the database and the files; `online`: planned for `apply --online`.
-    public init(plan: MigrationPlan, migrator: StoreMigrator, online: Bool = false) throws {
+    /// now from the database and the files; `online`: planned for `apply --online`; `expand`:
+    /// for `apply --expand`.
+    public init(plan: MigrationPlan, migrator: StoreMigrator, online: Bool = false, expand: Bool = false) throws {
         var versions: [String: String] = [:]
         for name in Set(plan.steps.flatMap { [$0.from, $0.to].compactMap { $0 } } + [plan.targetVersion]) {
             guard let version = migrator.model.version(named: name) else { continue }
@@ -125,7 +126,7 @@ extension SavedPlan {
             models: versions, mappingModels: mappings,
             options: Options(
                 targetVersion: plan.targetVersion, keepBackup: migrator.keepBackup, streaming: migrator.forceStreaming,
-                policies: migrator.policies.names.sorted(), online: online
+                policies: migrator.policies.names.sorted(), online: online, expand: expand
             )
         )
         self.init(plan: plan, fingerprints: fingerprints)

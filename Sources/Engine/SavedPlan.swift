@@ -39,24 +39,33 @@ public struct SavedPlan: Codable, Sendable, Equatable {
     }
 
     /// The choices that shape the steps: `--to`, `--no-backup`, `--streaming`, the custom
-    /// policies the running program registered, and `--online` (which runs the steps as
-    /// other statements, in other transactions).
+    /// policies the running program registered, `--online` (which runs the steps as other
+    /// statements, in other transactions) and `--expand` (which also defers the drops and
+    /// creates the old version's views).
     public struct Options: Codable, Sendable, Equatable {
         public var targetVersion: String
         public var keepBackup: Bool
         public var streaming: Bool
         public var policies: [String]
         public var online: Bool
+        /// Planned for `apply --expand` (then `online` too); written only when set, so a plan
+        /// saved without it reads as before.
+        public var expand: Bool
 
-        public init(targetVersion: String, keepBackup: Bool, streaming: Bool, policies: [String], online: Bool) {
+        enum CodingKeys: String, CodingKey {
+            case targetVersion, keepBackup, streaming, policies, online, expand
+        }
+
+        public init(targetVersion: String, keepBackup: Bool, streaming: Bool, policies: [String], online: Bool, expand: Bool = false) {
             self.targetVersion = targetVersion
             self.keepBackup = keepBackup
             self.streaming = streaming
             self.policies = policies
-            self.online = online
+            self.online = online || expand
+            self.expand = expand
         }
 
-        /// A plan saved before `online` was fingerprinted was saved without `--online`.
+        /// A plan saved before `online` (or `expand`) was fingerprinted was saved without it.
         public init(from decoder: Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             targetVersion = try container.decode(String.self, forKey: .targetVersion)
@@ -64,7 +73,21 @@ public struct SavedPlan: Codable, Sendable, Equatable {
             streaming = try container.decode(Bool.self, forKey: .streaming)
             policies = try container.decode([String].self, forKey: .policies)
             online = try container.decodeIfPresent(Bool.self, forKey: .online) ?? false
+            expand = try container.decodeIfPresent(Bool.self, forKey: .expand) ?? false
         }
+
+        public func encode(to encoder: Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(targetVersion, forKey: .targetVersion)
+            try container.encode(keepBackup, forKey: .keepBackup)
+            try container.encode(streaming, forKey: .streaming)
+            try container.encode(policies, forKey: .policies)
+            try container.encode(online, forKey: .online)
+            if expand { try container.encode(expand, forKey: .expand) }
+        }
+
+        /// How `apply` runs the plan, as its flags say it.
+        var mode: String { expand ? "apply --expand" : online ? "apply --online" : "apply (neither --online nor --expand)" }
     }
 
     public struct Step: Codable, Sendable, Equatable {

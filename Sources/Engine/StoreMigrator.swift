@@ -140,7 +140,7 @@ public struct StoreMigrator {
             store: store, on: connection, lockWaitSeconds: options.lockWaitSeconds, policy: options.executionPolicy, deferring: true, onLockWait: onLockWait
         )
         let preliminary = try plan(mode: options.planMode, restart: options.restart)
-        try options.expectedPlan?.requireSame(as: preliminary, migrator: self, online: options.online)
+        try options.expectedPlan?.requireSame(as: preliminary, migrator: self, online: options.online, expand: options.expand)
         if preliminary.isUpToDate { return ApplyReport(plan: preliminary, appliedSteps: [], deferredCleanups: deferred) }
         guard preliminary.isExecutable else { throw NotExecutable(blockerDetails: preliminary.blockerDetails) }
         try DataLossNotAllowed.check(preliminary, options: options)
@@ -160,7 +160,7 @@ public struct StoreMigrator {
         onProgress: (ProgressEvent) -> Void = { _ in }
     ) throws -> ApplyReport {
         let plan = try planned ?? self.plan(mode: options.planMode, restart: options.restart)
-        try options.expectedPlan?.requireSame(as: plan, migrator: self, online: options.online)
+        try options.expectedPlan?.requireSame(as: plan, migrator: self, online: options.online, expand: options.expand)
         try requireRunnable(plan, options: options)
         // What `status` shows of the run, from its first step to its end.
         var options = options

@@ -80,8 +80,8 @@ struct ApplyCommand: ParsableCommand {
         _ = try batchTiming()
         _ = try throttle()
         if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
-        if expand && (dryRun || plan != nil || !subscriber.isEmpty) {
-            throw ValidationError("--expand runs one store's step online and keeps the previous version live: it cannot be rehearsed (--dry-run), follow a saved plan (--plan) or migrate subscribers")
+        if expand && (dryRun || !subscriber.isEmpty) {
+            throw ValidationError("--expand runs one store's step online and keeps the previous version live: it cannot be rehearsed (--dry-run) or migrate subscribers")
         }
         if dryRun && online {
             throw ValidationError("--dry-run rehearses every step in one transaction, and --online commits in phases (CREATE INDEX CONCURRENTLY cannot run in a transaction): rehearse without --online")

@@ -38,8 +38,8 @@ struct PlanCommand: ParsableCommand {
     var expand = false
 
     func validate() throws {
-        if expand && (format == .sql || out != nil) {
-            throw ValidationError("--expand cannot be written as a script or saved with --out: run apply --expand")
+        if expand && format == .sql {
+            throw ValidationError("--expand cannot be written as a script: run apply --expand (or save the plan with --out and run apply --expand --plan FILE)")
         }
         if format == .sql && online {
             throw ValidationError("--format sql writes the plan as one transaction, and --online runs it in phases that commit separately: choose one")
@@ -54,7 +54,7 @@ struct PlanCommand: ParsableCommand {
                 // A script runs without apply's checks: data loss needs the same consent here.
                 if format == .sql { try DataLossNotAllowed.check(plan, options: ApplyOptions(allowDataLoss: allowDataLoss)) }
                 let script = format == .sql ? try PlanRendering.sql(plan, model: model) : []
-                if let out { try SavedPlan(plan: plan, migrator: migrator, online: online).write(to: out) }
+                if let out { try SavedPlan(plan: plan, migrator: migrator, online: online || expand, expand: expand).write(to: out) }
                 switch format {
                 case .json: printLine((expand ? ExpandRendering.json(plan) : online ? OnlinePlanRendering.json(plan) : PlanRendering.json(plan)).rendered)
                 case .text:
@@ -63,7 +63,10 @@ struct PlanCommand: ParsableCommand {
                     if expand { ExpandRendering.text(plan).forEach { printLine($0) } }
                 case .sql: script.forEach { printLine($0) }
                 }
-                if let out, format == .text { printLine("plan saved to \(out): apply it with apply --plan \(out)") }
+                if let out, format == .text {
+                    let flags = expand ? "--expand " : ""
+                    printLine("plan saved to \(out): apply it with apply \(flags)--plan \(out)")
+                }
             }
         }
     }

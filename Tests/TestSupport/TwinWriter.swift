@@ -39,6 +39,9 @@ public final class TwinWriter: @unchecked Sendable {
         /// they are there (`search_path`), so a statement that met the tables as the switch-over
         /// renamed them is tried again, and it goes on after the switch-over.
         public static let rolling = Rules(retried: ["40P01", "42P01", "42703"], stopsAtSwitchOver: false, stopsAtFailure: true)
+        /// An old release that must never meet a renamed name during `apply --expand` (its views
+        /// made before the renames): only a deadlock is tried again.
+        public static let throughViews = Rules(retried: ["40P01"], stopsAtSwitchOver: false, stopsAtFailure: true)
         /// Writes on any model: whatever an application may meet (a constraint, a deadlock, a
         /// serialization failure, a renamed table or column, a lock timeout) is refused and the
         /// writer goes on.

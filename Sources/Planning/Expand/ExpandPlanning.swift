@@ -15,6 +15,9 @@ import SQLBuilding
 ///    as it was (a removed entity's rows stay in its own table, nothing copied).
 /// 4. The kept changes are planned online; the views are created at the end of the
 ///    switch-over, in its transaction, so that the old release never meets the new tables bare.
+///    The renames run there too when only catalog changes follow them; when a backfill follows
+///    a rename, plain views of the old version's tables are created before the first rename
+///    instead (`viewsBeforeRenames`), and replaced by the translating ones in the switch-over.
 enum ExpandPlanning {
     static func expanded(_ plan: MigrationPlan, model: VersionedModel, surroundings: StoreSurroundings) -> MigrationPlan {
         var plan = plan
@@ -49,10 +52,15 @@ enum ExpandPlanning {
         if !relaxing.isEmpty { online.phases.insert(.instant(relaxing), at: 0) }
         let creation = views.statements.map { PlannedStatement($0, lock: .accessShare, summary: "serve '\(from.name)' in \(views.schema)") }
         var switchOver = online.phases.removeLast()
+        let drops = dropsAtSwitchOver(&online)
         let moved = renamesAtSwitchOver(&online)
-        switchOver.statements = moved + switchOver.statements + creation
+        let early = viewsBeforeRenames(&online, layout: pairing.sourceLayout, views: views)
+        let replaced: [PlannedStatement] = early
+            ? [PlannedStatement("DROP SCHEMA \(ident: views.schema) CASCADE", lock: .accessExclusive, summary: "drop the plain views of '\(from.name)' made before the renames")]
+            : []
+        switchOver.statements = replaced + moved + drops + switchOver.statements + creation
         switchOver.lock = switchOver.statements.map(\.lock).max() ?? switchOver.lock
-        switchOver.summary = (moved.isEmpty ? "" : moved.map(\.summary).joined(separator: "; ") + "; ")
+        switchOver.summary = ((moved + drops).isEmpty ? "" : (moved + drops).map(\.summary).joined(separator: "; ") + "; ")
             + switchOver.summary + "; create the views of '\(from.name)' in \(views.schema)"
         online.phases.append(switchOver)
         online.expansion = Expansion(

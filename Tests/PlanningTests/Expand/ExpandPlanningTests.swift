@@ -36,6 +36,57 @@ import ObjectModel
         #expect(try P.plan(model, mode: .online).steps.first?.phases?.expansion == nil)
     }
 
+    /// A drop the step keeps (an ordered one-to-many made unordered drops its order column)
+    /// runs in the switch-over, before the views: no phase leaves the old release without it.
+    @Test func aDropTheStepKeepsRunsInTheSwitchOver() throws {
+        let model = try Self.model(
+            "Recipe: {attributes: {name: string}, relationships: {chef: {destination: Chef, inverse: recipes}}}\nChef: {attributes: {name: string}, relationships: {recipes: {destination: Recipe, inverse: chef, toMany: true, ordered: true}}}",
+            "Recipe: {attributes: {name: string}, relationships: {chef: {destination: Chef, inverse: recipes}}}\nChef: {attributes: {name: string}, relationships: {recipes: {destination: Recipe, inverse: chef, toMany: true}}}"
+        )
+        let online = try #require(try P.plan(model, mode: .expand).steps.first?.phases)
+        let texts = online.phases.map { $0.statements.map(\.sql.text) }
+        #expect(texts.count == 1, "\(texts)")
+        let switchOver = try #require(texts.last)
+        let drop = try #require(switchOver.firstIndex(of: #"ALTER TABLE "s"."recipe" DROP COLUMN "chef_order""#), "\(switchOver)")
+        #expect(drop < (switchOver.firstIndex(of: #"CREATE SCHEMA "s@v1""#) ?? 0))
+        #expect(try P.plan(model, mode: .online).steps.first?.phases?.phases.count == 2)
+    }
+
+    /// A rename a backfill follows stays in its phase: plain views of the old tables come
+    /// before it, and the switch-over drops them first.
+    @Test func aRenameABackfillFollowsGetsPlainViewsBeforeIt() throws {
+        let model = try Self.model(
+            "Recipe: {attributes: {name: string, rating: {type: int16, optional: true}}}",
+            "Recipe: {attributes: {title: {type: string, renamingIdentifier: name}, rating: {type: int16, optional: false, default: 3}}}"
+        )
+        let online = try #require(try P.plan(model, mode: .expand).steps.first?.phases)
+        let texts = online.phases.map { $0.statements.map(\.sql.text) }
+        let early = try #require(texts.firstIndex { $0.first == #"CREATE SCHEMA "s@v1""# })
+        let rename = try #require(texts.firstIndex { $0.contains { $0.contains(" RENAME ") } })
+        #expect(early + 1 == rename && rename < texts.count - 1, "\(texts)")
+        #expect(texts[early].last == #"CREATE VIEW "s@v1"."recipe" AS SELECT "_pk", "_entity", "name", "rating" FROM "s"."recipe""#)
+        #expect(texts.last?.first == #"DROP SCHEMA "s@v1" CASCADE"#)
+        #expect(texts.last?.filter { $0 == #"CREATE SCHEMA "s@v1""# }.count == 1)
+    }
+
+    /// An entity renamed: its rows' `_entity` is rewritten before the switch-over, so the views
+    /// come first; its table's view reads the old names over a plain view, with a trigger.
+    @Test func anEntityRenamedGetsTheViewsBeforeItsRowsAreRenamed() throws {
+        let model = try Self.model(
+            "Dessert: {attributes: {name: string}}\nCake: {parent: Dessert, attributes: {layers: int16}}",
+            "Dessert: {attributes: {name: string}}\nGateau: {renamingIdentifier: Cake, parent: Dessert, attributes: {layers: int16}}"
+        )
+        let online = try #require(try P.plan(model, mode: .expand).steps.first?.phases)
+        let texts = online.phases.map { $0.statements.map(\.sql.text) }
+        let early = try #require(texts.firstIndex { $0.first == #"CREATE SCHEMA "s@v1""# })
+        let renaming = try #require(texts.firstIndex { $0.contains { $0.contains(#"NEW."_entity" := CASE"#) } })
+        #expect(early < renaming, "\(texts)")
+        #expect(texts[early].contains(#"CREATE VIEW "s@v1"."dessert~rows" AS SELECT "_pk", "_entity", "name", "layers" FROM "s"."dessert""#))
+        #expect(texts[early].contains { $0.hasPrefix(#"CREATE VIEW "s@v1"."dessert" AS SELECT t."_pk" AS "_pk", CASE t."_entity" WHEN 'Gateau' THEN 'Cake'"#) && $0.contains(#"FROM "s@v1"."dessert~rows" AS t"#) }, "\(texts[early])")
+        #expect(texts[early].contains { $0.hasPrefix("DO $early$") && $0.contains(#"pg_get_serial_sequence('"s"."dessert"', '_pk')"#) })
+        #expect(texts.last?.first == #"DROP SCHEMA "s@v1" CASCADE"#)
+    }
+
     /// A removed hierarchy (an abstract root and its two entities) and its many-to-many: the
     /// tables stay until `complete`, which drops them; the plan names the loss as without
     /// `--expand`; the old version's views read the kept tables, every row.
