@@ -62,7 +62,7 @@ extension StoreMigrator {
         onProgress: (ProgressEvent) -> Void = { _ in }, onLockWait: ([AdvisoryLockHolder]) -> Void = { _ in }
     ) throws -> RehearsalReport {
         let preliminary = try plan(mode: options.planMode, restart: options.restart)
-        try options.expectedPlan?.requireSame(as: preliminary, migrator: self, online: options.online)
+        try options.expectedPlan?.requireSame(as: preliminary, migrator: self, online: options.online, expand: options.expand)
         if preliminary.isUpToDate { return RehearsalReport(plan: preliminary, steps: []) }
         guard preliminary.isExecutable else { throw NotExecutable(blockerDetails: preliminary.blockerDetails) }
         try DataLossNotAllowed.check(preliminary, options: options)
@@ -76,7 +76,7 @@ extension StoreMigrator {
         return try connection.rehearsing {
             try MetadataSchema.bootstrap(on: connection)
             let plan = try self.plan(mode: options.planMode, restart: options.restart)
-            try options.expectedPlan?.requireSame(as: plan, migrator: self, online: options.online)
+            try options.expectedPlan?.requireSame(as: plan, migrator: self, online: options.online, expand: options.expand)
             guard plan.isExecutable else { throw NotExecutable(blockerDetails: plan.blockerDetails) }
             try DataLossNotAllowed.check(plan, options: options)
             var rehearsed: [RehearsedStep] = []
