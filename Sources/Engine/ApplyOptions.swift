@@ -62,6 +62,9 @@ public struct ApplyOptions: Sendable {
     /// keeps fitting (`replicationUnorderedDrop`): run it with the subscriptions disabled
     /// around both sides' steps, the operator keeping writes out meanwhile.
     public var allowUnorderedDrop = false
+    /// Run a step whose work tables a `FOR ALL TABLES` publication publishes
+    /// (`replicationAllTables`, `AllTablesPublicationNotAllowed`).
+    public var allowAllTablesPublication = false
     /// `apply --subscriber` on a subscriber: the swap leaves the subscriptions' records of the
     /// replaced tables alone, `SubscriptionRefresh` gives them the new ones once it has run.
     var refreshesSubscriptionsAfter = false

@@ -136,6 +136,7 @@ struct ApplyCommand: ParsableCommand {
                 options.expectedPlan = expectedPlan
                 options.allowSubscriberAlone = allowSubscriberAlone
                 options.allowUnorderedDrop = allowUnorderedDrop
+                options.allowAllTablesPublication = lockOptions.allowAllTablesPublication
                 let onStep = { (number: Int, count: Int, step: PlannedStep) in
                     if isText {
                         let title = ProgressRendering.stepTitle(kind: step.kind.rawValue, from: step.from, to: step.to)
