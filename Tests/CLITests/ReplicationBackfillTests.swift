@@ -127,35 +127,6 @@ struct ReplicationBackfillTests {
         }
     }
 
-    @Test("a step that only drops a published column, writers at the publisher: the subscriber drops it once the rows written before arrived; every row arrives, the subscription streams")
-    func dropWithWriters() throws {
-        try Self.withReplicatedStock(publication: "CREATE PUBLICATION stock FOR TABLES IN SCHEMA stock", stock2: Self.dropVersion) { publisher, subscriber, model, publishing, subscribing in
-            let writer = RunningWriter(url: publisher.url(), sql: "INSERT INTO stock.item (name, price) VALUES ('written during', 1)")
-            let apply = try OrchestratorBinary.run(
-                ["apply", "--model", model, "--store", "stock", "--allow-data-loss", "--subscriber", subscriber.url()], databaseURL: publisher.url()
-            )
-            let written = try writer.stop()
-            #expect(written > 0)
-            #expect(apply.exitCode == 0, "\(apply)")
-            try publishing.execute("INSERT INTO stock.item (name, price) SELECT 'after ' || i, i FROM generate_series(1, 20) AS i")
-            let last = try publishing.execute(Self.rows).value(0, "v") ?? ""
-            #expect(Topology.waitFor(last, query: Self.rows.text, on: subscriber.url()) == last, "rows committed at the publisher never reached the subscriber")
-            let shape = try subscribing.execute("""
-                SELECT (SELECT version_name FROM orchestrator.stores WHERE store = 'stock') AS version,
-                       (SELECT count(*) FROM pg_attribute WHERE attrelid = 'stock.item'::regclass AND attname = 'sku' AND NOT attisdropped) AS sku,
-                       (SELECT count(*) FROM stock.item WHERE name = 'written during') AS during,
-                       (SELECT subenabled FROM pg_subscription WHERE subname = 'stock') AS enabled,
-                       (SELECT count(pid) FROM pg_stat_subscription WHERE subname = 'stock') AS workers
-                """)
-            #expect(shape.value(0, "version") == "Stock 2")
-            #expect(shape.int(0, "sku") == 0)
-            #expect(shape.int(0, "during") == Int64(written))
-            #expect(shape.bool(0, "enabled") == true)
-            #expect(shape.int(0, "workers") == 1)
-            #expect(try publishing.execute("SELECT version_name FROM orchestrator.stores WHERE store = 'stock'").value(0, "version_name") == "Stock 2")
-        }
-    }
-
     @Test("a subscription that does not catch up stops the run at --subscriber-wait, before the subscriber drops anything; the same apply finishes it")
     func boundedWait() throws {
         try Self.withReplicatedStock(publication: "CREATE PUBLICATION stock FOR TABLE stock.item") { publisher, subscriber, model, publishing, subscribing in

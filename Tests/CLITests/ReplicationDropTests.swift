@@ -65,6 +65,11 @@ struct ReplicationDropTests {
         }
     }
 
+    @Test("a step that only drops a published column: the subscriber drops it once the rows written before arrived; every row arrives, the subscription streams")
+    func oneStep() throws {
+        try Self.applyWithWriter([], stock2: ReplicationBackfillTests.dropVersion, version: "Stock 2", columns: "_pk,_entity,name,price")
+    }
+
     @Test("a plan of two steps, each dropping a published column: each step goes the backfill order in turn; every row arrives")
     func severalSteps() throws {
         try Self.applyWithWriter([], stock2: Self.dropSkuAddCode, stock3: Self.dropCode, version: "Stock 3", columns: "_pk,_entity,name,price")
