@@ -75,6 +75,18 @@ struct ReplicationDropTests {
         try Self.applyWithWriter([], stock2: Self.dropSkuAddCode, stock3: Self.dropCode, version: "Stock 3", columns: "_pk,_entity,name,price")
     }
 
+    @Test("a plan of two steps, the first a backfill of published rows (refused before as several steps), the second a drop: each step in the backfill order; every row arrives")
+    func backfillThenDrop() throws {
+        let dropNote = """
+            entities:
+              Item:
+                attributes:
+                  name: {type: string, optional: false, default: unnamed}
+                  price: {type: int32}
+            """
+        try Self.applyWithWriter([], stock2: ReplicationBackfillTests.backfillVersion, stock3: dropNote, version: "Stock 3", columns: "_pk,_entity,name,price")
+    }
+
     @Test("a step dropping a published column under --online: the publisher's step online, the subscriber drops once the rows written before arrived")
     func online() throws {
         try Self.applyWithWriter(["--online"], stock2: ReplicationBackfillTests.dropVersion, publication: "CREATE PUBLICATION stock FOR TABLE stock.item", version: "Stock 2", columns: "_pk,_entity,name,price")
