@@ -92,6 +92,32 @@ struct ReplicationDropTests {
         try Self.applyWithWriter(["--online"], stock2: ReplicationBackfillTests.dropVersion, publication: "CREATE PUBLICATION stock FOR TABLE stock.item", version: "Stock 2", columns: "_pk,_entity,name,price")
     }
 
+    @Test("a plan of two steps stopped at its first wait (--subscriber-wait) is finished by the same apply: the subscriber a step behind its publisher catches up one step at a time")
+    func severalStepsFinishedByARerun() throws {
+        try ReplicationBackfillTests.withReplicatedStock(publication: "CREATE PUBLICATION stock FOR TABLE stock.item", stock2: Self.dropSkuAddCode, stock3: Self.dropCode) { publisher, subscriber, model, publishing, subscribing in
+            try subscribing.execute("ALTER SUBSCRIPTION stock DISABLE")
+            #expect(Topology.waitFor("0", query: "SELECT count(pid) FROM pg_stat_subscription", on: subscriber.url()) == "0")
+            let arguments = ["apply", "--model", model, "--store", "stock", "--allow-data-loss", "--subscriber", subscriber.url(), "--subscriber-wait"]
+            let stopped = try OrchestratorBinary.run(arguments + ["3"], databaseURL: publisher.url())
+            #expect(stopped.exitCode == 1, "\(stopped)")
+            #expect(stopped.stderr.contains("waited 3 s (--subscriber-wait) for subscription stock of subscriber"), "\(stopped)")
+            let versions = "SELECT version_name FROM orchestrator.stores WHERE store = 'stock'"
+            #expect(try publishing.execute(SQL(unsafeRaw: versions)).value(0, "version_name") == "Stock 2")
+            #expect(try subscribing.execute(SQL(unsafeRaw: versions)).value(0, "version_name") == "Stock 1")
+            #expect(try subscribing.execute(Self.columns).value(0, "c") == "_pk,_entity,name,sku,price,code")
+            try publishing.execute("INSERT INTO stock.item (name, price, code) VALUES ('while stopped', 2, 'c')")
+            try subscribing.execute("ALTER SUBSCRIPTION stock ENABLE")
+            let finished = try OrchestratorBinary.run(arguments + ["60"], databaseURL: publisher.url())
+            #expect(finished.exitCode == 0, "\(finished)")
+            let last = try publishing.execute(ReplicationBackfillTests.rows).value(0, "v") ?? ""
+            #expect(Topology.waitFor(last, query: ReplicationBackfillTests.rows.text, on: subscriber.url()) == last, "rows committed at the publisher never reached the subscriber")
+            for connection in [publishing, subscribing] {
+                #expect(try connection.execute(SQL(unsafeRaw: versions)).value(0, "version_name") == "Stock 3")
+                #expect(try connection.execute(Self.columns).value(0, "c") == "_pk,_entity,name,price")
+            }
+        }
+    }
+
     @Test("a drop beside a rename is refused with replicationUnorderedDrop, nothing changed on either side; --allow-unordered-drop runs it")
     func besideARenameNeedsConsent() throws {
         let renamed = """
