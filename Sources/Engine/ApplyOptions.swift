@@ -58,6 +58,13 @@ public struct ApplyOptions: Sendable {
 
     /// Migrate a store a subscription writes into without its publisher (`SubscriberAlone`).
     public var allowSubscriberAlone = false
+    /// `apply --subscriber` of a step that drops published columns beside a change no order
+    /// keeps fitting (`replicationUnorderedDrop`): run it with the subscriptions disabled
+    /// around both sides' steps, the operator keeping writes out meanwhile.
+    public var allowUnorderedDrop = false
+    /// Run a step whose work tables a `FOR ALL TABLES` publication publishes
+    /// (`replicationAllTables`, `AllTablesPublicationNotAllowed`).
+    public var allowAllTablesPublication = false
     /// `apply --subscriber` on a subscriber: the swap leaves the subscriptions' records of the
     /// replaced tables alone, `SubscriptionRefresh` gives them the new ones once it has run.
     var refreshesSubscriptionsAfter = false

@@ -46,9 +46,9 @@ public struct ReplicatedApply {
         self.subscribers = subscribers
     }
 
-    public func apply(
-        options: ApplyOptions, onStep: (Int, Int, PlannedStep) -> Void = { _, _, _ in }, onProgress: (ProgressEvent) -> Void = { _ in },
-        onLockWait: ([AdvisoryLockHolder]) -> Void = { _ in }
+    /// Steps 1 to 5 for a plan of one step (`apply` runs a plan of several one step at a time).
+    func applyOneStep(
+        options: ApplyOptions, onStep: (Int, Int, PlannedStep) -> Void, onProgress: (ProgressEvent) -> Void, onLockWait: ([AdvisoryLockHolder]) -> Void
     ) throws -> (publisher: ApplyReport, subscribers: [ApplyReport]) {
         let (subscriptions, cutsAtGuard, backfills) = try check(options)
         if backfills.contains(where: { $0 != nil }) {
@@ -149,35 +149,26 @@ public struct ReplicatedApply {
                 slots.append((subscription.name, slot))
             }
             all.append(slots)
-            backfills.append(try backfill(theirs, of: subscriber, publisher: plan))
+            backfills.append(try backfill(theirs, of: subscriber, publisher: plan, options: options))
         }
         return (all, plan.steps.first?.staged != nil, backfills)
     }
 
     /// A subscriber's step split around the publisher's (`ReplicatedBackfill`), when it writes
-    /// rows the publisher publishes; the publisher's plan must then be that one step too, or
-    /// nothing (an earlier run migrated it).
-    private func backfill(_ theirs: MigrationPlan, of subscriber: Subscriber, publisher plan: MigrationPlan) throws -> ReplicatedBackfill? {
+    /// rows the publisher publishes or drops a published column; the publisher's plan must then
+    /// be that one step too, or nothing (an earlier run migrated it). `apply` runs a plan of
+    /// several steps one step at a time (`ReplicatedApply+Steps`).
+    private func backfill(_ theirs: MigrationPlan, of subscriber: Subscriber, publisher plan: MigrationPlan, options: ApplyOptions) throws -> ReplicatedBackfill? {
         // Read here: a plan already at its target (an earlier run migrated the publisher) has no topology.
-        let published = Set(try publisher.connection.execute("""
-            SELECT DISTINCT tablename::text AS t FROM pg_publication_tables WHERE schemaname = \(publisher.store)
-            """).rows.compactMap { $0.first ?? nil })
+        let published = try publishedTables()
         let steps = plan.isUpToDate ? theirs.steps : plan.steps
-        let writing = steps.enumerated().filter { !ReplicationHazards.writtenTables($0.element, store: publisher.store).filter(published.contains).isEmpty }
-        guard let first = writing.first else {
-            // A step that drops published columns goes the same way when it is the plan's one
-            // step: the subscribers drop them once the rows written before them have arrived.
-            guard steps.count == 1, theirs.steps.count == 1 else { return nil }
-            return try ReplicatedBackfill.split(theirs.steps[0], published: published)
-        }
-        let context = "step \(first.offset + 1) of \(steps.count)"
-        guard steps.count == 1, theirs.steps.count == 1 else {
-            throw ReplicatedApplyRefused(reason: "\(context) (\(ReplicationHazards.dataWrites)): it writes published rows, which replicate; apply --subscriber orders such a step only when it is the plan's one step (apply --to each version in turn). Nothing was changed (docs/replication.md)")
-        }
+        guard let step = theirs.steps.first else { return nil }
         do {
-            return try ReplicatedBackfill.split(theirs.steps[0], published: published)
+            let split = try ReplicatedBackfill.split(step, published: published, options: options)
+            guard split != nil, steps.count > 1 || theirs.steps.count > 1 else { return split }
+            throw ReplicatedApplyRefused(reason: "(\(ReplicationHazards.dataWrites)): it writes published rows or drops published columns; apply --subscriber orders such a step only one step at a time. Nothing was changed (docs/replication.md)")
         } catch let refused as ReplicatedApplyRefused {
-            throw ReplicatedApplyRefused(reason: "\(context) \(refused.reason)")
+            throw ReplicatedApplyRefused(reason: "step 1 of \(steps.count) \(refused.reason)")
         }
     }
 

@@ -4,7 +4,7 @@ import PostgresClient
 import SQLBuilding
 
 /// `apply --subscriber` of a lightweight step whose own statements write rows of published
-/// tables (`replicationDataWrites`: a backfill). Those writes replicate, so each subscriber takes
+/// tables (`replicationDataWrites`: a backfill), or that drops published columns. Those writes replicate, so each subscriber takes
 /// them from its subscription, which stays enabled throughout, instead of writing them itself
 /// (which would double them). Planning splits the step from the changes that planned it
 /// (`SubscriberSplit(step, published:)`); on each subscriber:
@@ -13,38 +13,48 @@ import SQLBuilding
 /// 2. the publisher runs its step: its backfill replicates into the columns the subscribers have;
 /// 3. each subscription applies everything up to the publisher's position after its commit
 ///    (bounded by `ReplicatedApply.waitSeconds`);
-/// 4. `rest`: the step without its replicated writes and without what step 1 added (drops,
-///    NOT NULL, defaults), with the store's metadata at the new version.
+/// 4. `SubscriberSplit.remaining`: the step without its replicated writes and without what
+///    step 1 added (drops, NOT NULL, defaults), with the store's metadata at the new version.
 /// A subscriber never drops a column before the publisher stops sending it (step 2 is done and
 /// applied first). A statement no order keeps fitting refuses the step (`split`).
 struct ReplicatedBackfill {
-    var additive: [PlannedStatement] = []
+    /// The subscriber's step split by Planning (its `remaining` is step 4).
+    var split: SubscriberSplit
+    var additive: [PlannedStatement] { split.addedFirst }
     /// The columns `additive` adds, one for each of its statements.
-    var addedColumns: [AddedColumn] = []
-    var replicated: [PlannedStatement] = []
-    var rest: [PlannedStatement] = []
+    var addedColumns: [AddedColumn] { split.addedColumns }
 
     /// `step`'s split, `published` naming the store's tables the publisher publishes; nil when
-    /// the step writes no published row and drops no published column.
-    /// Throws `ReplicatedApplyRefused`, for a step writing published rows, for a statement that
-    /// no order keeps fitting (`SubscriberPart.unorderable`: a rename, a column's type changed,
-    /// a table created or dropped), or a step not run offline in one transaction. A step that
-    /// only drops published columns is then nil: it goes `ReplicatedApply`'s way, the
-    /// subscriptions disabled around both sides' steps (docs/replication.md, its limits).
-    static func split(_ step: PlannedStep, published: Set<String>) throws -> ReplicatedBackfill? {
-        guard let split = SubscriberSplit(step, published: published) else { return nil }
-        let offline: Bool
-        if step.kind == .lightweight, case .inPlace = step.body { offline = true } else { offline = false }
-        if split.replicated.isEmpty, split.unorderable != nil || !offline { return nil }
+    /// the step writes no published row and drops no published column, or is not lightweight.
+    /// Under `apply --online` a step that only drops published columns (and adds some) runs
+    /// online on the publisher, its additive part and its remainder in place on each
+    /// subscriber; one writing published rows is refused there (`replicationDataWrites`).
+    /// Throws `ReplicatedApplyRefused` for a statement no order keeps fitting
+    /// (`SubscriberPart.unorderable`: a rename, a column's type changed, a table created or
+    /// dropped) beside a write of published rows (`replicationDataWrites`), or beside a drop of
+    /// a published column (`replicationUnorderedDrop`) unless `allowUnorderedDrop`: such a step
+    /// then goes `ReplicatedApply`'s way, the subscriptions disabled around both sides' steps.
+    static func split(_ step: PlannedStep, published: Set<String>, options: ApplyOptions) throws -> ReplicatedBackfill? {
+        guard step.kind == .lightweight, let split = SubscriberSplit(step, published: published) else { return nil }
         if let unordered = split.unorderable {
-            throw ReplicatedApplyRefused(reason: "(\(ReplicationHazards.dataWrites)) the step writes published rows, which replicate, and also \(unordered.summary) (\(unordered.sql.text)): "
-                + "no order of the publisher's and the subscribers' parts keeps replication flowing (a rename, a column's type changed, a table created or dropped); apply --subscriber refuses it. "
-                + "Run the step as two versions (the backfill in one, the rest in the next). Nothing was changed (docs/replication.md)")
+            let also = "\(unordered.summary) (\(unordered.sql.text))"
+            guard split.replicated.isEmpty else {
+                throw ReplicatedApplyRefused(reason: "(\(ReplicationHazards.dataWrites)) the step writes published rows, which replicate, and also \(also): "
+                    + "no order of the publisher's and the subscribers' parts keeps replication flowing (a rename, a column's type changed, a table created or dropped); apply --subscriber refuses it. "
+                    + "Run the step as two versions (the backfill in one, the rest in the next). Nothing was changed (docs/replication.md)")
+            }
+            guard options.allowUnorderedDrop else {
+                throw ReplicatedApplyRefused(reason: "(\(ReplicationHazards.unorderedDrop)) the step drops published columns and also \(also): "
+                    + "no order keeps rows the application writes at the publisher during the step fitting (the subscriptions are disabled around both sides' steps, "
+                    + "and a row written in the old shape meanwhile stops the subscription for good). Run the drop as a version of its own, "
+                    + "or keep writes to the store's tables out during the step and give --allow-unordered-drop. Nothing was changed (docs/replication.md)")
+            }
+            return nil
         }
-        guard offline else {
+        guard split.replicated.isEmpty || !options.online else {
             throw ReplicatedApplyRefused(reason: "(\(ReplicationHazards.dataWrites)) the step writes published rows, which replicate: apply --subscriber runs such a step only offline, as one transaction (not --online). Nothing was changed (docs/replication.md)")
         }
-        return ReplicatedBackfill(additive: split.addedFirst, addedColumns: split.addedColumns, replicated: split.replicated, rest: split.rest)
+        return ReplicatedBackfill(split: split)
     }
 
     /// Step 1 on one subscriber; returns the columns this run added. A column there already
@@ -71,22 +81,22 @@ struct ReplicatedBackfill {
 
 extension ReplicatedBackfill {
     /// Step 4 on a subscriber: under the store's lock, planned again (the plan must still be
-    /// `planned`'s), its one step run with `statements` in their place, with its metadata and
-    /// history, as `apply` runs a step.
-    static func applyRest(on migrator: StoreMigrator, of planned: MigrationPlan, statements: [PlannedStatement], options: ApplyOptions) throws -> ApplyReport {
+    /// `planned`'s), Planning's remainder of it run (`MigrationPlan.subscriberRemainder`), with
+    /// its metadata and history, as `apply` runs a step.
+    func applyRest(on migrator: StoreMigrator, of planned: MigrationPlan, options: ApplyOptions) throws -> ApplyReport {
         let connection = migrator.connection, store = migrator.store
         try MetadataSchema.bootstrap(on: connection)
         let lock = StoreLock(store: store, connection: connection)
         try lock.acquire(waitingAtMost: options.lockWaitSeconds, onWait: { _ in })
         defer { lock.release() }
-        var plan = try migrator.plan(mode: options.planMode)
+        let plan = try migrator.plan(mode: options.planMode)
         if plan.isUpToDate { return ApplyReport(plan: plan, appliedSteps: [], deferredCleanups: []) }
         guard plan.steps.map(\.statements) == planned.steps.map(\.statements), plan.steps.count == 1 else {
             throw ReplicatedApplyRefused(reason: "store \(store) was changed by someone else while apply --subscriber ran (its plan is not the one made at the start)")
         }
-        plan.steps[0].statements = statements
-        let done = try migrator.run(plan.steps[0], number: 1, of: 1, plan: plan, options: options)
-        return ApplyReport(plan: plan, appliedSteps: [done], deferredCleanups: [])
+        let remainder = plan.subscriberRemainder(split)
+        let done = try migrator.run(remainder.steps[0], number: 1, of: 1, plan: remainder, options: options)
+        return ApplyReport(plan: remainder, appliedSteps: [done], deferredCleanups: [])
     }
 }
 
@@ -149,9 +159,8 @@ extension ReplicatedApply {
                             """).bool(0, "yes") == true
                     }
                 }
-                let statements = backfill.rest
                 onStep(1, 1, plan.steps[0])
-                reports.append(try ReplicatedBackfill.applyRest(on: subscriber.migrator, of: plan, statements: statements, options: subscriberOptions))
+                reports.append(try backfill.applyRest(on: subscriber.migrator, of: plan, options: subscriberOptions))
             } catch let error as ReplicatedApplyRefused {
                 throw error
             } catch {

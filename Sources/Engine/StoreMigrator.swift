@@ -145,6 +145,7 @@ public struct StoreMigrator {
         guard preliminary.isExecutable else { throw NotExecutable(blockerDetails: preliminary.blockerDetails) }
         try DataLossNotAllowed.check(preliminary, options: options)
         try SubscriberAlone.check(preliminary, options: options)
+        try AllTablesPublicationNotAllowed.check(preliminary, options: options)
         try OnlineNotSupported.check(preliminary)
         try MetadataSchema.bootstrap(on: connection)
         let lock = StoreLock(store: store, connection: connection)
@@ -198,6 +199,7 @@ extension StoreMigrator {
         guard plan.isExecutable else { throw NotExecutable(blockerDetails: plan.blockerDetails) }
         try DataLossNotAllowed.check(plan, options: options)
         try SubscriberAlone.check(plan, options: options)
+        try AllTablesPublicationNotAllowed.check(plan, options: options)
         try OnlineNotSupported.check(plan)
         try StoreDependents.check(plan)
     }

@@ -75,6 +75,9 @@ struct ApplyCommand: ParsableCommand {
     @Flag(name: .long, help: "Migrate a store that a subscription writes into without its publisher (refused otherwise: the publisher's changes would stop fitting it).")
     var allowSubscriberAlone = false
 
+    @Flag(name: .long, help: "With --subscriber: run a step that drops published columns beside a rename, a type change or a table created or dropped (replicationUnorderedDrop), the subscriptions disabled meanwhile; keep writes to the store out during it.")
+    var allowUnorderedDrop = false
+
     func validate() throws {
         if let batchSize, batchSize <= 0 { throw ValidationError("--batch-size must be a positive number of rows") }
         _ = try batchTiming()
@@ -132,6 +135,8 @@ struct ApplyCommand: ParsableCommand {
                 options.betweenBatches.append(throttle)
                 options.expectedPlan = expectedPlan
                 options.allowSubscriberAlone = allowSubscriberAlone
+                options.allowUnorderedDrop = allowUnorderedDrop
+                options.allowAllTablesPublication = lockOptions.allowAllTablesPublication
                 let onStep = { (number: Int, count: Int, step: PlannedStep) in
                     if isText {
                         let title = ProgressRendering.stepTitle(kind: step.kind.rawValue, from: step.from, to: step.to)

@@ -17,6 +17,9 @@ struct ApplyLockOptions: ParsableArguments {
     @Flag(name: .long, help: "Run steps that drop entities, attributes or relationships (and their data), or leave rows behind (a mapping model that does not read them): the backup alone is not consent.")
     var allowDataLoss = false
 
+    @Flag(name: .long, help: "Run a step that builds tables beside the store while a FOR ALL TABLES publication publishes them (replicationAllTables): their rows reach its subscribers, which stop on them unless they have those tables.")
+    var allowAllTablesPublication = false
+
     func validate() throws {
         guard lockTimeout > 0 else { throw ValidationError("--lock-timeout must be a positive number of milliseconds") }
         guard idleTimeout >= 3 else { throw ValidationError("--idle-timeout must be a number of milliseconds, 3 or more") }

@@ -25,9 +25,14 @@ public enum ReplicationHazards {
     /// Under `apply --online` the step creates work tables in the store's schema, which a
     /// `FOR TABLES IN SCHEMA` or `FOR ALL TABLES` publication publishes.
     public static let workTables = "replicationWorkTables"
+    /// The step drops published columns beside a change no order of publisher and subscribers
+    /// keeps fitting (a rename, a type change, a table created or dropped): `apply --subscriber`
+    /// runs it only with `--allow-unordered-drop`.
+    public static let unorderedDrop = "replicationUnorderedDrop"
 
     public static let codes = [
         membershipCarried, membershipLost, subscriptionCarried, subscriptionTarget, columnsAddedFirst, columnsDroppedLast, dataWrites, allTables, standbyLocks, workTables,
+        unorderedDrop,
     ]
 
     /// The hazards of `step`, from `source`'s layout (nil for `create`) to `destination`'s.
@@ -77,9 +82,12 @@ public enum ReplicationHazards {
         if !dropped.isEmpty {
             hazards.append(Hazard(code: columnsDroppedLast, message: "published columns \(dropped.joined(separator: ", ")) go: subscribers drop them only after the publisher's step (apply --subscriber drops them last)"))
         }
-        let written = writtenTables(step, store: store).filter(published.contains)
+        let written = writtenTables(step).filter(published.contains)
         if !written.isEmpty {
             hazards.append(Hazard(code: dataWrites, message: "the step writes rows of \(written.map(name).joined(separator: ", ")): the writes replicate to subscribers, which must not write the same rows themselves"))
+        }
+        if let split = SubscriberSplit(step, published: published), split.replicated.isEmpty, split.dropsPublished, let other = split.unorderable {
+            hazards.append(Hazard(code: unorderedDrop, message: "the step drops published columns and also \(other.summary): no order of the publisher's and the subscribers' steps keeps rows written at the publisher meanwhile fitting; apply --subscriber runs it only with --allow-unordered-drop, writes to the store's tables kept out during the step"))
         }
         if topology.publications.contains(where: { $0.form == .allTables }), step.kind == .heavyweight || !(step.phases?.rebuiltTables.isEmpty ?? true) {
             hazards.append(Hazard(code: allTables, message: "a FOR ALL TABLES publication also publishes the tables orchestrator builds beside the store (staging, change logs; each has a primary key, so the publisher never fails): a subscriber without them stops on their rows"))
@@ -111,10 +119,14 @@ public enum ReplicationHazards {
         return renamed
     }
 
-    /// Tables whose rows the step's own statements insert, update or delete.
-    public static func writtenTables(_ step: PlannedStep, store: String) -> [String] {
-        guard step.kind == .lightweight else { return [] }
-        return tables(in: step.statements, prefixes: ["UPDATE ", "INSERT INTO ", "DELETE FROM "], store: store)
+    /// Tables whose rows a lightweight step's own statements insert, update or delete, from
+    /// the changes that planned them (`SubscriberPart.writes`), in the step's order.
+    public static func writtenTables(_ step: PlannedStep) -> [String] {
+        var tables: [String] = []
+        for case .writes(let table) in step.subscriberParts where !tables.contains(table) {
+            tables.append(table)
+        }
+        return tables
     }
 
     /// The store's tables that statements starting with one of `prefixes` name first.

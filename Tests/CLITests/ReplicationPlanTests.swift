@@ -45,14 +45,22 @@ struct ReplicationPlanTests {
         }
     }
 
-    @Test("a FOR ALL TABLES publication: apply --online of a heavyweight step updates and deletes orchestrator's own tables without being refused", integration)
+    @Test("a FOR ALL TABLES publication: apply --online of a heavyweight step needs --allow-all-tables-publication; with it, updates and deletes orchestrator's own tables without being refused", integration)
     func allTablesPublisher() throws {
         try Self.withKitchen { folder, url, connection in
             try connection.execute("CREATE PUBLICATION everything FOR ALL TABLES")
             let plan = try OrchestratorBinary.run(["plan", "--model", folder.path], databaseURL: url)
             #expect(plan.stdoutLines.contains("replication: publication everything (FOR ALL TABLES): chef, recipe"), "\(plan)")
             #expect(plan.stdoutLines.contains { $0.hasPrefix("-- hazard replicationAllTables: ") }, "\(plan)")
-            let apply = try OrchestratorBinary.run(["apply", "--online", "--model", folder.path], databaseURL: url)
+            let schemas = "SELECT string_agg(nspname, ',' ORDER BY nspname) AS s FROM pg_namespace WHERE nspname LIKE 'kitchen%'"
+            let before = try connection.execute(SQL(unsafeRaw: schemas)).value(0, "s")
+            let refused = try OrchestratorBinary.run(["apply", "--online", "--model", folder.path], databaseURL: url)
+            #expect(refused.exitCode == 1, "\(refused)")
+            #expect(refused.stderr.contains("(replicationAllTables) step 1 of 1 ('Kitchen 1' -> 'Kitchen 2'): a FOR ALL TABLES publication also publishes"), "\(refused)")
+            #expect(refused.stderr.contains("nothing was changed") && refused.stderr.contains("--allow-all-tables-publication"), "\(refused)")
+            #expect(try connection.execute("SELECT version_name FROM orchestrator.stores WHERE store = 'kitchen'").value(0, "version_name") == "Kitchen 1")
+            #expect(try connection.execute(SQL(unsafeRaw: schemas)).value(0, "s") == before)
+            let apply = try OrchestratorBinary.run(["apply", "--online", "--allow-all-tables-publication", "--model", folder.path], databaseURL: url)
             #expect(apply.exitCode == 0, "\(apply)")
             #expect(try connection.execute("SELECT version_name FROM orchestrator.stores WHERE store = 'kitchen'").value(0, "version_name") == "Kitchen 2")
             #expect(try connection.execute("SELECT count(*) AS n FROM kitchen.recipe").int(0, "n") == 100)

@@ -27,9 +27,11 @@ struct ReplicatedBackfillSplitTests {
         changes.flatMap { $0.statements(in: "stock") }.map(\.sql.text)
     }
 
-    static func split(_ changes: [any SchemaChange], published: Set<String> = ["item"]) throws -> (additive: [String], replicated: [String], rest: [String])? {
-        try ReplicatedBackfill.split(step(changes), published: published).map {
-            ($0.additive.map(\.sql.text), $0.replicated.map(\.sql.text), $0.rest.map(\.sql.text))
+    static func split(
+        _ changes: [any SchemaChange], published: Set<String> = ["item"], options: ApplyOptions = ApplyOptions()
+    ) throws -> (additive: [String], replicated: [String], rest: [String])? {
+        try ReplicatedBackfill.split(step(changes), published: published, options: options).map {
+            ($0.additive.map(\.sql.text), $0.split.replicated.map(\.sql.text), $0.split.rest.map(\.sql.text))
         }
     }
 
@@ -60,10 +62,27 @@ struct ReplicatedBackfillSplitTests {
         #expect(parts.rest == Self.texts([Self.dropSku]))
     }
 
-    @Test("a drop of a published column beside a rename is not split, and not refused: it goes the disabled-subscriptions way, as before")
-    func dropBesideARenameNotSplit() throws {
+    @Test("a drop of a published column beside a rename is refused with replicationUnorderedDrop; with --allow-unordered-drop it is not split (subscriptions disabled around both sides)")
+    func dropBesideARenameNeedsConsent() throws {
         let rename = RenameColumn(table: "item", from: "price", to: "cost")
-        #expect(try Self.split([rename, Self.dropSku]) == nil)
+        let error = #expect(throws: ReplicatedApplyRefused.self) { try Self.split([rename, Self.dropSku]) }
+        #expect(error?.reason.hasPrefix("(replicationUnorderedDrop) ") == true, "\(String(describing: error))")
+        #expect(error?.reason.contains("--allow-unordered-drop") == true && error?.reason.contains("Nothing was changed") == true)
+        var consent = ApplyOptions()
+        consent.allowUnorderedDrop = true
+        #expect(try Self.split([rename, Self.dropSku], options: consent) == nil)
+    }
+
+    @Test("the subscriber's remainder is the step without its first and replicated parts, run in place, under --online too")
+    func remainderRunsInPlace() throws {
+        let online = LightweightMigration.step([Self.addNote, Self.backfill, Self.required, Self.dropSku], from: "Stock 1", to: "Stock 2", schema: "stock")
+            .planned(for: .online, continuesOnlineRun: false)
+        let split = try #require(SubscriberSplit(online, published: ["item"]))
+        let remaining = try #require(split.remaining)
+        #expect(remaining.body == .inPlace)
+        #expect(remaining.statements.map(\.sql.text) == Self.texts([Self.required, Self.dropSku]))
+        #expect(remaining.subscriberParts == [.last, .drops(table: "item")])
+        #expect((remaining.from, remaining.to) == ("Stock 1", "Stock 2"))
     }
 
     @Test("a write to a table the publisher does not publish runs on the subscriber, in the step's order")

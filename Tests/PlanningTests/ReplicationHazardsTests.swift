@@ -23,7 +23,8 @@ struct ReplicationHazardsTests {
         var description: String
         var kind: PlannedStep.Kind
         var topology: ReplicationTopology
-        var statements: [PlannedStatement] = []
+        /// A lightweight step's changes (its statements and subscriber parts come from them).
+        var changes: [any SchemaChange] = []
         var codes: [String]
     }
 
@@ -47,11 +48,23 @@ struct ReplicationHazardsTests {
         Case(
             description: "a lightweight backfill of a published table, a standby", kind: .lightweight,
             topology: ReplicationTopology(publications: [.init(name: "p", form: .tableList, tables: ["item"])], standbys: [.init(name: "s1", state: "streaming", replayLagSeconds: 0)]),
-            statements: [
-                PlannedStatement("ALTER TABLE \"shop\".\"item\" ADD COLUMN \"sku\" text", lock: .accessExclusive, summary: "add"),
-                PlannedStatement("UPDATE \"shop\".\"item\" SET \"sku\" = ''", lock: .rowExclusive, summary: "backfill"),
+            changes: [
+                AddColumn(table: "item", column: ColumnLayout(name: "sku", type: "text", isNullable: true, defaultValue: nil, isIdentity: false, role: .attribute(entity: "Item", name: "sku"))),
+                BackfillNulls(table: "item", column: "sku", value: "''", entities: nil),
             ],
             codes: [ReplicationHazards.columnsAddedFirst, ReplicationHazards.columnsDroppedLast, ReplicationHazards.dataWrites, ReplicationHazards.standbyLocks]
+        ),
+        Case(
+            description: "a backfill of a table no publication publishes writes nothing that replicates", kind: .lightweight,
+            topology: ReplicationTopology(publications: [.init(name: "p", form: .tableList, tables: ["shelf"])]),
+            changes: [BackfillNulls(table: "item", column: "sku", value: "''", entities: nil)],
+            codes: [ReplicationHazards.membershipLost]
+        ),
+        Case(
+            description: "a published column dropped beside a renamed one needs consent", kind: .lightweight,
+            topology: ReplicationTopology(publications: [.init(name: "p", form: .tableList, tables: ["item"])]),
+            changes: [RenameColumn(table: "item", from: "name", to: "title"), DropColumn(table: "item", column: "note", reason: .removed)],
+            codes: [ReplicationHazards.columnsAddedFirst, ReplicationHazards.columnsDroppedLast, ReplicationHazards.unorderedDrop]
         ),
         Case(
             description: "the store is a subscription target", kind: .heavyweight,
@@ -62,7 +75,9 @@ struct ReplicationHazardsTests {
 
     @Test(arguments: cases)
     func hazards(of rule: Case) throws {
-        let step = PlannedStep(body: rule.kind == .heavyweight ? .staged(.sample()) : .inPlace, from: "v1", to: "v2", statements: rule.statements)
+        let step = rule.kind == .heavyweight
+            ? PlannedStep(body: .staged(.sample()), from: "v1", to: "v2", statements: [])
+            : LightweightMigration.step(rule.changes, from: "v1", to: "v2", schema: "shop").planned(for: .offline, continuesOnlineRun: false)
         let hazards = ReplicationHazards.hazards(of: step, source: try Self.layout(Self.before), destination: try Self.layout(Self.after), topology: rule.topology)
         #expect(hazards.map(\.code) == rule.codes)
         #expect(hazards.allSatisfy { ReplicationHazards.codes.contains($0.code) })

@@ -60,6 +60,7 @@ struct FleetApplyCommand: ParsableCommand {
                 idleInTransactionTimeoutMilliseconds: lockOptions.idleTimeout, online: online || expand
             )
             applyOptions.expand = expand
+            applyOptions.allowAllTablesPublication = lockOptions.allowAllTablesPublication
             applyOptions.batchSize = batchSize
             let name = runName ?? Self.newRunName()
             if runName == nil { printNotice("run \(name) (resume it with --run \(name))") }

@@ -74,6 +74,10 @@ public struct SubscriberSplit: Sendable, Hashable {
     public var unorderable: PlannedStatement?
     /// The step drops a column of a table the publisher publishes (`SubscriberPart.drops`).
     public var dropsPublished = false
+    /// The subscriber's step 4: the step with `rest` as its statements, run in place in one
+    /// transaction (whatever the mode it was planned for: the publisher's rows replicated, no
+    /// backfill is left to batch), with its metadata at the new version.
+    public private(set) var remaining: PlannedStep?
 }
 
 extension SubscriberSplit {
@@ -83,23 +87,42 @@ extension SubscriberSplit {
     public init?(_ step: PlannedStep, published: Set<String>) {
         precondition(step.subscriberParts.isEmpty || step.subscriberParts.count == step.statements.count, "step \(step.from ?? "") -> \(step.to): one subscriber part per statement")
         var split = SubscriberSplit()
+        var restParts: [SubscriberPart] = []
         for (statement, part) in zip(step.statements, step.subscriberParts) {
             switch part {
             case .addedFirst(let column):
                 split.addedFirst.append(statement)
                 split.addedColumns.append(column)
-            case .writes(let table) where published.contains(table): split.replicated.append(statement)
-            case .writes, .last: split.rest.append(statement)
-            case .drops(let table):
-                split.rest.append(statement)
-                split.dropsPublished = split.dropsPublished || published.contains(table)
-            case .unorderable:
-                split.unorderable = split.unorderable ?? statement
-                split.rest.append(statement)
+                continue
+            case .writes(let table) where published.contains(table):
+                split.replicated.append(statement)
+                continue
+            case .writes, .last: break
+            case .drops(let table): split.dropsPublished = split.dropsPublished || published.contains(table)
+            case .unorderable: split.unorderable = split.unorderable ?? statement
             }
+            split.rest.append(statement)
+            restParts.append(part)
         }
         guard !split.replicated.isEmpty || split.dropsPublished else { return nil }
+        var remaining = step
+        remaining.body = .inPlace
+        remaining.statements = split.rest
+        remaining.subscriberParts = restParts
+        split.remaining = remaining
         self = split
+    }
+}
+
+extension MigrationPlan {
+    /// The plan a subscriber runs once the publisher's step reached it (`SubscriberSplit`'s
+    /// step 4): this plan of one step, with the step's `remaining` in its place.
+    public func subscriberRemainder(_ split: SubscriberSplit) -> MigrationPlan {
+        precondition(steps.count == 1, "a subscriber's remainder is of a plan of one step (\(steps.count))")
+        guard let remaining = split.remaining else { preconditionFailure("a split made by SubscriberSplit(_:published:)") }
+        var plan = self
+        plan.steps = [remaining]
+        return plan
     }
 }
 
