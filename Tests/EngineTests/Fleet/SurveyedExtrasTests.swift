@@ -1,4 +1,5 @@
 import Foundation
+import ObjectModel
 import Planning
 import PostgresClient
 import Testing
@@ -57,9 +58,11 @@ import TestSupport
             connection.sessionFacts = SessionFacts()
             let surveyed = try Self.survey(model, on: connection)
             // The journal's text as the earlier release wrote it: no `extras`.
-            var object = try #require(try JSONSerialization.jsonObject(with: Data(try #require(surveyed.journalText).utf8)) as? [String: Any])
+            let text = try #require(surveyed.journalText)
+            var object = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
             #expect(object.removeValue(forKey: "extras") != nil)
-            let earlier = try #require(SurveyedCatalog(journalText: String(decoding: try JSONSerialization.data(withJSONObject: object), as: UTF8.self)))
+            let earlierText = String(decoding: try JSONSerialization.data(withJSONObject: object), as: UTF8.self)
+            let earlier = try #require(SurveyedCatalog(journalText: earlierText))
             #expect(earlier.extras == nil)
             var counts: [String: Int] = [:]
             var plans: [String: MigrationPlan] = [:]
