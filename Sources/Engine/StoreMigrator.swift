@@ -56,15 +56,19 @@ public struct StoreMigrator {
         var snapshot = try StoreCatalog.snapshot(store: store, readingSurroundings: surveyedCatalog == nil, on: connection)
         // Online, a step may rebuild a table without the team's own columns on it.
         let needsExtraObjects = !keepBackup || snapshot.unfinishedChainBackup != nil || mode.runsOnline
+        // The survey's extra tables and columns stand for the drift's while its fingerprint holds.
+        let readsDrift = needsExtraObjects && surveyedCatalog?.extras == nil
         // An interrupted `apply --online` left its step half in the store, by design: its
         // checkpoint, which names the plan, decides whether the run may continue.
-        let locked = try SurveyedCatalog.readUnderLock(surveyedCatalog, for: snapshot, needsExtraObjects: needsExtraObjects, model: model.name, on: connection)
+        let locked = try SurveyedCatalog.readUnderLock(surveyedCatalog, for: snapshot, needsExtraObjects: readsDrift, model: model.name, on: connection)
         let runLeft = try locked.map(\.runLeft) ?? OnlineCheckpoint.unfinished(store: store, on: connection)
         let survey = runLeft != nil ? SurveyedCatalog.Recheck()
-            : try locked?.survey ?? SurveyedCatalog.recheck(surveyedCatalog, for: snapshot, needsExtraObjects: needsExtraObjects, on: connection)
-        if runLeft == nil, !survey.catalogHolds,
-           let drift = try DriftCheck.requireNoBlockingDrift(snapshot, model: model, on: connection, contracts: contracts),
-           needsExtraObjects {
+            : try locked?.survey ?? SurveyedCatalog.recheck(surveyedCatalog, for: snapshot, needsExtraObjects: readsDrift, on: connection)
+        if runLeft == nil, survey.catalogHolds, needsExtraObjects, let surveyedCatalog {
+            snapshot.extraObjects = try surveyedCatalog.readExtraObjects(store: store, on: connection)
+        } else if runLeft == nil, !survey.catalogHolds,
+                  let drift = try DriftCheck.requireNoBlockingDrift(snapshot, model: model, on: connection, contracts: contracts),
+                  needsExtraObjects {
             // Only then can a step drop the team's own objects (with the old store, a rebuilt table).
             snapshot.extraObjects = try ExtraObjectReader.read(drift, store: store, on: connection)
         }

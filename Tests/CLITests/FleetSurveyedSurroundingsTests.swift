@@ -12,8 +12,10 @@ import TestSupport
 /// survey is read again and acted on.
 @Suite("fleet apply: row estimates and replication topology read once per server")
 struct FleetSurveyedSurroundingsTests {
-    @Test("the topology and the row estimates are read once per server, none of them under a store's lock; every store is migrated as apply does", integration)
-    func readOncePerServer() throws {
+    /// Online (`--online`), the plan needs the stores' extra tables and columns: the survey
+    /// recorded them, so under the lock the catalog is not read again either.
+    @Test("the topology and the row estimates are read once per server, none of them under a store's lock; every store is migrated as apply does", integration, arguments: [false, true])
+    func readOncePerServer(online: Bool) throws {
         let reference = try FleetFixture.referenceContents(from: "Recipes 1")
         // The server's replication fingerprint reads cluster-wide catalogs that other tests on
         // this server change at any moment (subscriptions, slots), and a change after the survey
@@ -29,7 +31,7 @@ struct FleetSurveyedSurroundingsTests {
                 let replication = try PostgresConnection(url: urls[0])
                 defer { replication.close() }
                 let before = try ReplicationFingerprint.read(on: replication)
-                let apply = try FleetFixture.run(["fleet", "apply", "--fleet", fleet, "--run", "once", "--jobs", "1", "--verbose"])
+                let apply = try FleetFixture.run(["fleet", "apply", "--fleet", fleet, "--run", "once", "--jobs", "1", "--verbose"] + (online ? ["--online"] : []))
                 let stable = try ReplicationFingerprint.read(on: replication) == before
                 #expect(apply.exitCode == 0, "\(apply)")
                 #expect(apply.stdoutLines.last == "run once: 6 stores: 6 migrated", "\(apply)")
@@ -43,6 +45,11 @@ struct FleetSurveyedSurroundingsTests {
                     }
                     // The server's replication fingerprint: once in each survey, then beside each store's catalog fingerprint.
                     #expect(log.filter { $0.contains("md5(concat(") }.count == 2 + 6, "\(apply)")
+                    // The stores' catalogs: read by each survey, never again under a store's lock,
+                    // online too (the survey recorded the extra objects). The same query reads the
+                    // contract, built once per process or per server (whichever survey is first).
+                    let catalogReads = log.filter { $0.contains("ORDER BY n.nspname, c.relname") }
+                    #expect((3...4).contains(catalogReads.count), "\(catalogReads.count): \(apply)")
                 }
                 for (index, url) in urls.enumerated() {
                     let connection = try PostgresConnection(url: url)

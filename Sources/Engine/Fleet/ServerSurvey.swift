@@ -25,8 +25,9 @@ public struct ServerSurvey {
     /// once (`storesHeldAtOnce`), whatever the number of stores.
     public var storesPerReader = 250
     /// `fleet apply`: each store's catalog fingerprint is read before its catalog, and a store
-    /// found without blocking drift carries both (`FleetStoreState.surveyedCatalog`), so that
-    /// its check under the lock compares the fingerprint instead of reading the catalog again.
+    /// found without blocking drift carries both and its extra tables and columns
+    /// (`FleetStoreState.surveyedCatalog`), so that its check under the lock compares the
+    /// fingerprint instead of reading the catalog again.
     public var readsFingerprints = false
 
     public init(
@@ -102,12 +103,15 @@ public struct ServerSurvey {
                 }
                 let contract = try expected[version] ?? contracts.contract(of: version, on: connection)
                 expected[version] = contract
-                let blocking = StoreDrift.compare(expected: contract, found: live.catalog).filter(\.isBlocking)
+                let drift = StoreDrift.compare(expected: contract, found: live.catalog)
+                let blocking = drift.filter(\.isBlocking)
                 if !blocking.isEmpty {
                     states[index].status = .drifted
                     states[index].detail = blocking.map(\.description).joined(separator: "; ")
                 } else if let fingerprint = live.fingerprint, let hash = states[index].modelHash {
-                    states[index].surveyedCatalog = SurveyedCatalog(versionName: recorded, modelHash: hash, fingerprint: fingerprint)
+                    states[index].surveyedCatalog = SurveyedCatalog(
+                        versionName: recorded, modelHash: hash, fingerprint: fingerprint, extras: SurveyedCatalog.extras(in: drift)
+                    )
                 }
             }
             Self.releaseFreedMemory()

@@ -18,11 +18,37 @@ public struct SurveyedCatalog: Sendable, Hashable, Codable {
     /// The store's topology, and the server's replication fingerprint read before it.
     public var replication: ReplicationTopology?
     public var replicationFingerprint: String?
+    /// The store's extra tables and columns (the team's own, `extra` drift), as the survey's
+    /// catalog read found them: what a plan that may drop them (`apply --online` rebuilding a
+    /// table, `--no-backup`) needs of the catalog. Under the lock, while the fingerprint holds,
+    /// only whether each holds anything is read, and nothing when there are none. Nil in a
+    /// journal of an earlier release: the drift is read under the lock.
+    public var extras: [Extra]?
 
-    public init(versionName: String, modelHash: String, fingerprint: String) {
+    public struct Extra: Sendable, Hashable, Codable {
+        public var table: String
+        /// Nil for a whole extra table.
+        public var column: String?
+    }
+
+    public init(versionName: String, modelHash: String, fingerprint: String, extras: [Extra]? = nil) {
         self.versionName = versionName
         self.modelHash = modelHash
         self.fingerprint = fingerprint
+        self.extras = extras
+    }
+
+    /// The extra tables and columns among a store's drift items.
+    static func extras(in items: [DriftItem]) -> [Extra] {
+        items.filter { $0.kind == .extra && ($0.object == .table || $0.object == .column) }.map { Extra(table: $0.table, column: $0.column) }
+    }
+
+    /// The surveyed extras with whether each holds anything, read now (under the lock): values
+    /// written since the survey count. No statement when there are none.
+    func readExtraObjects(store: String, on connection: PostgresConnection) throws -> [ExtraObject] {
+        let items = (extras ?? []).map { DriftItem(kind: .extra, object: $0.column == nil ? .table : .column, table: $0.table, column: $0.column, expected: nil, found: nil) }
+        guard !items.isEmpty else { return [] }
+        return try ExtraObjectReader.read(DriftReport(version: versionName, items: items), store: store, on: connection)
     }
 
     /// What of the survey still holds under the store's lock.
@@ -39,8 +65,10 @@ public struct SurveyedCatalog: Sendable, Hashable, Codable {
     /// For the store as `snapshot` shows it under its lock, in one statement: the same version
     /// in the metadata and the same catalog fingerprint keep the survey's drift verdict; the
     /// same replication fingerprint besides keeps its topology and row estimates. Nothing holds
-    /// when the drift's extra objects are needed (`needsExtraObjects`: a heavyweight step that
-    /// drops the old store, or finishes an unfinished chain): the caller reads everything.
+    /// when the drift's extra objects are needed and the survey has none of them
+    /// (`needsExtraObjects`: a journal of an earlier release, for an online step that may
+    /// rebuild a table, a heavyweight step that drops the old store or finishes an unfinished
+    /// chain): the caller reads everything.
     static func recheck(_ surveyed: SurveyedCatalog?, for snapshot: StoreSnapshot, needsExtraObjects: Bool, on connection: PostgresConnection) throws -> Recheck {
         guard let surveyed, !needsExtraObjects, let metadata = snapshot.metadata,
               metadata.versionName == surveyed.versionName, metadata.modelHash == surveyed.modelHash
@@ -66,7 +94,8 @@ public struct SurveyedCatalog: Sendable, Hashable, Codable {
         var expansion: ExpansionInFlight?
     }
 
-    /// Nil where `recheck` reads nothing (no survey, another version, the extra objects needed)
+    /// Nil where `recheck` reads nothing (no survey, another version, the extra objects needed
+    /// and not surveyed)
     /// or where the metadata is of a layout without the checkpoint table: the caller reads each
     /// of them alone.
     static func readUnderLock(
