@@ -62,16 +62,9 @@ import TestSupport
             old.waitForCommits(10)
             let planned = try StoreMigrator(connection: connection, model: model, store: S.store).plan(mode: .expand).steps.first?.phases?.phases ?? []
             #expect(planned.contains { $0.summary.hasPrefix("serve 'v1' in shop@v1 before the renames") }, "\(planned.map(\.summary))")
-            var options = ApplyOptions(allowDataLoss: true, batchSize: 50, online: true)
-            options.expand = true
-            var phases = 0
             // Two writes of the old release before each phase: some run between the rename and
             // the switch-over.
-            _ = try StoreMigrator(connection: connection, model: model, store: S.store).apply(options: options, onProgress: { event in
-                guard event.kind == .passStarted, event.stage == .online else { return }
-                phases += 1
-                old.waitForCommits(old.commits + 2)
-            })
+            let phases = try ExpandChangeKindWritersTests.expand(model, waitingFor: old, on: connection)
             #expect(phases >= 4)
             old.waitForCommits(old.commits + 10)
             old.stop()

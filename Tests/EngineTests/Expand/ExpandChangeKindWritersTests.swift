@@ -129,16 +129,7 @@ import TestSupport
             old.waitForCommits(20)
             _ = try Self.expand(model, waitingFor: old, on: connection)
             old.waitForCommits(old.commits + 20)
-            running.append(new)
-            new.start()
-            new.waitForCommits(20)
-            new.stop()
-            running.removeAll { $0 === new }
-            #expect(new.failure == nil, "\(String(describing: new.failure))")
-
-            old.pause()
-            let report = try ExpansionRollback(connection: connection, store: S.store).rollBack(options: ApplyOptions(lockTimeoutMilliseconds: 2000))
-            old.resume()
+            let report = try ExpandRollbackWritersTests.newReleaseThenRollback(old: old, new: new, on: connection)
             #expect(report.losses.allSatisfy { $0.rows == 0 }, "\(report.losses)")
             #expect(try S.version(on: connection) == "v1")
             let afterRollback = old.commits

@@ -30,17 +30,7 @@ import TestSupport
             _ = try ExpandApplyTests.expand(model, on: connection)
             old.waitForCommits(old.commits + 20)
 
-            running.append(new)
-            new.start()
-            new.waitForCommits(20)
-            new.stop()
-            running.removeAll { $0 === new }
-            #expect(new.failure == nil, "\(String(describing: new.failure))")
-
-            // The old release between two transactions, as a rollback finds it when it is idle.
-            old.pause()
-            let report = try ExpansionRollback(connection: connection, store: S.store).rollBack(options: ApplyOptions(lockTimeoutMilliseconds: 2000))
-            old.resume()
+            let report = try Self.newReleaseThenRollback(old: old, new: new, on: connection)
             #expect(report.losses.allSatisfy { $0.rows == 0 } && report.endedSessions.isEmpty, "\(report.losses)")
             #expect(try S.version(on: connection) == "v1")
             let afterRollback = old.commits
@@ -56,5 +46,20 @@ import TestSupport
             #expect(try connection.execute("SELECT count(*) AS n FROM \(ident: S.store, "recipe") WHERE note = 'kept'").int(0, "n") ?? 0 > 0)
             try TwinComparison.expectSameStore(S.store, asOfflineTwin: Self.shadow, on: connection)
         }
+    }
+}
+
+extension ExpandRollbackWritersTests {
+    /// The new release writes 20 transactions and is withdrawn; then `rollback`, the old
+    /// release paused between two transactions, as a rollback finds it when it is idle.
+    static func newReleaseThenRollback(old: TwinWriter, new: TwinWriter, on connection: PostgresConnection) throws -> RollbackReport {
+        defer { new.stop() }
+        new.start()
+        new.waitForCommits(20)
+        new.stop()
+        #expect(new.failure == nil, "\(String(describing: new.failure))")
+        old.pause()
+        defer { old.resume() }
+        return try ExpansionRollback(connection: connection, store: S.store).rollBack(options: ApplyOptions(lockTimeoutMilliseconds: 2000))
     }
 }
