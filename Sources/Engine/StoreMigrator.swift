@@ -228,7 +228,7 @@ extension StoreMigrator {
         var planned: MigrationPlan?
         if let cohortPlan {
             let plan = try plan(mode: options.planMode, restart: options.restart)
-            try cohortPlan.requireSame(as: plan, migrator: self, online: options.online)
+            try cohortPlan.requireSame(as: plan, migrator: self, online: options.online, expand: options.expand)
             planned = plan
         }
         return try applyHoldingLock(options: options, planned: planned, deferred: deferred)

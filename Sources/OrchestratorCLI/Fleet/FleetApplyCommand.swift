@@ -36,14 +36,13 @@ struct FleetApplyCommand: ParsableCommand {
     @Option(name: .long, help: "Rows per batch, as for apply.")
     var batchSize: Int = ApplyOptions.defaultBatchSize
 
-    @Option(name: .long, help: ArgumentHelp("Run the fleet plan saved by `fleet plan --out FILE`: each store is planned again under its lock and refused, changing nothing and naming the difference, unless its plan is its cohort's.", valueName: "file"))
+    @Option(name: .long, help: ArgumentHelp("Run the fleet plan saved by `fleet plan --out FILE` (with the same --online or --expand): each store is planned again under its lock and refused, changing nothing and naming the difference, unless its plan is its cohort's.", valueName: "file"))
     var plan: String?
 
     func validate() throws {
         guard jobs > 0 else { throw ValidationError("--jobs must be at least 1") }
         guard batchSize > 0 else { throw ValidationError("--batch-size must be a positive number of rows") }
         if let runName, runName.isEmpty { throw ValidationError("--run must be a name") }
-        if expand && plan != nil { throw ValidationError("--expand cannot follow a saved fleet plan (--plan): each store's expansion is planned under its lock") }
     }
 
     func run() throws {
@@ -54,6 +53,7 @@ struct FleetApplyCommand: ParsableCommand {
             if let savedPlan, savedPlan.target != target.name {
                 throw ValidationError("the fleet plan \(savedPlan.path) brings the stores to '\(savedPlan.target)', and this apply to '\(target.name)' (give --to, or run fleet plan --out again)")
             }
+            try savedPlan?.requireMode(online: online, expand: expand)
             let explicitMappings = try mappingOptions.explicitMappings(for: model)
             var applyOptions = ApplyOptions(
                 lockTimeoutMilliseconds: lockOptions.lockTimeout, allowDataLoss: lockOptions.allowDataLoss, lockWaitSeconds: lockOptions.lockWait,

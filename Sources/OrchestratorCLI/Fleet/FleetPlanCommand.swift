@@ -22,6 +22,12 @@ struct FleetPlanCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Also save the fleet plan (every cohort, its stores and its plan) as JSON.", valueName: "file"))
     var out: String?
 
+    @Flag(name: .long, help: "Plan each cohort as `fleet apply --online` runs it, and save it for `fleet apply --online --plan FILE`.")
+    var online = false
+
+    @Flag(name: .long, help: "Plan each cohort as `fleet apply --expand` runs it (implies --online), and save it for `fleet apply --expand --plan FILE`.")
+    var expand = false
+
     func run() throws {
         try reportingFailures {
             let (fleet, model, target) = try options.load()
@@ -45,9 +51,9 @@ struct FleetPlanCommand: ParsableCommand {
                     let connection = try fleetConnect(server.connectionString)
                     defer { connection.close() }
                     let migrator = StoreMigrator(connection: connection, model: model, store: first.store, targetVersion: target.name, explicitMappings: explicitMappings)
-                    let plan = try migrator.plan()
+                    let plan = try migrator.plan(mode: expand ? .expand : online ? .online : .offline)
                     cohorts[index].plan = plan
-                    cohorts[index].saved = try SavedPlan(plan: plan, migrator: migrator)
+                    cohorts[index].saved = try SavedPlan(plan: plan, migrator: migrator, online: online || expand, expand: expand)
                     failed = failed || !plan.isExecutable
                 } catch {
                     cohorts[index].error = String(describing: error)
@@ -55,13 +61,15 @@ struct FleetPlanCommand: ParsableCommand {
                 }
             }
             let others = states.filter { $0.status != .migrationRequired && $0.status != .missing }
-            let document = FleetPlanRendering.json(cohorts, others: others, target: target.name, fleet: fleet)
+            let mode: PlanMode = expand ? .expand : online ? .online : .offline
+            let document = FleetPlanRendering.json(cohorts, others: others, target: target.name, fleet: fleet, mode: mode)
             if let out { try Data((document.rendered + "\n").utf8).write(to: URL(fileURLWithPath: out)) }
             switch options.format {
             case .json: printLine(document.rendered)
             case .text:
-                FleetPlanRendering.text(cohorts, others: others, target: target.name).forEach { printLine($0) }
-                if let out { printLine("fleet plan saved to \(out)") }
+                FleetPlanRendering.text(cohorts, others: others, target: target.name, mode: mode).forEach { printLine($0) }
+                let flags = expand ? "--expand " : online ? "--online " : ""
+                if let out { printLine("fleet plan saved to \(out): run it with fleet apply \(flags)--plan \(out)") }
             }
             if failed { throw ExitCode.failure }
         }
@@ -80,7 +88,7 @@ struct FleetCohort {
 }
 
 enum FleetPlanRendering {
-    static func text(_ cohorts: [FleetCohort], others: [FleetStoreState], target: String) -> [String] {
+    static func text(_ cohorts: [FleetCohort], others: [FleetStoreState], target: String, mode: PlanMode) -> [String] {
         let total = cohorts.reduce(0) { $0 + $1.stores.count }
         var lines = ["fleet plan: \(total) store\(total == 1 ? "" : "s") to bring to '\(target)' in \(cohorts.count) cohort\(cohorts.count == 1 ? "" : "s")"]
         for (number, cohort) in cohorts.enumerated() {
@@ -89,7 +97,10 @@ enum FleetPlanRendering {
             lines.append("cohort \(number + 1) of \(cohorts.count): \(cohort.stores.count) store\(cohort.stores.count == 1 ? "" : "s") \(from) -> '\(target)', planned on \(cohort.stores[0])")
             if let error = cohort.error { lines.append("cannot plan: \(error)") }
             if let plan = cohort.plan {
-                lines += PlanRendering.text(plan).map { $0.isEmpty ? $0 : "  " + $0 }
+                var planLines = PlanRendering.text(plan)
+                if mode.runsOnline { planLines += OnlinePlanRendering.text(plan) }
+                if mode == .expand { planLines += ExpandRendering.text(plan) }
+                lines += planLines.map { $0.isEmpty ? $0 : "  " + $0 }
                 let hazards = Set(plan.steps.flatMap(\.hazards).map { "\($0.code)" }).sorted()
                 lines.append("  hazards: \(hazards.isEmpty ? "none" : hazards.joined(separator: ", "))")
             }
@@ -99,25 +110,36 @@ enum FleetPlanRendering {
         return lines
     }
 
-    static func json(_ cohorts: [FleetCohort], others: [FleetStoreState], target: String, fleet: FleetFile) -> JSONValue {
-        .object([
-            ("fleet", .string(fleet.path)),
-            ("target", .string(target)),
-            ("cohorts", .array(cohorts.map { cohort in
-                .object([
-                    ("from", cohort.from.map(JSONValue.string) ?? .null),
-                    ("modelHash", cohort.modelHash.isEmpty ? .null : .string(cohort.modelHash)),
-                    ("to", .string(target)),
-                    ("storeCount", .number(cohort.stores.count)),
-                    ("stores", .array(cohort.stores.map { .string($0.description) })),
-                    ("plannedOn", .string(cohort.stores[0].description)),
-                    ("plan", cohort.plan.map(PlanRendering.json) ?? .null),
-                    ("savedPlan", cohort.saved.map { JSONValue(encoded: $0.encoded()) } ?? .null),
-                    ("error", cohort.error.map(JSONValue.string) ?? .null),
-                ])
-            })),
-            ("notInACohort", .array(others.map { .object([("store", .string($0.store.description)), ("status", .string($0.status.rawValue))]) })),
-        ])
+    /// `mode` is written only when the plan runs online (`"online"`, `"expand"`), so a plan
+    /// made without either prints as before.
+    static func json(_ cohorts: [FleetCohort], others: [FleetStoreState], target: String, fleet: FleetFile, mode: PlanMode) -> JSONValue {
+        var fields: [(String, JSONValue)] = [("fleet", .string(fleet.path)), ("target", .string(target))]
+        if mode.runsOnline { fields.append(("mode", .string(mode.rawValue))) }
+        fields.append(("cohorts", .array(cohorts.map { cohortJSON($0, target: target, mode: mode) })))
+        fields.append(("notInACohort", .array(others.map { .object([("store", .string($0.store.description)), ("status", .string($0.status.rawValue))]) })))
+        return .object(fields)
+    }
+
+    /// A cohort's plan as `plan` (with the same `--online` or `--expand`) prints it as JSON.
+    private static func cohortJSON(_ cohort: FleetCohort, target: String, mode: PlanMode) -> JSONValue {
+        let plan: JSONValue
+        switch (cohort.plan, mode) {
+        case (nil, _): plan = .null
+        case (let planned?, .expand): plan = ExpandRendering.json(planned)
+        case (let planned?, .online): plan = OnlinePlanRendering.json(planned)
+        case (let planned?, .offline): plan = PlanRendering.json(planned)
+        }
+        return .object([
+            ("from", cohort.from.map(JSONValue.string) ?? .null),
+            ("modelHash", cohort.modelHash.isEmpty ? .null : .string(cohort.modelHash)),
+            ("to", .string(target)),
+            ("storeCount", .number(cohort.stores.count)),
+            ("stores", .array(cohort.stores.map { .string($0.description) })),
+            ("plannedOn", .string(cohort.stores[0].description)),
+            ("plan", plan),
+            ("savedPlan", cohort.saved.map { JSONValue(encoded: $0.encoded()) } ?? .null),
+            ("error", cohort.error.map(JSONValue.string) ?? .null),
+        ] + (mode.runsOnline ? [("phaseDigests", cohort.plan.map { .array(FleetPlanFile.phaseDigests(of: $0).map { $0.map(JSONValue.string) ?? .null }) } ?? .null)] : []))
     }
 }
 
