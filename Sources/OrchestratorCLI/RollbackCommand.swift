@@ -32,8 +32,15 @@ struct RollbackCommand: ParsableCommand {
         try reportingFailures {
             let connection = try connect(try storeOptions.resolvedDatabaseURL(), lockWait: lockOptions.lockWait)
             defer { connection.close() }
-            let report = try ExpansionRollback(connection: connection, store: storeOptions.store!)
-                .rollBack(dryRun: flags.dryRun, allowDataLoss: flags.allowDataLoss, force: flags.force, options: lockOptions.applyOptions)
+            let report: RollbackReport
+            do {
+                report = try ExpansionRollback(connection: connection, store: storeOptions.store!)
+                    .rollBack(dryRun: flags.dryRun, allowDataLoss: flags.allowDataLoss, force: flags.force, options: lockOptions.applyOptions)
+            } catch let nothing as NothingToRollBack {
+                // An expansion stopped before its switch-over is not recorded: say so rather than "one version only".
+                guard let unfinished = try UnfinishedExpansion.read(store: storeOptions.store!, on: connection) else { throw nothing }
+                throw UnfinishedExpansionNotRolledBack(unfinished)
+            }
             switch formatOptions.format {
             case .json: printLine(RollbackRendering.json(report).rendered)
             case .text: RollbackRendering.text(report).forEach { printLine($0) }

@@ -47,6 +47,7 @@ struct StatusCommand: ParsableCommand {
                 }
                 status.run = try RunningMigration.read(store: store, on: connection)
                 status.expansion = try ExpansionRecord.read(store: store, on: connection)
+                status.unfinishedExpansion = try UnfinishedExpansion.read(store: store, on: connection)
                 // Two versions live: the previous version's views are part of the contract.
                 if let expansion = status.expansion, let drift = status.drift {
                     status.drift?.items = ViewsDrift.withoutKeptColumns(
@@ -99,6 +100,8 @@ struct StoreStatus {
     var run: RunningMigration?
     /// The previous version served through views (`apply --expand`) until `complete`.
     var expansion: ExpansionRecord?
+    /// An `apply --expand` stopped before its switch-over, its views serving the old version.
+    var unfinishedExpansion: UnfinishedExpansion?
 
     init(model: VersionedModel, snapshot: StoreSnapshot, recordedVersions: [RecordedVersion]) {
         let current = VersionHash.hashes(of: model.currentVersion).model
@@ -127,12 +130,16 @@ struct StoreStatus {
         if isForeignSchema || (exists && storeVersion == nil) { return 1 }
         // Migrations start from a version in the files: one known only from the record cannot.
         if storeVersionIsRecordedOnly && !isCompatible { return 1 }
-        if driftNotReadable != nil || !(drift?.blocking.isEmpty ?? true) { return 1 }
+        // A run part-way (`unfinishedExpansion`) differs from its old version's contract by its
+        // own changes, and `apply` continues it without checking drift.
+        let driftBlocks = unfinishedExpansion == nil && !(drift?.blocking.isEmpty ?? true)
+        if driftNotReadable != nil || driftBlocks { return 1 }
         return exists && isCompatible && !indexesDiffer ? 0 : 2
     }
 
-    /// `run` is there only while an `apply` runs, and `liveVersions` only while two versions are
-    /// live (`apply --expand`), so a store at rest prints as it always has.
+    /// `run` is there only while an `apply` runs, `liveVersions` only while two versions are
+    /// live (`apply --expand`), and `unfinishedExpand` only while an `apply --expand` stopped
+    /// before its switch-over, so a store at rest prints as it always has.
     var json: JSONValue {
         .object([
             ("store", .string(store)),
@@ -147,11 +154,13 @@ struct StoreStatus {
             ("drift", .array((drift?.items ?? []).map(\.json))),
         ] + (indexesDiffer ? [("indexesDiffer", .bool(true))] : [])
             + (run.map { [("run", $0.json)] } ?? [])
-            + (expansion.map { [("liveVersions", ExpandRendering.liveVersions(store: store, version: storeVersion, expansion: $0))] } ?? []))
+            + (expansion.map { [("liveVersions", ExpandRendering.liveVersions(store: store, version: storeVersion, expansion: $0))] } ?? [])
+            + (unfinishedExpansion.map { [("unfinishedExpand", $0.json)] } ?? []))
     }
 
     var textLines: [String] {
         statusLines + (expansion.map { [ExpandRendering.liveVersionsLine(store: store, version: storeVersion, expansion: $0)] } ?? [])
+            + (unfinishedExpansion.map(\.textLines) ?? [])
             + (run.map { [$0.textLine] } ?? [])
     }
 
@@ -179,7 +188,8 @@ struct StoreStatus {
             lines.append("drift: none from the contract of '\(drift.version)'")
         } else {
             let blocking = drift.blocking.count
-            let verdict = blocking == 0 ? "none blocks plan and apply" : "\(blocking) block\(blocking == 1 ? "s" : "") plan and apply"
+            let verdict = unfinishedExpansion != nil ? "the unfinished run's changes among them; none blocks apply --expand, which continues it"
+                : blocking == 0 ? "none blocks plan and apply" : "\(blocking) block\(blocking == 1 ? "s" : "") plan and apply"
             lines.append("drift: \(drift.items.count) difference\(drift.items.count == 1 ? "" : "s") from the contract of '\(drift.version)' (\(verdict))")
             lines += drift.items.map { "  \($0)" }
         }
@@ -222,5 +232,33 @@ extension RunningMigration {
         let place = [step, phase, rowsDone > 0 ? "\(rowsDone) rows" : nil].compactMap { $0 }.joined(separator: ", ")
         let how = state == .running ? "running" : "\(state.rawValue)\(reason.map { ": " + $0 } ?? "")"
         return "migration running: \(place); \(how) (updated \(updatedAt), pid \(pid))"
+    }
+}
+
+extension UnfinishedExpansion {
+    /// `status`'s `unfinishedExpand` object; a public contract. `versionSchemas` are the
+    /// `<store>@<version>` schemas there are; `servedVersions` what each release can use now.
+    var json: JSONValue {
+        .object([
+            ("from", .string(from)),
+            ("to", .string(to)),
+            ("stoppedBeforePhase", .number(nextPhase + 1)),
+            ("versionSchemas", .array(versionSchemas.map(JSONValue.string))),
+            ("servedVersions", .array([.object([("version", .string(from)), ("schema", .string(viewsSchema))])])),
+            ("continueWith", .string(continueCommand)),
+            ("rollback", .bool(false)),
+        ])
+    }
+
+    var continueCommand: String { "apply --expand --to '\(to)'" }
+
+    var textLines: [String] {
+        let others = versionSchemas.filter { $0 != viewsSchema }
+        return [
+            "expand unfinished: an apply --expand of '\(from)' -> '\(to)' stopped before phase \(nextPhase + 1), before its switch-over",
+            "  '\(from)' is served in \"\(viewsSchema)\" (views); '\(to)' is not served yet"
+                + (others.isEmpty ? "" : "; other version schemas: \(others.map { "\"\($0)\"" }.joined(separator: ", "))"),
+            "  \(continueCommand) continues it (rollback undoes an expansion only after its switch-over)",
+        ]
     }
 }
