@@ -61,7 +61,7 @@ extension StoreMigrator {
         options: ApplyOptions = ApplyOptions(), onStep: (Int, Int, PlannedStep) -> Void = { _, _, _ in },
         onProgress: (ProgressEvent) -> Void = { _ in }, onLockWait: ([AdvisoryLockHolder]) -> Void = { _ in }
     ) throws -> RehearsalReport {
-        let preliminary = try plan(mode: options.planMode, restart: options.restart)
+        let preliminary = try plan(mode: options.planMode, postponesSwitchOver: options.postponeSwitchOver, restart: options.restart)
         try options.expectedPlan?.requireSame(as: preliminary, migrator: self, online: options.online, expand: options.expand)
         if preliminary.isUpToDate { return RehearsalReport(plan: preliminary, steps: []) }
         guard preliminary.isExecutable else { throw NotExecutable(blockerDetails: preliminary.blockerDetails) }
@@ -75,7 +75,7 @@ extension StoreMigrator {
         options.lockWaits = lockWaits
         return try connection.rehearsing {
             try MetadataSchema.bootstrap(on: connection)
-            let plan = try self.plan(mode: options.planMode, restart: options.restart)
+            let plan = try self.plan(mode: options.planMode, postponesSwitchOver: options.postponeSwitchOver, restart: options.restart)
             try options.expectedPlan?.requireSame(as: plan, migrator: self, online: options.online, expand: options.expand)
             guard plan.isExecutable else { throw NotExecutable(blockerDetails: plan.blockerDetails) }
             try DataLossNotAllowed.check(plan, options: options)

@@ -17,9 +17,9 @@ extension ReplicatedApply {
         options: ApplyOptions, onStep: (Int, Int, PlannedStep) -> Void = { _, _, _ in }, onProgress: (ProgressEvent) -> Void = { _ in },
         onLockWait: ([AdvisoryLockHolder]) -> Void = { _ in }
     ) throws -> (publisher: ApplyReport, subscribers: [ApplyReport]) {
-        let plan = try publisher.plan(mode: options.planMode)
+        let plan = try publisher.plan(mode: options.planMode, postponesSwitchOver: options.postponeSwitchOver)
         // A subscriber that cannot be planned is refused, with the reason, by `applyOneStep`'s check.
-        let theirs = subscribers.map { try? $0.migrator.plan(mode: options.planMode) }
+        let theirs = subscribers.map { try? $0.migrator.plan(mode: options.planMode, postponesSwitchOver: options.postponeSwitchOver) }
         let longest = (theirs.compactMap { $0 } + [plan]).max { $0.steps.count < $1.steps.count } ?? plan
         let targets = longest.steps.map(\.to)
         guard targets.count > 1 else {

@@ -105,7 +105,7 @@ public struct ReplicatedApply {
     private func check(_ options: ApplyOptions) throws -> (
         subscriptions: [[(subscription: String, slot: String)]], cutsAtGuard: Bool, backfills: [ReplicatedBackfill?]
     ) {
-        let plan = try publisher.plan(mode: options.planMode)
+        let plan = try publisher.plan(mode: options.planMode, postponesSwitchOver: options.postponeSwitchOver)
         let store = publisher.store
         if let everything = plan.replication.publications.first(where: { $0.form == .allTables }) {
             throw ReplicatedApplyRefused(reason: "publication \(everything.name) is FOR ALL TABLES: it also publishes orchestrator's metadata and work tables, which each subscriber keeps for its own store; apply --subscriber needs FOR TABLE or FOR TABLES IN SCHEMA publications. Nothing was changed (docs/replication.md)")
@@ -119,7 +119,7 @@ public struct ReplicatedApply {
         for subscriber in subscribers {
             let theirs: MigrationPlan
             do {
-                theirs = try subscriber.migrator.plan(mode: options.planMode)
+                theirs = try subscriber.migrator.plan(mode: options.planMode, postponesSwitchOver: options.postponeSwitchOver)
             } catch {
                 throw ReplicatedApplyRefused(reason: "subscriber \(subscriber.name) cannot be planned: \(error); nothing was changed on any side")
             }

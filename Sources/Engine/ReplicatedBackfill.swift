@@ -89,7 +89,7 @@ extension ReplicatedBackfill {
         let lock = StoreLock(store: store, connection: connection)
         try lock.acquire(waitingAtMost: options.lockWaitSeconds, onWait: { _ in })
         defer { lock.release() }
-        let plan = try migrator.plan(mode: options.planMode)
+        let plan = try migrator.plan(mode: options.planMode, postponesSwitchOver: options.postponeSwitchOver)
         if plan.isUpToDate { return ApplyReport(plan: plan, appliedSteps: [], deferredCleanups: []) }
         guard plan.steps.map(\.statements) == planned.steps.map(\.statements), plan.steps.count == 1 else {
             throw ReplicatedApplyRefused(reason: "store \(store) was changed by someone else while apply --subscriber ran (its plan is not the one made at the start)")
@@ -111,14 +111,14 @@ extension ReplicatedApply {
     ) throws -> (publisher: ApplyReport, subscribers: [ApplyReport]) {
         let subscriberOptions = Self.subscriberOptions(options)
         // A publisher's step that `apply` would refuse stops the run before any subscriber changes.
-        let theirs = try publisher.plan(mode: options.planMode)
+        let theirs = try publisher.plan(mode: options.planMode, postponesSwitchOver: options.postponeSwitchOver)
         if !theirs.isUpToDate {
             try publisher.requireRunnable(theirs, options: options)
         }
         var planned: [MigrationPlan?] = []
         var undo = AddedColumnsUndo()
         for (subscriber, backfill) in zip(subscribers, backfills) {
-            let plan = backfill == nil ? nil : try subscriber.migrator.plan(mode: options.planMode)
+            let plan = backfill == nil ? nil : try subscriber.migrator.plan(mode: options.planMode, postponesSwitchOver: options.postponeSwitchOver)
             planned.append(plan)
             do {
                 let added = try backfill?.addColumns(on: subscriber.migrator, policy: options.executionPolicy) ?? []

@@ -45,14 +45,16 @@ public struct StoreMigrator {
     /// plan when the session keeps none).
     /// `restart` (`apply --restart`): a heavyweight step starts afresh over what an interrupted
     /// run left in its staging schema.
-    public func plan(mode: PlanMode = .offline, restart: Bool = false) throws -> MigrationPlan {
-        guard connection.sessionFacts == nil else { return try planKnowingFacts(mode: mode, restart: restart) }
+    /// `postponesSwitchOver` (`--postpone-switch-over`): an online heavyweight step plans its
+    /// wait for `orchestrator control proceed`.
+    public func plan(mode: PlanMode = .offline, postponesSwitchOver: Bool = false, restart: Bool = false) throws -> MigrationPlan {
+        guard connection.sessionFacts == nil else { return try planKnowingFacts(mode: mode, postponesSwitchOver: postponesSwitchOver, restart: restart) }
         connection.sessionFacts = SessionFacts(keepsAbsence: true)
         defer { connection.sessionFacts = nil }
-        return try planKnowingFacts(mode: mode, restart: restart)
+        return try planKnowingFacts(mode: mode, postponesSwitchOver: postponesSwitchOver, restart: restart)
     }
 
-    private func planKnowingFacts(mode: PlanMode, restart: Bool) throws -> MigrationPlan {
+    private func planKnowingFacts(mode: PlanMode, postponesSwitchOver: Bool, restart: Bool) throws -> MigrationPlan {
         var snapshot = try StoreCatalog.snapshot(store: store, readingSurroundings: surveyedCatalog == nil, on: connection)
         // Online, a step may rebuild a table without the team's own columns on it.
         let needsExtraObjects = !keepBackup || snapshot.unfinishedChainBackup != nil || mode.runsOnline
@@ -82,6 +84,7 @@ public struct StoreMigrator {
             perRoundPolicies: policies.perRoundPolicies
         )
         options.restart = restart
+        options.postponesSwitchOver = postponesSwitchOver
         return try Planner.plan(
             model: model, targetVersion: targetVersion, snapshot: snapshot, recordedVersions: recorded, explicitMappings: explicitMappings, options: options, mode: mode
         )
@@ -143,7 +146,7 @@ public struct StoreMigrator {
         let deferred = try StoreCleanup.removeLeftovers(
             store: store, on: connection, lockWaitSeconds: options.lockWaitSeconds, policy: options.executionPolicy, deferring: true, onLockWait: onLockWait
         )
-        let preliminary = try plan(mode: options.planMode, restart: options.restart)
+        let preliminary = try plan(mode: options.planMode, postponesSwitchOver: options.postponeSwitchOver, restart: options.restart)
         try options.expectedPlan?.requireSame(as: preliminary, migrator: self, online: options.online, expand: options.expand)
         if preliminary.isUpToDate { return ApplyReport(plan: preliminary, appliedSteps: [], deferredCleanups: deferred) }
         guard preliminary.isExecutable else { throw NotExecutable(blockerDetails: preliminary.blockerDetails) }
@@ -164,7 +167,7 @@ public struct StoreMigrator {
         options: ApplyOptions, planned: MigrationPlan? = nil, deferred: [DeferredCleanup] = [], onStep: (Int, Int, PlannedStep) -> Void = { _, _, _ in },
         onProgress: (ProgressEvent) -> Void = { _ in }
     ) throws -> ApplyReport {
-        let plan = try planned ?? self.plan(mode: options.planMode, restart: options.restart)
+        let plan = try planned ?? self.plan(mode: options.planMode, postponesSwitchOver: options.postponeSwitchOver, restart: options.restart)
         try options.expectedPlan?.requireSame(as: plan, migrator: self, online: options.online, expand: options.expand)
         try requireRunnable(plan, options: options)
         // What `status` shows of the run, from its first step to its end.
@@ -227,7 +230,7 @@ extension StoreMigrator {
         // Planned once under the lock: the plan checked against the cohort's is the one run.
         var planned: MigrationPlan?
         if let cohortPlan {
-            let plan = try plan(mode: options.planMode, restart: options.restart)
+            let plan = try plan(mode: options.planMode, postponesSwitchOver: options.postponeSwitchOver, restart: options.restart)
             try cohortPlan.requireSame(as: plan, migrator: self, online: options.online, expand: options.expand)
             planned = plan
         }

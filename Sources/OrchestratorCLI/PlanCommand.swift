@@ -37,7 +37,11 @@ struct PlanCommand: ParsableCommand {
     @Flag(name: .long, help: "Show how `apply --expand` would run the step (implies --online): its destructive changes deferred to `complete`, the previous version served through views (docs/rolling-deploys.md).")
     var expand = false
 
+    @Flag(name: .long, help: "With --online or --expand: show the wait each heavyweight step makes before its switch-over under `apply --postpone-switch-over`.")
+    var postponeSwitchOver = false
+
     func validate() throws {
+        if postponeSwitchOver && !online && !expand { throw ValidationError("--postpone-switch-over needs --online: only an online step keeps the application writing while it waits") }
         if expand && format == .sql {
             throw ValidationError("--expand cannot be written as a script: run apply --expand (or save the plan with --out and run apply --expand --plan FILE)")
         }
@@ -49,7 +53,7 @@ struct PlanCommand: ParsableCommand {
     func run() throws {
         try reportingFailures {
             try migrationOptions.withMigrator(model: modelOptions, store: storeOptions, target: to, lockWait: lockWaitOptions.lockWait) { model, migrator in
-                let plan = try migrator.plan(mode: expand ? .expand : online ? .online : .offline)
+                let plan = try migrator.plan(mode: expand ? .expand : online ? .online : .offline, postponesSwitchOver: postponeSwitchOver)
                 // The script first: a plan it refuses is neither printed nor saved.
                 // A script runs without apply's checks: data loss needs the same consent here.
                 if format == .sql { try DataLossNotAllowed.check(plan, options: ApplyOptions(allowDataLoss: allowDataLoss)) }

@@ -48,7 +48,8 @@ public enum Planner {
         if mode == .expand { plan = ExpandPlanning.expanded(plan, model: model, surroundings: snapshot.surroundings) }
         let continued = snapshot.surroundings.onlineRunLeft == nil ? nil : plan.steps.firstIndex { $0.kind == .lightweight }
         for index in plan.steps.indices {
-            plan.steps[index] = HeavyweightPhase.laidOut(plan.steps[index].planned(for: mode, continuesOnlineRun: index == continued), store: plan.store)
+            let step = plan.steps[index].planned(for: mode, continuesOnlineRun: index == continued)
+            plan.steps[index] = HeavyweightPhase.laidOut(step, store: plan.store, postponed: options.postponesSwitchOver)
         }
         if mode.runsOnline {
             plan.dependentsOfRebuiltTables = snapshot.surroundings.dependentsOfRebuiltTables(of: plan)
@@ -158,6 +159,9 @@ public struct PlanningOptions: Sendable, Hashable {
     /// `apply --restart`: a heavyweight step discards what an interrupted run left in its
     /// staging schema and starts afresh.
     public var restart = false
+    /// `--postpone-switch-over`: an online heavyweight step plans the wait for `orchestrator
+    /// control proceed` before its write guard, which `plan --online` shows.
+    public var postponesSwitchOver = false
 
     public init(
         registeredPolicies: Set<String> = [], forceStreaming: Bool = false, keepBackup: Bool = true, policyHooks: [String: Set<PolicyHook>] = [:],

@@ -34,7 +34,7 @@ extension FleetRun {
             theirs.append(ReplicatedApply.Subscriber(name: subscriber.name, migrator: migrator))
         }
         do {
-            if let cohortPlan { try cohortPlan.requireSame(as: try migrator.plan(mode: options.planMode), migrator: migrator, online: options.online, expand: options.expand) }
+            if let cohortPlan { try cohortPlan.requireSame(as: try migrator.plan(mode: options.planMode, postponesSwitchOver: options.postponeSwitchOver), migrator: migrator, online: options.online, expand: options.expand) }
             var replicated = ReplicatedApply(publisher: migrator, subscribers: theirs)
             if let seconds = server.subscriberWait { replicated.waitSeconds = seconds }
             replicated.waitSetting = "subscriberWait of server \(server.name) in \((fleet.path as NSString).lastPathComponent)"

@@ -19,8 +19,8 @@ public struct HeavyweightPhase: Sendable, Hashable {
         case catchUpRounds(afterBuild: Bool)
         /// Online: stage 3's indexes, foreign keys and checks built before the write guard.
         case stageThreeBuild
-        /// Online: the wait for `orchestrator control proceed`, rounds meanwhile; run only
-        /// under `--postpone-switch-over`.
+        /// Online: the wait for `orchestrator control proceed`, rounds meanwhile; planned only
+        /// under `--postpone-switch-over` (`PlanningOptions.postponesSwitchOver`).
         case waitToSwitchOver
         /// Offline: the staging schema takes the store's place, with the metadata.
         case swap
@@ -33,7 +33,7 @@ public struct HeavyweightPhase: Sendable, Hashable {
     /// An earlier, interrupted `apply` of this step did it: reported, not run.
     public var isDone = false
     /// What `plan --online` shows of it: one line per pass of a group, none for a phase
-    /// another's line already tells (the rounds after the build, the wait, the swap).
+    /// another's line already tells (the rounds after the build, the swap).
     public var shown: [HeavyweightOnlinePhase] = []
 
     public init(_ kind: Kind, isDone: Bool = false, shown: [HeavyweightOnlinePhase] = []) {
@@ -48,10 +48,10 @@ extension HeavyweightPhase {
     /// 1. the install (the row change logs too online); offline, the write guard;
     /// 2. the passes in order, consecutive set-based stage 1 passes grouped to run at once
     ///    (`groups`); online, the validate pass is left to the guarded swap;
-    /// 3. online: catch-up rounds, stage 3's build, rounds again, the wait for the proceed,
-    ///    the write guard;
+    /// 3. online: catch-up rounds, stage 3's build, rounds again, the wait for the proceed
+    ///    when `postponed` (`--postpone-switch-over`), the write guard;
     /// 4. the swap (online, guarded, with the validate pass in its transaction).
-    public static func planned(_ step: PlannedStep, online: Bool, store: String) -> [HeavyweightPhase] {
+    public static func planned(_ step: PlannedStep, online: Bool, store: String, postponed: Bool = false) -> [HeavyweightPhase] {
         let passes = step.passes
         var phases = [HeavyweightPhase(.install, shown: online ? [OnlineCatchUp.installShown(step, store: store)] : [])]
         if !online { phases.append(HeavyweightPhase(.writeGuard)) }
@@ -67,7 +67,7 @@ extension HeavyweightPhase {
             HeavyweightPhase(.catchUpRounds(afterBuild: false), shown: [OnlineCatchUp.roundsShown(step)]),
             HeavyweightPhase(.stageThreeBuild, shown: [OnlineCatchUp.buildShown]),
             HeavyweightPhase(.catchUpRounds(afterBuild: true)),
-            HeavyweightPhase(.waitToSwitchOver),
+        ] + (postponed ? [HeavyweightPhase(.waitToSwitchOver, shown: [OnlineCatchUp.waitShown(store: store)])] : []) + [
             HeavyweightPhase(.writeGuard, shown: [OnlineCatchUp.guardShown(step, store: store)]),
             HeavyweightPhase(.guardedSwap(validate: validate.map { $0 + 1 })),
         ]
@@ -109,12 +109,13 @@ extension HeavyweightPhase {
 
 extension HeavyweightPhase {
     /// `step` with its phases laid out for its mode, when heavyweight: online when it runs
-    /// online and can (a refused one is refused before any step runs), those an earlier run
-    /// did marked done; any other step as it is.
-    static func laidOut(_ step: PlannedStep, store: String) -> PlannedStep {
+    /// online and can (a refused one is refused before any step runs), with the wait before
+    /// the switch-over when `postponed`, those an earlier run did marked done; any other step
+    /// as it is.
+    static func laidOut(_ step: PlannedStep, store: String, postponed: Bool) -> PlannedStep {
         guard case .staged(var work) = step.body else { return step }
         var step = step
-        let phases = planned(step, online: work.runsOnline && work.catchUp != nil, store: store)
+        let phases = planned(step, online: work.runsOnline && work.catchUp != nil, store: store, postponed: postponed)
         if case .decided(let decision) = work.resume {
             work.phases = resumed(phases, by: decision)
         } else {

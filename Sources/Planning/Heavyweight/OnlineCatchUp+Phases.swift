@@ -50,6 +50,15 @@ extension OnlineCatchUp {
         holdText: "builds in the staging schema, then one transaction per round; reads and writes go on", blocksWrites: false
     )
 
+    /// `--postpone-switch-over`'s wait, which the rounds go on through.
+    static func waitShown(store: String) -> HeavyweightOnlinePhase {
+        HeavyweightOnlinePhase(
+            summary: "wait for orchestrator control proceed --store \(store) (--postpone-switch-over), catch-up rounds going on meanwhile",
+            lock: .accessShare, hold: .scan,
+            holdText: "one transaction per round, at most --postpone-timeout in all, then the run stops and apply again continues; reads and writes go on", blocksWrites: false
+        )
+    }
+
     static func guardShown(_ step: PlannedStep, store: String) -> HeavyweightOnlinePhase {
         let whole = step.staged?.catchUp.map { rerunWhole($0, step: step, store: store) } ?? (summary: "", hold: "")
         return HeavyweightOnlinePhase(

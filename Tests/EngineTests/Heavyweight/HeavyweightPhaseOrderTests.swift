@@ -34,7 +34,7 @@ import TestSupport
         }
     }
 
-    @Test("an online heavyweight apply runs the planned phases in order; the wait for the proceed only when postponed")
+    @Test("an online heavyweight apply runs the planned phases in order, with no wait for the proceed planned unless postponed")
     func onlineRunsThePlannedPhases() throws {
         let model = try Kitchen.kitchen()
         try S.withStore(model) { connection in
@@ -44,10 +44,30 @@ import TestSupport
             let (planned, run) = try Self.apply(options, on: connection)
             #expect(planned.map(\.kind) == [
                 .install, .passes([1]), .passes([2, 3]), .catchUpRounds(afterBuild: false), .stageThreeBuild,
-                .catchUpRounds(afterBuild: true), .waitToSwitchOver, .writeGuard, .guardedSwap(validate: 4),
+                .catchUpRounds(afterBuild: true), .writeGuard, .guardedSwap(validate: 4),
             ])
-            #expect(run == planned.map(\.kind).filter { $0 != .waitToSwitchOver })
+            #expect(run == planned.map(\.kind))
             #expect(try connection.execute("SELECT count(*) AS n FROM shop.recipe").int(0, "n") == 300)
+        }
+    }
+
+    @Test("a postponed online heavyweight apply plans the wait for the proceed before the write guard, shows it, and runs it")
+    func aPostponedOnlineRunPlansShowsAndRunsTheWait() throws {
+        let model = try Kitchen.kitchen()
+        try S.withStore(model) { connection in
+            let migrator = try Kitchen.migrator(model, Kitchen.kitchenMapping(), on: connection)
+            let shown = try #require(try migrator.plan(mode: .online, postponesSwitchOver: true).steps.first?.staged).shownPhases.map(\.summary)
+            #expect(shown.contains("wait for orchestrator control proceed --store shop (--postpone-switch-over), catch-up rounds going on meanwhile"), "\(shown)")
+            #expect(shown.last?.hasPrefix("write guard on ") == true && shown.dropLast().last?.hasPrefix("wait for orchestrator control proceed") == true, "\(shown)")
+            #expect(try #require(try migrator.plan(mode: .online).steps.first?.staged).shownPhases.count == shown.count - 1)
+
+            var options = PostponedSwitchOverTests.options(timeoutSeconds: 30)
+            options.online = true
+            options.betweenBatches = [PostponedSwitchOverTests.ProceedDuringTheWork()]
+            let (planned, run) = try Self.apply(options, on: connection)
+            #expect(planned.map(\.kind).suffix(4) == [.catchUpRounds(afterBuild: true), .waitToSwitchOver, .writeGuard, .guardedSwap(validate: 4)])
+            #expect(run == planned.map(\.kind))
+            #expect(try S.version(on: connection) == "Kitchen 2")
         }
     }
 
@@ -87,7 +107,7 @@ import TestSupport
             let (planned, run) = try Self.apply(options, on: connection)
             let done = planned.filter(\.isDone).map(\.kind)
             #expect(done.first == .install && done.contains(.passes([1])))
-            #expect(run == planned.filter { !$0.isDone && $0.kind != .waitToSwitchOver }.map(\.kind))
+            #expect(run == planned.filter { !$0.isDone }.map(\.kind))
             #expect(try S.version(on: connection) == "Kitchen 2")
         }
     }
