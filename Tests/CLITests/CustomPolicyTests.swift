@@ -63,6 +63,12 @@ struct CustomPolicyTests {
             let guardPhase = try #require(lines.firstIndex { $0.contains("write guard on people.person, then the last catch-up round with PersonToPerson through policy 'PersonSplit' run again whole") }, "\(plan)")
             #expect(lines[guardPhase + 1].hasPrefix("       SHARE, "), "\(plan)")
             #expect(lines[guardPhase + 1].contains("plus every row PersonToPerson maps (") && lines[guardPhase + 1].contains("this grows with those rows; writes wait"), "\(plan)")
+            #expect(!plan.stdout.contains("wait for orchestrator control proceed"), "\(plan)")
+            // Postponed, the wait is the phase before the write guard, numbered as apply runs it.
+            let postponed = try OrchestratorBinary.run(["plan", "--online", "--postpone-switch-over", "--model", "Examples/people"], databaseURL: url, executable: "orchestrator-with-policies")
+            let postponedLines = postponed.stdout.split(separator: "\n").map(String.init)
+            let wait = try #require(postponedLines.firstIndex { $0.contains(". wait for orchestrator control proceed --store people (--postpone-switch-over)") }, "\(postponed)")
+            #expect(postponedLines[wait + 2].contains("write guard on people.person"), "\(postponed)")
 
             let apply = try OrchestratorBinary.run(["apply", "--online", "--model", "Examples/people"], databaseURL: url, executable: "orchestrator-with-policies")
             #expect(apply.exitCode == 0, "\(apply)")

@@ -80,6 +80,7 @@ import TestSupport
 
     @Test(arguments: [
         (["apply", "--postpone-switch-over", "--model", "bench/model"], "--postpone-switch-over needs --online"),
+        (["plan", "--postpone-switch-over", "--model", "bench/model"], "--postpone-switch-over needs --online"),
         (["apply", "--online", "--postpone-switch-over", "--postpone-timeout", "soon", "--model", "bench/model"], "--postpone-timeout must be a positive duration"),
         (["control", "proceed"], "control needs --store"),
     ])
