@@ -10,76 +10,73 @@ import TestSupport
 struct FleetExpandTests {
     @Test("fleet apply --expand serves both versions on every server until fleet complete, which waits for the old version's sessions", integration)
     func expandThenComplete() throws {
-        try FleetFixture.withServers(2) { urls in
-            try withTemporaryFolder { folder in
-                let model = try ShopModel.yaml.write(in: folder).path
-                let stores = [("t_a", urls[0]), ("t_b", urls[1])]
-                var connections: [String: PostgresConnection] = [:]
-                defer { connections.values.forEach { $0.close() } }
-                for (store, url) in stores {
-                    let made = try OrchestratorBinary.run(["apply", "--model", model, "--store", store, "--to", "Shop 2"], databaseURL: url)
-                    #expect(made.exitCode == 0, "\(made)")
-                    let connection = try PostgresConnection(url: url)
-                    connections[store] = connection
-                    try connection.execute("INSERT INTO \(ident: store, "item") (_entity, name, sku) VALUES ('Item', 'pen', 'P-1'), ('Item', 'ink', 'I-2')")
-                }
-                let fleet = try FleetFixture.writeFleet(servers: [("s1", urls[0], ["t_*"]), ("s2", urls[1], ["t_*"])])
-                let common = ["--fleet", fleet, "--model", model, "--to", "Shop 3"]
-
-                let apply = try FleetFixture.run(["fleet", "apply", "--expand", "--allow-data-loss", "--run", "expand-1"] + common)
-                #expect(apply.exitCode == 0, "\(apply)")
-                let status = try FleetFixture.run(["fleet", "status", "--format", "json"] + common)
-                let report = try jsonObject(status.stdout)
-                let listed = try #require(report["stores"] as? [[String: Any]], "\(status)")
-                #expect(listed.map { $0["status"] as? String } == ["upToDate", "upToDate"], "\(status)")
-                #expect(listed.map { ($0["liveVersions"] as? [[String: String]])?.last?["schema"] } == ["t_a@Shop_2", "t_b@Shop_2"], "\(status)")
-                #expect((report["summary"] as? [String: Any])?["twoVersionsLive"] as? Int == 2, "\(status)")
-                let text = try FleetFixture.run(["fleet", "status"] + common)
-                #expect(text.stdout.contains("two versions live (apply --expand; fleet complete ends it): 2 stores"), "\(text)")
-                for (store, _) in stores {
-                    // The old release reads the kept sku and writes it; the new release's row has none.
-                    let connection = connections[store]!
-                    let old = try connection.execute("SELECT name, sku FROM \(ident: store + "@Shop_2", "item") ORDER BY _pk")
-                    #expect(old.rows == [["pen", "P-1"], ["ink", "I-2"]], "\(store)")
-                    try connection.execute("INSERT INTO \(ident: store + "@Shop_2", "item") (name, sku) VALUES ('nib', 'N-3')")
-                    try connection.execute("UPDATE \(ident: store + "@Shop_2", "item") SET sku = 'P-9' WHERE name = 'pen'")
-                    try connection.execute("INSERT INTO \(ident: store, "item") (_entity, name, note) VALUES ('Item', 'cap', 'new')")
-                    let both = try connection.execute("SELECT name, sku FROM \(ident: store, "item") ORDER BY _pk")
-                    #expect(both.rows == [["pen", "P-9"], ["ink", "I-2"], ["nib", "N-3"], ["cap", nil]], "\(store)")
-                    let seen = try connection.execute("SELECT name, sku FROM \(ident: store + "@Shop_2", "item") ORDER BY _pk")
-                    #expect(seen.rows == both.rows, "\(store)")
-                }
-
-                // An old-release session reading t_b's views in an open transaction: t_b waits, t_a completes.
-                let oldRelease = try PostgresConnection(url: urls[1])
-                defer { oldRelease.close() }
-                try oldRelease.execute("BEGIN")
-                try oldRelease.execute("SELECT count(*) FROM \(ident: "t_b@Shop_2", "item")")
-                let first = try FleetFixture.run(["fleet", "complete", "--format", "json"] + common)
-                #expect(first.exitCode == 1, "\(first)")
-                let outcomes = try #require(try jsonObject(first.stdout)["stores"] as? [[String: Any]], "\(first)")
-                #expect(outcomes.map { $0["outcome"] as? String } == ["completed", "failed"], "\(first)")
-                #expect((outcomes.last?["error"] as? String)?.contains("still use") == true, "\(first)")
-                #expect(first.stderr.contains("1 store not completed: s2/t_b"), "\(first)")
-                #expect(try !schemaExists("t_a@Shop_2", on: connections["t_a"]!))
-                #expect(try schemaExists("t_b@Shop_2", on: connections["t_b"]!))
-                try oldRelease.execute("COMMIT")
-
-                let second = try FleetFixture.run(["fleet", "complete"] + common)
-                #expect(second.exitCode == 0, "\(second)")
-                #expect(second.stdoutLines == [second.stdoutLines.first { $0.hasPrefix("s2/t_b: completed ('Shop 2' no longer served; 2 statements") } ?? "<none>"], "\(second)")
-                for (store, _) in stores {
-                    let connection = connections[store]!
-                    #expect(try !schemaExists(store + "@Shop_2", on: connection))
-                    let columns = try connection.execute("SELECT column_name FROM information_schema.columns WHERE table_schema = \(store) AND table_name = 'item' ORDER BY 1")
-                    #expect(columns.rows == [["_entity"], ["_pk"], ["name"], ["note"]], "\(store)")
-                    #expect(try connection.execute("SELECT name FROM \(ident: store, "item") ORDER BY _pk").rows == [["pen"], ["ink"], ["nib"], ["cap"]], "\(store)")
-                    let kinds = try connection.execute("SELECT kind FROM orchestrator.migrations WHERE store = \(store) ORDER BY id").rows.map { $0[0] ?? "" }
-                    #expect(kinds.suffix(2) == ["expand", "complete"], "\(store)")
-                }
-                let none = try FleetFixture.run(["fleet", "complete"] + common)
-                #expect(none.exitCode == 0 && none.stdout.contains("no store serves two versions; nothing to complete"), "\(none)")
+        try Self.withShopServers(2) { urls, _, model in
+            let stores = [("t_a", urls[0]), ("t_b", urls[1])]
+            var connections: [String: PostgresConnection] = [:]
+            defer { connections.values.forEach { $0.close() } }
+            for (store, url) in stores {
+                let made = try OrchestratorBinary.run(["apply", "--model", model, "--store", store, "--to", "Shop 2"], databaseURL: url)
+                #expect(made.exitCode == 0, "\(made)")
+                let connection = try PostgresConnection(url: url)
+                connections[store] = connection
+                try connection.execute("INSERT INTO \(ident: store, "item") (_entity, name, sku) VALUES ('Item', 'pen', 'P-1'), ('Item', 'ink', 'I-2')")
             }
+            let fleet = try FleetFixture.writeFleet(servers: [("s1", urls[0], ["t_*"]), ("s2", urls[1], ["t_*"])])
+            let common = ["--fleet", fleet, "--model", model, "--to", "Shop 3"]
+
+            let apply = try FleetFixture.run(["fleet", "apply", "--expand", "--allow-data-loss", "--run", "expand-1"] + common)
+            #expect(apply.exitCode == 0, "\(apply)")
+            let status = try FleetFixture.run(["fleet", "status", "--format", "json"] + common)
+            let report = try jsonObject(status.stdout)
+            let listed = try #require(report["stores"] as? [[String: Any]], "\(status)")
+            #expect(listed.map { $0["status"] as? String } == ["upToDate", "upToDate"], "\(status)")
+            #expect(listed.map { ($0["liveVersions"] as? [[String: String]])?.last?["schema"] } == ["t_a@Shop_2", "t_b@Shop_2"], "\(status)")
+            #expect((report["summary"] as? [String: Any])?["twoVersionsLive"] as? Int == 2, "\(status)")
+            let text = try FleetFixture.run(["fleet", "status"] + common)
+            #expect(text.stdout.contains("two versions live (apply --expand; fleet complete ends it): 2 stores"), "\(text)")
+            for (store, _) in stores {
+                // The old release reads the kept sku and writes it; the new release's row has none.
+                let connection = connections[store]!
+                let old = try connection.execute("SELECT name, sku FROM \(ident: store + "@Shop_2", "item") ORDER BY _pk")
+                #expect(old.rows == [["pen", "P-1"], ["ink", "I-2"]], "\(store)")
+                try connection.execute("INSERT INTO \(ident: store + "@Shop_2", "item") (name, sku) VALUES ('nib', 'N-3')")
+                try connection.execute("UPDATE \(ident: store + "@Shop_2", "item") SET sku = 'P-9' WHERE name = 'pen'")
+                try connection.execute("INSERT INTO \(ident: store, "item") (_entity, name, note) VALUES ('Item', 'cap', 'new')")
+                let both = try connection.execute("SELECT name, sku FROM \(ident: store, "item") ORDER BY _pk")
+                #expect(both.rows == [["pen", "P-9"], ["ink", "I-2"], ["nib", "N-3"], ["cap", nil]], "\(store)")
+                let seen = try connection.execute("SELECT name, sku FROM \(ident: store + "@Shop_2", "item") ORDER BY _pk")
+                #expect(seen.rows == both.rows, "\(store)")
+            }
+
+            // An old-release session reading t_b's views in an open transaction: t_b waits, t_a completes.
+            let oldRelease = try PostgresConnection(url: urls[1])
+            defer { oldRelease.close() }
+            try oldRelease.execute("BEGIN")
+            try oldRelease.execute("SELECT count(*) FROM \(ident: "t_b@Shop_2", "item")")
+            let first = try FleetFixture.run(["fleet", "complete", "--format", "json"] + common)
+            #expect(first.exitCode == 1, "\(first)")
+            let outcomes = try #require(try jsonObject(first.stdout)["stores"] as? [[String: Any]], "\(first)")
+            #expect(outcomes.map { $0["outcome"] as? String } == ["completed", "failed"], "\(first)")
+            #expect((outcomes.last?["error"] as? String)?.contains("still use") == true, "\(first)")
+            #expect(first.stderr.contains("1 store not completed: s2/t_b"), "\(first)")
+            #expect(try !schemaExists("t_a@Shop_2", on: connections["t_a"]!))
+            #expect(try schemaExists("t_b@Shop_2", on: connections["t_b"]!))
+            try oldRelease.execute("COMMIT")
+
+            let second = try FleetFixture.run(["fleet", "complete"] + common)
+            #expect(second.exitCode == 0, "\(second)")
+            #expect(second.stdoutLines == [second.stdoutLines.first { $0.hasPrefix("s2/t_b: completed ('Shop 2' no longer served; 2 statements") } ?? "<none>"], "\(second)")
+            for (store, _) in stores {
+                let connection = connections[store]!
+                #expect(try !schemaExists(store + "@Shop_2", on: connection))
+                let columns = try connection.execute("SELECT column_name FROM information_schema.columns WHERE table_schema = \(store) AND table_name = 'item' ORDER BY 1")
+                #expect(columns.rows == [["_entity"], ["_pk"], ["name"], ["note"]], "\(store)")
+                #expect(try connection.execute("SELECT name FROM \(ident: store, "item") ORDER BY _pk").rows == [["pen"], ["ink"], ["nib"], ["cap"]], "\(store)")
+                let kinds = try connection.execute("SELECT kind FROM orchestrator.migrations WHERE store = \(store) ORDER BY id").rows.map { $0[0] ?? "" }
+                #expect(kinds.suffix(2) == ["expand", "complete"], "\(store)")
+            }
+            let none = try FleetFixture.run(["fleet", "complete"] + common)
+            #expect(none.exitCode == 0 && none.stdout.contains("no store serves two versions; nothing to complete"), "\(none)")
         }
     }
 
@@ -194,6 +191,13 @@ struct FleetExpandTests {
                 let again = try FleetFixture.run(["fleet", "rollback", "--fleet", fleet] + options)
                 #expect(again.exitCode == 0 && again.stdout.contains("nothing to roll back"), "\(again)")
             }
+        }
+    }
+
+    /// `count` fresh databases as servers, a folder, and the Shop model written in it (its path).
+    static func withShopServers(_ count: Int, _ body: ([String], URL, String) throws -> Void) throws {
+        try FleetFixture.withServers(count) { urls in
+            try withTemporaryFolder { folder in try body(urls, folder, try ShopModel.yaml.write(in: folder).path) }
         }
     }
 
