@@ -41,3 +41,21 @@ extension FleetApplyTests {
         }
     }
 }
+
+extension FleetApplyTests {
+    @Test("fleet plan --online --out saves the online mode, and fleet apply --online --plan runs it on every store", integration)
+    func savedOnlineFleetPlan() throws {
+        try withFleet { _, fleet, stores in
+            let out = URL(fileURLWithPath: fleet).deletingLastPathComponent().appendingPathComponent("online-plan.json").path
+            let plan = try FleetFixture.run(["fleet", "plan", "--online", "--fleet", fleet, "--out", out])
+            #expect(plan.exitCode == 0 && plan.stdout.contains("apply --online:"), "\(plan)")
+            let document = try jsonObject(try String(contentsOfFile: out, encoding: .utf8))
+            #expect(document["mode"] as? String == "online")
+            let cohorts = try #require(document["cohorts"] as? [[String: Any]])
+            #expect(cohorts.allSatisfy { ($0["phaseDigests"] as? [Any])?.count == ($0["plan"] as? [String: Any]).flatMap { ($0["steps"] as? [Any])?.count } }, "\(cohorts)")
+            let apply = try FleetFixture.run(["fleet", "apply", "--online", "--fleet", fleet, "--run", "online-saved", "--plan", out])
+            #expect(apply.exitCode == 0, "\(apply)")
+            try expectAllMigrated(stores)
+        }
+    }
+}
