@@ -60,6 +60,13 @@ import TestSupport
                 #expect(rollback.stderr.contains("stopped before phase") && rollback.stderr.contains("rollback undoes an expansion only after its switch-over; nothing was changed"), "\(rollback)")
                 #expect(try connection.execute(#"SELECT count(*) AS n FROM "shop@v1".recipe"#).int(0, "n") == 50)
 
+                // fleet status counts it in progress, and says which version its views serve.
+                let fleet = try FleetFixture.writeFleet(servers: [("s1", url, ["shop"])])
+                let survey = try FleetFixture.run(["fleet", "status", "--fleet", fleet, "--model", model, "--format", "json"])
+                let listed = try #require(try jsonObject(survey.stdout)["stores"] as? [[String: Any]], "\(survey)")
+                #expect(listed.first?["status"] as? String == "inProgress", "\(survey)")
+                #expect((listed.first?["detail"] as? String)?.contains(#"(an apply --expand: 'v1' served in "shop@v1" until it is run again)"#) == true, "\(survey)")
+
                 // apply --expand again continues; status then lists the live versions instead.
                 #expect(try run(["apply", "--expand", "--to", "v2"]).exitCode == 0)
                 let after = try jsonObject(try run(["status", "--format", "json"]).stdout)

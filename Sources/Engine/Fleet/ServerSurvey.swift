@@ -224,9 +224,17 @@ public struct ServerSurvey {
         let online = try connection.execute("SELECT to_regclass(\(MetadataSchema.schema + "." + OnlineCheckpoint.table)) IS NOT NULL AS present")
         if online.bool(0, "present") == true {
             let rows = try connection.execute("SELECT store, from_version, to_version FROM \(ident: MetadataSchema.schema, OnlineCheckpoint.table)")
+            // An `apply --expand` that made the views of its old version serves it through them.
+            let views = rows.rows.indices.compactMap { row -> String? in
+                guard let store = rows.value(row, "store"), wanted.contains(store), let from = rows.value(row, "from_version") else { return nil }
+                return OldVersionViews.schemaName(store: store, version: from)
+            }
+            let served = views.isEmpty ? [] : Set(try connection.execute("SELECT nspname FROM pg_namespace WHERE nspname IN (\(literals: views))").rows.compactMap { $0[0] })
             for row in rows.rows.indices {
                 guard let store = rows.value(row, "store"), wanted.contains(store) else { continue }
-                busy[store] = busy[store] ?? "an online step '\(rows.value(row, "from_version") ?? "")' -> '\(rows.value(row, "to_version") ?? "")' is unfinished"
+                let from = rows.value(row, "from_version") ?? "", viewsSchema = OldVersionViews.schemaName(store: store, version: from)
+                let expand = served.contains(viewsSchema) ? " (an apply --expand: '\(from)' served in \"\(viewsSchema)\" until it is run again)" : ""
+                busy[store] = busy[store] ?? "an online step '\(from)' -> '\(rows.value(row, "to_version") ?? "")' is unfinished\(expand)"
             }
         }
         if try MetadataSchema.hasStoreSchemas(on: connection) {
