@@ -15,6 +15,9 @@ public struct FleetPlanFile: Sendable {
 
     private struct Document: Decodable {
         var target: String
+        /// `online` or `expand`; absent from a plan made without either, and from one saved
+        /// before the mode was written (its cohorts' options tell then).
+        var mode: String?
         var cohorts: [Cohort]
     }
 
@@ -37,6 +40,8 @@ public struct FleetPlanFile: Sendable {
         }
         var cohorts: [FleetStore: CohortPlan] = [:]
         var file = FleetPlanFile(path: path, target: document.target, cohorts: [:])
+        file.online = document.mode == PlanMode.online.rawValue || document.mode == PlanMode.expand.rawValue
+        file.expand = document.mode == PlanMode.expand.rawValue
         for cohort in document.cohorts {
             guard let saved = cohort.savedPlan else { continue }
             file.online = file.online || saved.fingerprints.options.online
