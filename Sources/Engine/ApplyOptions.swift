@@ -55,7 +55,7 @@ public struct ApplyOptions: Sendable {
     /// A stage 1 pass with a split form (`SplitInsert`) runs in `jobs` parts at once from this
     /// many rows read (the catalog's estimate); below it, one INSERT costs less than the parts'
     /// extra transactions. Tests lower it.
-    var splitRowsFrom = 50_000
+    var splitRowsFrom = Self.defaultSplitRowsFrom
     /// Online heavyweight steps: catch-up rounds stop once at most this many logged writes are
     /// left for the last round, which runs under the write guard.
     var catchUpRemainder = 1000
@@ -94,6 +94,7 @@ public struct ApplyOptions: Sendable {
     public static let defaultPostponeTimeoutSeconds = 86_400.0
     public static let defaultIdleInTransactionTimeoutMilliseconds = 30_000
     public static let defaultJobsLimit = 4
+    public static let defaultSplitRowsFrom = 50_000
 
     public init(
         lockTimeoutMilliseconds: Int = Self.defaultLockTimeoutMilliseconds, lockRetries: Int = Self.defaultLockRetries,

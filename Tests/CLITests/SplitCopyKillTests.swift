@@ -10,6 +10,20 @@ import TestSupport
 /// the next `apply` empties it and finishes, no row doubled.
 @Suite("apply --jobs: the copy in parts, killed before its checkpoint")
 struct SplitCopyKillTests {
+    @Test("plan names the passes whose copy runs in parts: text and JSON", integration)
+    func planNamesThePassesRunInParts() throws {
+        try withAppliedStore { folder, url, _ in
+            let json = try OrchestratorBinary.run(["plan", "--model", folder.path, "--format", "json"], databaseURL: url)
+            let steps = try #require(try jsonObject(json.stdout)["steps"] as? [[String: Any]], "\(json)")
+            let passes = try #require(steps.first?["passes"] as? [[String: Any]], "\(json)")
+            #expect(passes.map { $0["inParts"] as? Bool } == [false, true, true, false], "\(json)")
+            let text = try OrchestratorBinary.run(["plan", "--model", folder.path], databaseURL: url)
+            let headers = text.stdoutLines.filter { $0.hasPrefix("-- pass ") }
+            #expect(headers.filter { $0.hasSuffix(", in parts at once offline (--jobs), from 50000 rows") }.count == 2, "\(text)")
+            #expect(headers.first { $0.contains("RecipeToRecipe") }?.hasSuffix("from 50000 rows") == true, "\(text)")
+        }
+    }
+
     @Test("killed after the recipes' parts committed and before the pass's checkpoint: the next apply finishes, the rows those of one copy", integration)
     func killedBetweenThePartsAndTheCheckpoint() throws {
         try withAppliedStore { folder, url, connection in
