@@ -22,9 +22,14 @@ enum OnlinePlanRendering {
                     lines.append("       \(phase.lock.rawValue), \(phase.holdText)")
                 }
             } else if let online = step.phases {
-                lines.append("  \(title): \(online.phases.count) phases")
+                let waits = online.waitsToSwitchOver ? 1 : 0
+                lines.append("  \(title): \(online.phases.count + waits) phases")
                 for (number, phase) in online.phases.enumerated() {
-                    lines.append("    \(number + 1). \(phase.summary)")
+                    if waits == 1 && number == online.phases.count - 1 {
+                        lines.append("    \(number + 1). wait for orchestrator control proceed --store \(plan.store) (--postpone-switch-over), the triggers keeping both shapes in step meanwhile")
+                        lines.append("       no lock of its own, at most --postpone-timeout, then the run stops and apply again continues; reads and writes go on")
+                    }
+                    lines.append("    \(number + 1 + (number == online.phases.count - 1 ? waits : 0)). \(phase.summary)")
                     lines.append("       \(phase.lock.rawValue), \(holdText(phase))")
                 }
             } else {
@@ -74,6 +79,7 @@ enum OnlinePlanRendering {
             ("supported", .bool(reason == nil)),
             ("refusal", reason.map(JSONValue.string) ?? .null),
             ("refusalCodes", refusalCodes(step)),
+            ("waitsToSwitchOver", .bool(reason == nil && step.phases?.waitsToSwitchOver == true)),
             ("phases", .array(phases.map { phase in
                 .object([
                     ("summary", .string(phase.summary)),

@@ -50,6 +50,10 @@ public enum Planner {
         for index in plan.steps.indices {
             let step = plan.steps[index].planned(for: mode, continuesOnlineRun: index == continued)
             plan.steps[index] = HeavyweightPhase.laidOut(step, store: plan.store, postponed: options.postponesSwitchOver)
+            if mode.runsOnline, options.postponesSwitchOver, case .phased(var online) = plan.steps[index].body {
+                online.waitsToSwitchOver = true
+                plan.steps[index].body = .phased(online)
+            }
         }
         if mode.runsOnline {
             plan.dependentsOfRebuiltTables = snapshot.surroundings.dependentsOfRebuiltTables(of: plan)

@@ -78,6 +78,28 @@ import TestSupport
         }
     }
 
+    @Test("plan --online --postpone-switch-over shows a lightweight step's wait for the proceed before its switch-over; without the flag, none")
+    func planShowsTheLightweightWait() throws {
+        try TestDatabase.withFreshDatabase { url in
+            try Pipeline.benchAtVersionOne(url)
+            let plan = ["plan", "--online", "--model", "bench/model", "--store", "recipes"]
+            let postponed = try OrchestratorBinary.run(plan + ["--postpone-switch-over"], databaseURL: url)
+            let plain = try OrchestratorBinary.run(plan, databaseURL: url)
+            let numbered = { (result: CLIResult) in result.stdoutLines.filter { $0.hasPrefix("    ") && $0.dropFirst(4).first?.isNumber == true } }
+            let waits = numbered(postponed), runs = numbered(plain)
+            #expect(waits.count == runs.count + 1, "\(postponed)\n\(plain)")
+            #expect(waits.dropLast().last?.contains("wait for orchestrator control proceed --store recipes (--postpone-switch-over)") == true, "\(postponed)")
+            #expect(!runs.contains { $0.contains("control proceed") }, "\(plain)")
+            // The switch-over is the last phase either way, numbered after the wait.
+            #expect(waits.last?.dropFirst(4).hasPrefix("\(waits.count). ") == true && waits.last?.dropFirst(4).drop { $0 != " " } == runs.last?.dropFirst(4).drop { $0 != " " }, "\(postponed)")
+            for (arguments, expected) in [(plan + ["--postpone-switch-over"], true), (plan, false)] {
+                let json = try OrchestratorBinary.run(arguments + ["--format", "json"], databaseURL: url)
+                let steps = try #require(try jsonObject(json.stdout)["steps"] as? [[String: Any]], "\(json)")
+                #expect((steps.first?["online"] as? [String: Any])?["waitsToSwitchOver"] as? Bool == expected, "\(json)")
+            }
+        }
+    }
+
     @Test(arguments: [
         (["apply", "--postpone-switch-over", "--model", "bench/model"], "--postpone-switch-over needs --online"),
         (["plan", "--postpone-switch-over", "--model", "bench/model"], "--postpone-switch-over needs --online"),

@@ -14,6 +14,10 @@ public struct OnlinePlan: Sendable, Hashable {
     /// Planned for `apply --expand`: the old version served through views created in the
     /// switch-over, and what is deferred to `complete` (`ExpandPlanning`); nil otherwise.
     public var expansion: Expansion?
+    /// `--postpone-switch-over` (`PlanningOptions.postponesSwitchOver`): the run waits for
+    /// `orchestrator control proceed` before its last phase, the switch-over. Not a phase of its
+    /// own (no statements, not in the digest); `plan --online` shows it in its place.
+    public var waitsToSwitchOver = false
 
     public init(phases: [OnlinePhase], refusals: [OnlineRefusal]) {
         self.phases = phases
