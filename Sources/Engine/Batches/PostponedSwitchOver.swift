@@ -26,10 +26,11 @@ struct PostponedSwitchOver {
         self.timeoutSeconds = timeoutSeconds
     }
 
-    /// The postponement of `step`'s switch-over (plan `digest`) when `options` ask for it,
-    /// outside a rehearsal (whose one transaction must not wait).
+    /// The postponement of `step`'s switch-over (plan `digest`) when `options` ask for it, or
+    /// when the step is a heavyweight one expanded (`apply --expand`: `complete` gives the
+    /// proceed), outside a rehearsal (whose one transaction must not wait).
     static func of(_ step: PlannedStep, digest: String, store: String, options: ApplyOptions, on connection: PostgresConnection) -> PostponedSwitchOver? {
-        guard options.postponeSwitchOver, !connection.isRehearsing else { return nil }
+        guard options.postponeSwitchOver || step.staged?.newVersionViews != nil, !connection.isRehearsing else { return nil }
         return PostponedSwitchOver(store: store, from: step.from, to: step.to, digest: digest, timeoutSeconds: options.postponeTimeoutSeconds)
     }
 
