@@ -44,6 +44,7 @@ enum ExpandRendering {
             ("statements", .array(report.statements.map(JSONValue.string))),
             ("endedSessions", .array(report.endedSessions.map { .object([("pid", .number($0.pid)), ("applicationName", .string($0.applicationName))]) })),
             ("durationMs", .number(report.durationMilliseconds)),
+            ("switchedOver", .bool(report.switchedOver)),
         ])
     }
 

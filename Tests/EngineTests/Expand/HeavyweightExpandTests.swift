@@ -139,4 +139,32 @@ import TestSupport
             TwinComparison.expectSameRows(try Online.snapshot(S.store, on: connection), reference.migrated)
         }
     }
+
+    /// The run gone (a crash, a kill) while it waited: `complete` gives the proceed and says so;
+    /// `apply --expand` again continues the step and switches over at once.
+    @Test func completeWithTheRunGoneIsFinishedByApplyExpandAgain() throws {
+        let model = try Kitchen.kitchen()
+        try S.withStore(model) { connection in
+            let run = try Self.expanded(on: connection)
+            defer { run.end(on: connection) }
+            for holder in try connection.advisoryLockHolders(key: StoreLock(store: S.store, connection: connection).key) {
+                try connection.execute("SELECT pg_terminate_backend(\(literal: Int64(holder.pid)))")
+            }
+            _ = run.result()
+            let failure = try #require(throws: NoRunToSwitchOver.self) { try ExpansionCompletion(connection: connection, store: S.store).complete(force: false) }
+            #expect(failure.description.contains("run apply --expand again"), "\(failure)")
+            #expect(try Self.schemaExists(Self.views, on: connection) && S.version(on: connection) == "Kitchen 1")
+
+            let writer = try TwinWriter.script(sessionsLike: connection, Self.secondHalf, every: 0.002)
+            writer.start()
+            #expect(writer.waitUntilDone() && writer.failure == nil, "\(String(describing: writer.failure))")
+            _ = try Kitchen.migrator(model, Kitchen.kitchenMapping(), on: connection).apply(options: Self.options())
+            let reference = try Online.offlineMigration(after: OnlineHeavyweightTests.concurrent)
+            #expect(try S.version(on: connection) == "Kitchen 2")
+            TwinComparison.expectSameRows(try Online.snapshot(S.store, on: connection), reference.migrated)
+            #expect(try !Self.schemaExists(Self.views, on: connection))
+            #expect(try ExpansionRecord.read(store: S.store, on: connection) == nil)
+            #expect(try Self.kinds(on: connection).suffix(3) == ["expand", "complete", "heavyweight"])
+        }
+    }
 }
