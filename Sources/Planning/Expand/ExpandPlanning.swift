@@ -128,6 +128,12 @@ extension StoreSurroundings {
     /// read the tables as they are.
     func expansionBlockers(of plan: MigrationPlan) -> [Blocker] {
         guard let expansion = expansionInFlight, plan.status == .migrationRequired else { return [] }
+        if expansion.servesNewVersion(of: plan.store) {
+            return [Blocker(
+                .expandInFlight,
+                "store \(plan.store) serves '\(expansion.newVersion)' read-only through \(expansion.viewsSchema) beside '\(expansion.oldVersion)' (apply --expand of a heavyweight step, waiting for complete): run orchestrator complete --store \(plan.store) (or rollback) first; an apply --expand of the same step continues it"
+            )]
+        }
         return [Blocker(
             .expandInFlight,
             "store \(plan.store) serves '\(expansion.oldVersion)' beside '\(expansion.newVersion)' through \(expansion.viewsSchema) (apply --expand): run orchestrator complete --store \(plan.store) first"
