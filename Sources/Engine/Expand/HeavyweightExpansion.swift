@@ -23,13 +23,14 @@ struct HeavyweightExpansion {
     }
 
     /// When the wait for `complete` starts, in one transaction: the views (made again when a run
-    /// stopped meanwhile is continued), and the first time the expansion's row
-    /// (`ExpansionRecord`, which `status`, `complete` and `rollback` read) and an `expand` row
-    /// in the history.
+    /// stopped meanwhile is continued: the expansion's row says they are its own), and the
+    /// first time the expansion's row (`ExpansionRecord`, which `status`, `complete` and
+    /// `rollback` read) and an `expand` row in the history.
     func serve() throws {
         let started = Date()
         try run.options.executionPolicy.transaction(on: connection) {
             let isKnown = try ExpansionRecord.read(store: store, on: connection) != nil
+            if isKnown { try connection.execute(views.drop) }
             for statement in views.statements { try connection.execute(statement) }
             guard !isKnown else { return }
             let expansion = Expansion(oldVersion: views.oldVersion, newVersion: views.version, viewsSchema: views.schema, deferred: [])

@@ -42,14 +42,13 @@ public struct NewVersionViews: Sendable, Hashable {
     }
 
     /// The schema, the refusing function, each view with its two triggers; one transaction.
-    /// Starts by dropping what a run interrupted before its wait may have left.
+    /// `CREATE SCHEMA` fails on a schema of that name the expansion did not make.
     public var statements: [SQL] {
         let body: SQL = """
             BEGIN RAISE EXCEPTION USING ERRCODE = 'read_only_sql_transaction', MESSAGE = \(literal: readOnlyMessage), \
             HINT = \(literal: "read it here; write it once orchestrator complete --store \(store) has run (the views are then gone and search_path falls through to \(store))"); END
             """
         var statements: [SQL] = [
-            "DROP SCHEMA IF EXISTS \(ident: schema) CASCADE",
             "CREATE SCHEMA \(ident: schema)",
             "COMMENT ON SCHEMA \(ident: schema) IS \(literal: "orchestrator: version \(version) of store \(store), served read-only until complete")",
             "CREATE FUNCTION \(ident: schema, Self.refusal)() RETURNS trigger LANGUAGE plpgsql AS \(SQL.dollarQuoted(body, tag: "expand"))",
