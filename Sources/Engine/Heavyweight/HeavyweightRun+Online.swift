@@ -67,7 +67,8 @@ extension HeavyweightRun {
         var last = last
         if let views = work.newVersionViews { try HeavyweightExpansion(run: self, views: views).serve() }
         try postponed.wait(gate: context.gate, position: BatchPosition(store: migrator.store, rowsDone: 0, holdsWrites: false), onWaiting: context.paused) {
-            last = try self.catchUp(catchUp, after: last, tracking, onRound: { _, _ in })
+            // Serving the new version's views: every write is mapped again at the next round.
+            last = try self.catchUp(catchUp, after: last, tracking, remainder: work.newVersionViews == nil ? nil : 0, onRound: { _, _ in })
         }
         return last
     }

@@ -19,7 +19,6 @@ import TestSupport
     static func options() -> ApplyOptions {
         var options = ApplyOptions(lockTimeoutMilliseconds: 2000, batchSize: 7, online: true)
         options.expand = true
-        options.catchUpRemainder = 0
         return options
     }
 
