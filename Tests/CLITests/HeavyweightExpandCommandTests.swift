@@ -31,6 +31,13 @@ import TestSupport
             #expect(live?.map { $0["version"] as? String } == ["Kitchen 1", "Kitchen 2"] && live?.map { $0["schema"] as? String } == ["kitchen", "kitchen@Kitchen_2"], "\(status)")
             #expect(live?.last?["readOnly"] as? Bool == true, "\(status)")
             #expect(try connection.execute(#"SELECT name, temperature_c FROM "kitchen@Kitchen_2".recipe"#).rows == [["soup", "100"]])
+            // The views are the new version's contract meanwhile: one dropped by hand is blocking drift.
+            // (exit 2: the store is at Kitchen 1, a migration needed; nothing drifted.)
+            let check = try run(["status", "--check"])
+            #expect(check.exitCode == 2, "\(check)")
+            try connection.execute(#"DROP VIEW "kitchen@Kitchen_2".chef"#)
+            let drifted = try run(["status", "--check", "--format", "json"])
+            #expect(drifted.exitCode == 1 && drifted.stdout.contains(#""kitchen@Kitchen_2.chef""#), "\(drifted)")
 
             let blocked = try run(["apply"])
             #expect(blocked.exitCode == 1 && blocked.stderr.contains("an apply --expand of the same step continues it"), "\(blocked)")
