@@ -52,6 +52,10 @@ public struct ApplyOptions: Sendable {
     /// this machine's processors, at most `defaultJobsLimit` (PostgreSQL does not tell a
     /// client the server's).
     public var jobs: Int?
+    /// A stage 1 pass with a split form (`SplitInsert`) runs in `jobs` parts at once from this
+    /// many rows read (the catalog's estimate); below it, one INSERT costs less than the parts'
+    /// extra transactions. Tests lower it.
+    var splitRowsFrom = Self.defaultSplitRowsFrom
     /// Online heavyweight steps: catch-up rounds stop once at most this many logged writes are
     /// left for the last round, which runs under the write guard.
     var catchUpRemainder = 1000
@@ -71,6 +75,9 @@ public struct ApplyOptions: Sendable {
     /// `apply --subscriber` on the publisher: run once, the first time a heavyweight step's
     /// write guard holds the store's tables (`ReplicatedApply`, "the cut").
     var onWritesHeld: WritesHeld?
+    /// Tests: called with a split pass's number once its parts committed, before the pass's
+    /// transaction (`ConcurrentPasses`); throwing stops the run there.
+    var afterParts: (@Sendable (Int) throws -> Void)?
     /// Tests: the kinds of the planned heavyweight phases as they start (`HeavyweightPhasesRun`).
     var phasesRun: HeavyweightPhasesRun?
     /// `apply --plan`: the plan must be this one, planned again under the store's lock.
@@ -87,6 +94,7 @@ public struct ApplyOptions: Sendable {
     public static let defaultPostponeTimeoutSeconds = 86_400.0
     public static let defaultIdleInTransactionTimeoutMilliseconds = 30_000
     public static let defaultJobsLimit = 4
+    public static let defaultSplitRowsFrom = 50_000
 
     public init(
         lockTimeoutMilliseconds: Int = Self.defaultLockTimeoutMilliseconds, lockRetries: Int = Self.defaultLockRetries,

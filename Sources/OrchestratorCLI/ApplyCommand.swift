@@ -63,7 +63,7 @@ struct ApplyCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("The longest a run waits for a standby or a slot (--max-replica-lag, --max-slot-lag); it then stops, and apply again continues (seconds, or 10m, 1h; default 10 min).", valueName: "duration"))
     var throttleTimeout: String?
 
-    @Option(name: .long, help: ArgumentHelp("Sessions a heavyweight step's set-based copies of different entity mappings may use at once (default: this machine's processors, at most 4).", valueName: "n"))
+    @Option(name: .long, help: ArgumentHelp("Sessions a heavyweight step's set-based copies may use at once: those of different entity mappings, and offline the parts of one big table's copy (default: this machine's processors, at most 4).", valueName: "n"))
     var jobs: Int?
 
     @Option(name: .long, help: ArgumentHelp("A subscriber's database URL (repeatable): migrate the same store there too, in the order that keeps logical replication flowing (docs/replication.md).", valueName: "url"))

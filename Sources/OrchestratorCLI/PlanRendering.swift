@@ -79,6 +79,7 @@ enum PlanRendering {
                     ("policy", pass.stream?.policy.map(JSONValue.string) ?? .null),
                     ("rowEstimate", .number(pass.rowEstimate)),
                     ("statements", .array(pass.statements.map { .string($0.sql.text) })),
+                    ("inParts", .bool(pass.split != nil)),
                 ])
             })),
         ])
@@ -148,6 +149,7 @@ enum PlanRendering {
             for (number, pass) in work.passes.enumerated() {
                 var header = "-- pass \(number + 1) of \(passCount): \(pass.name), \(executionName(pass))"
                 if pass.sourceTable != nil { header += ", about \(pass.rowEstimate) rows" }
+                if pass.split != nil { header += ", in parts at once offline (--jobs), from \(ApplyOptions.defaultSplitRowsFrom) rows" }
                 lines.append(header)
                 lines += statementLines(pass.statements)
                 if let stream = pass.stream {

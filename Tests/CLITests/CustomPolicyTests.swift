@@ -33,6 +33,8 @@ struct CustomPolicyTests {
             let passes = try #require(steps.first?["passes"] as? [[String: Any]], "\(plan)")
             #expect(passes.map { $0["execution"] as? String } == ["setBased", "streaming", "streaming", "setBased"], "\(plan)")
             #expect(passes[1]["policy"] as? String == "PersonSplit", "\(plan)")
+            // A policy in the step may write any table: no pass runs in parts.
+            #expect(passes.map { $0["inParts"] as? Bool } == [false, false, false, false], "\(plan)")
 
             let apply = try OrchestratorBinary.run(["apply", "--model", "Examples/people"], databaseURL: url, executable: "orchestrator-with-policies")
             #expect(apply.exitCode == 0, "\(apply)")

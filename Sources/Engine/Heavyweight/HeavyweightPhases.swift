@@ -124,13 +124,19 @@ struct HeavyweightPhases {
     private func passes(_ numbers: [Int], isDone: Bool) -> [RunPhase] {
         let source = run.migrator.model.version(named: run.step.from ?? "")!
         let destination = run.migrator.model.version(named: run.step.to)!
-        let jobs = run.jobs
-        guard !isDone, jobs > 1, numbers.count > 1 else { return numbers.map { pass($0 - 1, source: source, destination: destination) } }
+        let jobs = run.jobs, guarded = catchUp == nil, state = state, run = run
+        // Whether the staging schema logs others' writes is known by now offline (made by this
+        // run, or looked at under the guard); a split pass needs it.
+        let parts = { (pass: PlannedPass) in ConcurrentPasses.parts(of: pass, in: run, jobs: jobs, guarded: guarded, stagingLogged: state.stagingLogged == true) }
+        guard !isDone, ConcurrentPasses.runsTogether(numbers, passes: run.work.passes, jobs: jobs, parts: parts) else {
+            return numbers.map { pass($0 - 1, source: source, destination: destination) }
+        }
         let first = numbers[0] - 1
         return [
             RunPhase(kind: .concurrentPasses, event: run.progress(.passStarted, pass: first + 1, of: run.work.passes[first]), reporting: .silent) { _ in
                 let (after, made) = try ConcurrentPasses(
-                    run: run, numbers: numbers, done: done, jobs: jobs, after: state.last, writeGuard: state.writeGuard, opening: state.sessions
+                    run: run, numbers: numbers, done: done, jobs: jobs, after: state.last, writeGuard: state.writeGuard, opening: state.sessions,
+                    stagingLogged: state.stagingLogged == true
                 ).execute()
                 state.last = after
                 return made
@@ -148,6 +154,9 @@ struct HeavyweightPhases {
         ) { context in
             let validated = try run.validatePass(pass)
             let checkpoint = try run.options.executionPolicy.transaction(on: run.connection) {
+                // Offline, a pass with a split form may have been run in parts by a run stopped
+                // before its checkpoint: what those parts left goes first.
+                if let clear = validated.split?.clear, catchUp == nil { _ = try run.execute(clear) }
                 let rows = try run.runPass(
                     validated, source: source, destination: destination, onRows: context.rows, gate: context.gate, holdsWrites: state.writeGuard != nil
                 )

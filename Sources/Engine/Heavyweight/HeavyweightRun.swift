@@ -68,7 +68,9 @@ struct HeavyweightRun {
         // Offline, the sessions of the write guard and of the first passes run at once open
         // while this one works.
         if catchUp == nil && !connection.isRehearsing {
-            state.sessions = SessionsOpening(from: connection, count: 1 + ConcurrentPasses.sessions(in: work.phases, jobs: jobs))
+            let jobs = jobs, logged = state.stagingLogged ?? true
+            let work = ConcurrentPasses.sessions(in: work.phases, passes: work.passes, jobs: jobs) { ConcurrentPasses.parts(of: $0, in: self, jobs: jobs, guarded: true, stagingLogged: logged) }
+            state.sessions = SessionsOpening(from: connection, count: 1 + work)
         }
         defer { state.sessions?.close() }
         // Online, no guard keeps writes out: the rounds map them again.

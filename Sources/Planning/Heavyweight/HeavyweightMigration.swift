@@ -89,6 +89,7 @@ public enum HeavyweightMigration {
                 statements: statements, stream: stream, sourceTable: entityMapping.sourceTable
             )
             pass.waitsFor = StageOneLoads.waits(of: index, in: resolved)
+            pass.split = SplitInsert.of(pass, mapping: entityMapping, loads: loads, in: schemas, among: resolved)
             passes.append(pass)
         }
         // Stage 2: every to-one column first (the links kept elsewhere fill in where those

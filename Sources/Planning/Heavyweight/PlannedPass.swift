@@ -47,6 +47,9 @@ public struct PlannedPass: Sendable, Hashable {
     /// Stage 1: the entity mappings whose stage 1 pass must have committed before this one
     /// starts; the others may run at the same time (`apply --jobs`, `StageOneLoads.waits`).
     public var waitsFor: [String] = []
+    /// Stage 1: how its INSERT may run in parts at once (`SplitInsert`); nil when it may not.
+    /// Not part of the step's digest: the statements are the same, split or not.
+    public var split: SplitInsert?
 
     public init(
         stage: Stage, part: Part? = nil, entityMapping: String? = nil, execution: Execution = .setBased, statements: [PlannedStatement],
