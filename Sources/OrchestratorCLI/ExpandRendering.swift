@@ -87,7 +87,7 @@ enum ExpandRendering {
             "",
             "apply --expand: '\(views.oldVersion)' stays live in \(views.store), read and written as always; '\(views.version)' is served read-only in \(quoted(views.schema))",
             "  1. passes, catch-up rounds, stage 3's build: the store's tables stay at '\(views.oldVersion)'; '\(views.version)' is not served yet",
-            "  2. the wait for complete: \(quoted(views.schema)) reads the staging tables in '\(views.version)''s shape, the rounds carrying '\(views.oldVersion)''s writes into them; a write through it fails (25006, read-only until complete)",
+            "  2. the wait for complete: \(quoted(views.schema)) reads the staging tables in the shape of '\(views.version)', the rounds carrying the writes of '\(views.oldVersion)' into them; a write through it fails (25006, read-only until complete)",
             "  3. orchestrator complete --store \(views.store): the last round under the write guard and the swap; \(quoted(views.schema)) is dropped, and '\(views.version)' is read and written in \(views.store)",
             "  orchestrator rollback --store \(views.store) instead: the staging work and the views are dropped, the store stays at '\(views.oldVersion)' with every row",
             "  deferred to complete: the switch-over (nothing else)",
