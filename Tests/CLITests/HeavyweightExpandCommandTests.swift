@@ -23,7 +23,14 @@ import TestSupport
             let expansion = try #require(json["expansion"] as? [String: Any], "\(json)")
             #expect(expansion["viewsSchema"] as? String == "kitchen@Kitchen_2" && expansion["readOnly"] as? Bool == true)
 
-            let running = try RunningOrchestrator(["apply", "--expand", "--model", folder.path, "--store", "kitchen", "--format", "json"], databaseURL: url)
+            // A saved plan runs as planned (its mode checked, as every saved plan's).
+            let saved = folder.appendingPathComponent("plan.json").path
+            #expect(try run(["plan", "--expand", "--out", saved]).exitCode == 0)
+            let modes = try run(["apply", "--online", "--plan", saved])
+            #expect(modes.exitCode == 1 && modes.stderr.contains("saved for apply --expand, now apply --online"), "\(modes)")
+            let running = try RunningOrchestrator(
+                ["apply", "--expand", "--plan", saved, "--model", folder.path, "--store", "kitchen", "--format", "json"], databaseURL: url
+            )
             defer { if running.isRunning { running.kill() } }
             #expect(running.waitForOutput(containing: "waiting for orchestrator complete --store kitchen"), "the run never waited for complete")
             let status = try jsonObject(try run(["status", "--format", "json"]).stdout)
