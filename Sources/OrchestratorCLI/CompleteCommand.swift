@@ -9,7 +9,9 @@ struct CompleteCommand: ParsableCommand {
         discussion: """
             Refused, with nothing changed, while sessions hold a lock on the previous version's
             views (they are named: pid and application_name); --force ends those sessions first.
-            See docs/rolling-deploys.md.
+            A heavyweight step's expansion: gives the waiting apply --expand run the proceed and
+            waits for its switch-over, which drops the new version's read-only views.
+            See docs/rolling-deploys.md and docs/rolling-deploys-heavyweight.md.
             """
     )
 

@@ -6,6 +6,7 @@ import Planning
 /// for `complete`, and what each release sees meanwhile.
 enum ExpandRendering {
     static func text(_ plan: MigrationPlan) -> [String] {
+        if let views = plan.steps.first?.staged?.newVersionViews { return heavyweightText(views) }
         guard let expansion = plan.steps.first?.phases?.expansion else { return [] }
         var lines = ["", "apply --expand: '\(expansion.oldVersion)' stays live in \(quoted(expansion.viewsSchema)) beside '\(expansion.newVersion)' in \(plan.store)"]
         lines.append(expansion.deferred.isEmpty ? "  deferred to complete: nothing" : "  deferred to complete:")
@@ -17,6 +18,10 @@ enum ExpandRendering {
     /// when the plan has none: a blocker, or nothing to do).
     static func json(_ plan: MigrationPlan) -> JSONValue {
         guard case .object(var fields) = OnlinePlanRendering.json(plan) else { return OnlinePlanRendering.json(plan) }
+        if let views = plan.steps.first?.staged?.newVersionViews {
+            fields.append(("expansion", heavyweightJSON(views)))
+            return .object(fields)
+        }
         let expansion = plan.steps.first?.phases?.expansion
         fields.append(("expansion", expansion.map { expansion in
             .object([
@@ -39,11 +44,17 @@ enum ExpandRendering {
             ("statements", .array(report.statements.map(JSONValue.string))),
             ("endedSessions", .array(report.endedSessions.map { .object([("pid", .number($0.pid)), ("applicationName", .string($0.applicationName))]) })),
             ("durationMs", .number(report.durationMilliseconds)),
+            ("switchedOver", .bool(report.switchedOver)),
         ])
     }
 
     static func text(_ report: CompletionReport) -> [String] {
-        report.endedSessions.map { "ended \($0) (--force)" } + [
+        if report.switchedOver {
+            return report.endedSessions.map { "ended \($0) (--force)" } + [
+                "store \(report.store): completed '\(report.oldVersion)' -> '\(report.newVersion)': the apply --expand run switched over and dropped \(quoted(report.viewsSchema)) (\(report.durationMilliseconds) ms)",
+            ]
+        }
+        return report.endedSessions.map { "ended \($0) (--force)" } + [
             "store \(report.store): completed '\(report.oldVersion)' -> '\(report.newVersion)': dropped \(quoted(report.viewsSchema)), ran \(report.statements.count - 1) deferred statement\(report.statements.count == 2 ? "" : "s") (\(report.durationMilliseconds) ms)",
         ]
     }
@@ -51,14 +62,47 @@ enum ExpandRendering {
     /// `status`'s `liveVersions`: the store's version in its schema, then the version served
     /// through views.
     static func liveVersions(store: String, version: String?, expansion: ExpansionRecord) -> JSONValue {
-        .array([
+        if expansion.inFlight.servesNewVersion(of: store) {
+            return .array([
+                .object([("version", .string(version ?? expansion.oldVersion)), ("schema", .string(store))]),
+                .object([("version", .string(expansion.newVersion)), ("schema", .string(expansion.viewsSchema)), ("readOnly", .bool(true))]),
+            ])
+        }
+        return .array([
             .object([("version", version.map(JSONValue.string) ?? .string(expansion.newVersion)), ("schema", .string(store))]),
             .object([("version", .string(expansion.oldVersion)), ("schema", .string(expansion.viewsSchema))]),
         ])
     }
 
     static func liveVersionsLine(store: String, version: String?, expansion: ExpansionRecord) -> String {
-        "live versions: '\(version ?? expansion.newVersion)' in \(store), '\(expansion.oldVersion)' in \(quoted(expansion.viewsSchema)) (apply --expand at \(expansion.expandedAt); orchestrator complete ends it)"
+        if expansion.inFlight.servesNewVersion(of: store) {
+            return "live versions: '\(version ?? expansion.oldVersion)' in \(store), '\(expansion.newVersion)' read-only in \(quoted(expansion.viewsSchema)) (apply --expand of a heavyweight step at \(expansion.expandedAt); orchestrator complete switches over)"
+        }
+        return "live versions: '\(version ?? expansion.newVersion)' in \(store), '\(expansion.oldVersion)' in \(quoted(expansion.viewsSchema)) (apply --expand at \(expansion.expandedAt); orchestrator complete ends it)"
+    }
+
+    /// A heavyweight step: what each release can do in each phase.
+    private static func heavyweightText(_ views: NewVersionViews) -> [String] {
+        [
+            "",
+            "apply --expand: '\(views.oldVersion)' stays live in \(views.store), read and written as always; '\(views.version)' is served read-only in \(quoted(views.schema))",
+            "  1. passes, catch-up rounds, stage 3's build: the store's tables stay at '\(views.oldVersion)'; '\(views.version)' is not served yet",
+            "  2. the wait for complete: \(quoted(views.schema)) reads the staging tables in the shape of '\(views.version)', the rounds carrying the writes of '\(views.oldVersion)' into them; a write through it fails (25006, read-only until complete)",
+            "  3. orchestrator complete --store \(views.store): the last round under the write guard and the swap; \(quoted(views.schema)) is dropped, and '\(views.version)' is read and written in \(views.store)",
+            "  orchestrator rollback --store \(views.store) instead: the staging work and the views are dropped, the store stays at '\(views.oldVersion)' with every row",
+            "  deferred to complete: the switch-over (nothing else)",
+        ]
+    }
+
+    private static func heavyweightJSON(_ views: NewVersionViews) -> JSONValue {
+        .object([
+            ("oldVersion", .string(views.oldVersion)),
+            ("newVersion", .string(views.version)),
+            ("viewsSchema", .string(views.schema)),
+            ("serves", .string("newVersion")),
+            ("readOnly", .bool(true)),
+            ("deferred", .array([])),
+        ])
     }
 
     private static func quoted(_ schema: String) -> String { "\"\(schema)\"" }

@@ -13,7 +13,9 @@ struct RollbackCommand: ParsableCommand {
             --allow-data-loss. Refused, with nothing changed, while sessions hold a lock on the \
             store's tables or the previous version's views; --force ends them first. \
             --dry-run prints the statements and the losses and changes nothing. \
-            See docs/rolling-deploys.md.
+            A heavyweight step's expansion: drops the staging schema and the new version's views \
+            (the store's tables were never changed); the waiting apply --expand run is named, \
+            and --force ends it. See docs/rolling-deploys.md.
             """
     )
 

@@ -49,7 +49,11 @@ struct StatusCommand: ParsableCommand {
                 status.expansion = try ExpansionRecord.read(store: store, on: connection)
                 status.unfinishedExpansion = try UnfinishedExpansion.read(store: store, on: connection)
                 // Two versions live: the previous version's views are part of the contract.
-                if let expansion = status.expansion, let drift = status.drift {
+                // A heavyweight expansion's views serve the new version over the staging tables:
+                // the store's tables stay the old version's contract, as they are.
+                if let expansion = status.expansion, expansion.inFlight.servesNewVersion(of: store), status.drift != nil {
+                    status.drift?.items += try ViewsDrift.drift(of: expansion, model: model, on: connection)
+                } else if let expansion = status.expansion, let drift = status.drift {
                     status.drift?.items = ViewsDrift.withoutKeptColumns(
                         drift.items, model: model, from: expansion.oldVersion, to: expansion.newVersion, store: store
                     ) + (try ViewsDrift.drift(of: expansion, model: model, on: connection))

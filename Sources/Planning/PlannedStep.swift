@@ -133,6 +133,9 @@ public struct StagedWork: Sendable, Hashable {
     /// puts them in the `FOR TABLE` publications that named the old one
     /// (`StorePublications`, `ReplicationHazards`).
     public var renamedTables: [String: [String]] = [:]
+    /// `apply --expand`: the new version served read-only over the staging tables while the
+    /// run waits for `complete` (`ExpandPlanning.expandedHeavyweight`); nil otherwise.
+    public var newVersionViews: NewVersionViews?
 
     public init(
         passes: [PlannedPass], writeGuard: PlannedStatement, swap: [PlannedStatement], stagingSchema: String, changeTracking: ChangeTracking,

@@ -19,6 +19,8 @@ struct PostponedSwitchOver {
     var step: String
     var timeoutSeconds: Double
     var pollSeconds: Double = 1
+    /// `apply --expand` of a heavyweight step: the new version's views, which `complete` ends.
+    var views: NewVersionViews?
 
     init(store: String, from: String?, to: String, digest: String, timeoutSeconds: Double) {
         self.store = store
@@ -26,15 +28,19 @@ struct PostponedSwitchOver {
         self.timeoutSeconds = timeoutSeconds
     }
 
-    /// The postponement of `step`'s switch-over (plan `digest`) when `options` ask for it,
-    /// outside a rehearsal (whose one transaction must not wait).
+    /// The postponement of `step`'s switch-over (plan `digest`) when `options` ask for it, or
+    /// when the step is a heavyweight one expanded (`apply --expand`: `complete` gives the
+    /// proceed), outside a rehearsal (whose one transaction must not wait).
     static func of(_ step: PlannedStep, digest: String, store: String, options: ApplyOptions, on connection: PostgresConnection) -> PostponedSwitchOver? {
-        guard options.postponeSwitchOver, !connection.isRehearsing else { return nil }
-        return PostponedSwitchOver(store: store, from: step.from, to: step.to, digest: digest, timeoutSeconds: options.postponeTimeoutSeconds)
+        guard options.postponeSwitchOver || step.staged?.newVersionViews != nil, !connection.isRehearsing else { return nil }
+        var postponed = PostponedSwitchOver(store: store, from: step.from, to: step.to, digest: digest, timeoutSeconds: options.postponeTimeoutSeconds)
+        postponed.views = step.staged?.newVersionViews
+        return postponed
     }
 
     var reason: String {
-        "switch-over postponed (--postpone-switch-over): waiting for orchestrator control proceed --store \(store)"
+        guard let views else { return "switch-over postponed (--postpone-switch-over): waiting for orchestrator control proceed --store \(store)" }
+        return "switch-over postponed (apply --expand): '\(views.oldVersion)' writes \(store), '\(views.version)' is served read-only in \"\(views.schema)\"; waiting for orchestrator complete --store \(store) (or rollback)"
     }
 
     /// When the step starts: the store's row names it (see above).

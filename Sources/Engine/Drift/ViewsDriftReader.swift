@@ -4,13 +4,17 @@ import PostgresClient
 import SQLBuilding
 
 extension ViewsDrift {
-    /// The drift of the previous version's views schema of an expansion in flight from that
-    /// version's layout (`compare`); none when the model's files no longer hold that version.
+    /// The drift of the views schema of an expansion in flight from the layout of the version
+    /// it serves (`compare`): the previous one, or a heavyweight step's new one (its views read
+    /// the staging tables); none when the model's files no longer hold that version.
     public static func drift(of expansion: ExpansionRecord, model: VersionedModel, on connection: PostgresConnection) throws -> [DriftItem] {
-        try drifts(of: [expansion.inFlight], model: model, on: connection)[expansion.viewsSchema] ?? []
+        var served = expansion.inFlight
+        if served.servesNewVersion(of: expansion.store) { served.oldVersion = expansion.newVersion }
+        return try drifts(of: [served], model: model, on: connection)[expansion.viewsSchema] ?? []
     }
 
-    /// The same for several expansions in one statement however many they are (`fleet
+    /// The same for several expansions in one statement however many they are, each judged
+    /// against its `oldVersion`'s layout (`fleet
     /// status`'s survey), by views schema. The statement reads the expansions again beside the
     /// views, in one snapshot: an expansion that ended since the caller read it (a `complete`
     /// or `rollback` dropped its views and its record) is left out, never judged drifted.

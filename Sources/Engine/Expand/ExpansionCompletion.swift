@@ -49,6 +49,9 @@ public struct CompletionReport: Sendable {
     /// Sessions `--force` ended.
     public var endedSessions: [OldVersionSession]
     public var durationMilliseconds: Int
+    /// A heavyweight expansion: the `apply --expand` run switched over on `complete`'s proceed
+    /// (`statements`: the views' drop, in its swap).
+    public var switchedOver = false
 }
 
 /// `orchestrator complete --store S` (docs/rolling-deploys.md): Core Data's "finish deferred
@@ -99,7 +102,9 @@ public struct ExpansionCompletion {
 
     public func complete(force: Bool, options: ApplyOptions = ApplyOptions(), onLockWait: ([AdvisoryLockHolder]) -> Void = { _ in }) throws -> CompletionReport {
         let started = Date()
-        guard try ExpansionRecord.read(store: store, on: connection) != nil else { throw NothingToComplete(store: store) }
+        guard let recorded = try ExpansionRecord.read(store: store, on: connection) else { throw NothingToComplete(store: store) }
+        // Heavyweight: the run waiting to switch over holds the store's lock, and does the work.
+        if recorded.inFlight.servesNewVersion(of: store) { return try completeHeavyweight(recorded, force: force, started: started) }
         let lock = StoreLock(store: store, connection: connection)
         try lock.acquire(waitingAtMost: options.lockWaitSeconds, onWait: onLockWait)
         defer { lock.release() }

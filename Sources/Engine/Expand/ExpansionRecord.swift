@@ -23,7 +23,7 @@ public struct ExpansionRecord: Sendable, Hashable {
         public var summary: String
     }
 
-    var inFlight: ExpansionInFlight {
+    public var inFlight: ExpansionInFlight {
         ExpansionInFlight(oldVersion: oldVersion, newVersion: newVersion, viewsSchema: viewsSchema)
     }
 

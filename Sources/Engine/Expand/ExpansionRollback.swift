@@ -31,7 +31,10 @@ public struct ExpansionRollback {
         onLockWait: ([AdvisoryLockHolder]) -> Void = { _ in }
     ) throws -> RollbackReport {
         let started = Date()
-        guard try ExpansionRecord.read(store: store, on: connection) != nil else { throw NothingToRollBack(store: store) }
+        guard let recorded = try ExpansionRecord.read(store: store, on: connection) else { throw NothingToRollBack(store: store) }
+        if recorded.inFlight.servesNewVersion(of: store) {
+            return try rollBackHeavyweight(recorded, dryRun: dryRun, force: force, options: options, started: started, onLockWait: onLockWait)
+        }
         if dryRun {
             let (_, plan, _) = try planned()
             return report(plan, losses: try counted(plan.losses), sessions: [], dryRun: true, started: started)

@@ -65,8 +65,10 @@ extension HeavyweightRun {
     /// rounds meanwhile, so that the last one (under the write guard) stays short.
     func waitToSwitchOver(_ postponed: PostponedSwitchOver, _ catchUp: OnlineCatchUp, after last: Checkpoint?, _ tracking: ChangeTracking, context: PhaseContext) throws -> Checkpoint? {
         var last = last
+        if let views = work.newVersionViews { try HeavyweightExpansion(run: self, views: views).serve() }
         try postponed.wait(gate: context.gate, position: BatchPosition(store: migrator.store, rowsDone: 0, holdsWrites: false), onWaiting: context.paused) {
-            last = try self.catchUp(catchUp, after: last, tracking, onRound: { _, _ in })
+            // Serving the new version's views: every write is mapped again at the next round.
+            last = try self.catchUp(catchUp, after: last, tracking, remainder: work.newVersionViews == nil ? nil : 0, onRound: { _, _ in })
         }
         return last
     }
@@ -127,6 +129,7 @@ extension HeavyweightRun {
         let (_, upto) = try pendingWrites(catchUp)
         try roundWithoutForeignKeys { try runRound(catchUp, upTo: upto, underGuard: true) }
         for statement in catchUp.keySequences { _ = try execute(statement) }
+        if let views = work.newVersionViews { try HeavyweightExpansion(run: self, views: views).complete() }
         if let pass = try validate.map(validatePass) {
             let source = migrator.model.version(named: step.from ?? "")!
             let destination = migrator.model.version(named: step.to)!

@@ -5,8 +5,9 @@ import SQLBuilding
 /// its destructive changes deferred to `complete`, and the old version served through views
 /// (`OldVersionViews`) created in the switch-over (docs/rolling-deploys.md).
 ///
-/// 1. Only one lightweight step can be expanded: a heavyweight step, or several steps, or an
-///    expansion still in flight, is a blocker with a stable code.
+/// 1. Only one step can be expanded: several steps, or an expansion still in flight, is a
+///    blocker with a stable code. A heavyweight step is the online one, its new version served
+///    read-only until `complete` (`expandedHeavyweight`); points 2 to 4 are a lightweight one's.
 /// 2. Deferred: every removed column and every dropped table whose contents are lost
 ///    (`ExpandDeferral`); the constraints on those columns that new writers would violate go
 ///    first, as the step's first phase.
@@ -21,8 +22,11 @@ import SQLBuilding
 enum ExpandPlanning {
     static func expanded(_ plan: MigrationPlan, model: VersionedModel, surroundings: StoreSurroundings) -> MigrationPlan {
         var plan = plan
+        if let inFlight = surroundings.expansionInFlight {
+            guard continuesHeavyweightExpansion(inFlight, plan) else { return plan }
+            plan.blockerDetails.removeAll { $0.code == .expandInFlight }
+        }
         guard plan.status == .migrationRequired, plan.isExecutable else { return plan }
-        if surroundings.expansionInFlight != nil { return plan }
         guard plan.steps.count == 1, let step = plan.steps.first else {
             plan.blockerDetails.append(Blocker(
                 .expandSeveralSteps,
@@ -30,6 +34,7 @@ enum ExpandPlanning {
             ))
             return plan
         }
+        if case .staged(let work) = step.body { return expandedHeavyweight(plan, work: work, model: model) }
         guard step.kind == .lightweight, let from = step.from.flatMap(model.version(named:)), let to = model.version(named: step.to),
               let mapping = MappingInference.infer(from: from, to: to).mapping else {
             plan.blockerDetails.append(Blocker(
@@ -123,6 +128,12 @@ extension StoreSurroundings {
     /// read the tables as they are.
     func expansionBlockers(of plan: MigrationPlan) -> [Blocker] {
         guard let expansion = expansionInFlight, plan.status == .migrationRequired else { return [] }
+        if expansion.servesNewVersion(of: plan.store) {
+            return [Blocker(
+                .expandInFlight,
+                "store \(plan.store) serves '\(expansion.newVersion)' read-only through \(expansion.viewsSchema) beside '\(expansion.oldVersion)' (apply --expand of a heavyweight step, waiting for complete): run orchestrator complete --store \(plan.store) (or rollback) first; an apply --expand of the same step continues it"
+            )]
+        }
         return [Blocker(
             .expandInFlight,
             "store \(plan.store) serves '\(expansion.oldVersion)' beside '\(expansion.newVersion)' through \(expansion.viewsSchema) (apply --expand): run orchestrator complete --store \(plan.store) first"

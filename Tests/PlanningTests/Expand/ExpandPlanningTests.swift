@@ -108,12 +108,37 @@ import ObjectModel
         #expect(texts.contains(#"CREATE VIEW "s@v1"."tool" AS SELECT t."_pk" AS "_pk", t."_entity" AS "_entity", t."label" AS "label", t."edge" AS "edge", t."size" AS "size" FROM "s"."tool" AS t"#), "\(texts)")
     }
 
-    @Test func aHeavyweightStepIsRefusedWithItsCode() throws {
+    @Test func aHeavyweightStepIsTheOnlineOneWaitingForCompleteItsNewVersionServedReadOnlyOverTheStagingTables() throws {
         let plan = try Planner.plan(
             model: StoreSurroundingsTests.model, snapshot: PlanModeTests.kitchenSnapshot(), explicitMappings: [StoreSurroundingsTests.mapping], mode: .expand
         )
-        #expect(plan.blockerDetails.map(\.code) == [.expandHeavyweight])
-        #expect(plan.blockers.first?.contains("apply --expand serves only lightweight steps") == true)
+        #expect(plan.blockerDetails.isEmpty, "\(plan.blockers)")
+        let work = try #require(plan.steps.first?.staged)
+        #expect(work.runsOnline)
+        #expect(work.phases.map(\.kind).contains(.waitToSwitchOver))
+        let views = try #require(work.newVersionViews)
+        #expect(views.schema == "shop@Kitchen_2" && views.oldVersion == "Kitchen 1" && views.version == "Kitchen 2")
+        let texts = views.statements.map(\.text)
+        #expect(texts.contains(#"CREATE VIEW "shop@Kitchen_2"."recipe" AS SELECT "_pk", "_entity", "name", "total_cost", "temperature_c", "author_pk" FROM "shop~staging"."recipe""#), "\(texts)")
+        #expect(texts.contains { $0.hasPrefix(#"CREATE TRIGGER "read_only" BEFORE INSERT OR UPDATE OR DELETE ON "shop@Kitchen_2"."recipe" FOR EACH STATEMENT"#) })
+        #expect(texts.contains { $0.hasPrefix(#"CREATE TRIGGER "read_only_row" INSTEAD OF INSERT OR UPDATE OR DELETE ON "shop@Kitchen_2"."chef" FOR EACH ROW"#) })
+        #expect(texts.contains { $0.contains("read_only_sql_transaction") && $0.contains("served read-only in \"shop@Kitchen_2\" until orchestrator complete --store shop") })
+        // The online plan of the same step has no views.
+        let online = try Planner.plan(
+            model: StoreSurroundingsTests.model, snapshot: PlanModeTests.kitchenSnapshot(), explicitMappings: [StoreSurroundingsTests.mapping], mode: .online
+        )
+        #expect(online.steps.first?.staged?.newVersionViews == nil)
+    }
+
+    /// An `apply --expand` of a heavyweight step stopped while it waited for `complete` is
+    /// continued by `apply --expand`; every other mode stays refused until `complete`.
+    @Test func aHeavyweightExpansionInFlightIsContinuedByApplyExpandOnly() throws {
+        var snapshot = PlanModeTests.kitchenSnapshot()
+        snapshot.surroundings.expansionInFlight = ExpansionInFlight(oldVersion: "Kitchen 1", newVersion: "Kitchen 2", viewsSchema: "shop@Kitchen_2")
+        for mode in [PlanMode.offline, .online, .expand] {
+            let plan = try Planner.plan(model: StoreSurroundingsTests.model, snapshot: snapshot, explicitMappings: [StoreSurroundingsTests.mapping], mode: mode)
+            #expect(plan.blockerDetails.map(\.code) == (mode == .expand ? [] : [.expandInFlight]), "\(mode): \(plan.blockers)")
+        }
     }
 
     @Test func aStoreServingTwoVersionsBlocksEveryMigrationUntilComplete() throws {

@@ -1,0 +1,54 @@
+import Foundation
+import ObjectModel
+import Planning
+import PostgresClient
+
+/// A heavyweight step run by `apply --expand` (docs/rolling-deploys.md, "Heavyweight steps"):
+/// the online step's wait before its switch-over is the time two versions are live. The old
+/// release writes the store's tables (at its version) and the rounds carry its writes into the
+/// staging tables; the new version is read, never written, through `NewVersionViews`.
+/// `complete` gives the proceed (`ExpansionCompletion`), `rollback` drops the staging work
+/// (`HeavyweightExpansionRollback`).
+struct HeavyweightExpansion {
+    var run: HeavyweightRun
+    var views: NewVersionViews
+
+    private var connection: PostgresConnection { run.connection }
+    private var store: String { run.migrator.store }
+
+    /// The old and the new version, with their model hashes, as the history records them.
+    private var versions: (old: (name: String, hash: String), new: (name: String, hash: String)) {
+        let old = run.migrator.model.version(named: views.oldVersion)!, new = run.migrator.model.version(named: views.version)!
+        return ((old.name, VersionHash.hashes(of: old).model), (new.name, VersionHash.hashes(of: new).model))
+    }
+
+    /// When the wait for `complete` starts, in one transaction: the views (made again when a run
+    /// stopped meanwhile is continued: the expansion's row says they are its own), and the
+    /// first time the expansion's row (`ExpansionRecord`, which `status`, `complete` and
+    /// `rollback` read) and an `expand` row in the history.
+    func serve() throws {
+        let started = Date()
+        try run.options.executionPolicy.transaction(on: connection) {
+            let isKnown = try ExpansionRecord.read(store: store, on: connection) != nil
+            if isKnown { try connection.execute(views.drop) }
+            for statement in views.statements { try connection.execute(statement) }
+            guard !isKnown else { return }
+            let expansion = Expansion(oldVersion: views.oldVersion, newVersion: views.version, viewsSchema: views.schema, deferred: [])
+            try ExpansionRecord.insert(expansion, store: store, on: connection)
+            try StoreMetadataWriter.recordEvent(
+                store: store, kind: "expand", from: versions.old, to: versions.new, statements: views.statements, started: started, on: connection
+            )
+        }
+    }
+
+    /// In the swap's transaction, under the write guard, once the last round ran: the views go,
+    /// with the expansion's row, and the history gets its `complete` row (the step's own row
+    /// follows it, with the swap).
+    func complete() throws {
+        try connection.execute(views.drop)
+        try ExpansionRecord.delete(store: store, on: connection)
+        try StoreMetadataWriter.recordEvent(
+            store: store, kind: "complete", from: versions.old, to: versions.new, statements: [views.drop], started: Date(), on: connection
+        )
+    }
+}

@@ -1,0 +1,63 @@
+import Foundation
+import PostgresClient
+import Testing
+import TestSupport
+
+/// `apply --expand` of a heavyweight step as a user runs it (docs/rolling-deploys-heavyweight.md):
+/// `plan --expand` says what each release can do, the run waits for `complete` while `status`
+/// lists the new version read-only, a plain `apply` is refused meanwhile, and `complete` lets
+/// the run switch over.
+@Suite(integration) struct HeavyweightExpandCommandTests {
+    @Test func applyExpandServesTheNewVersionReadOnlyUntilCompleteLetsTheRunSwitchOver() throws {
+        try withAppliedStore { folder, url, connection in
+            func run(_ arguments: [String]) throws -> CLIResult {
+                try OrchestratorBinary.run(arguments + ["--model", folder.path, "--store", "kitchen"], databaseURL: url)
+            }
+            try connection.execute("INSERT INTO kitchen.chef (_entity, name) VALUES ('Chef', 'ada')")
+            try connection.execute("INSERT INTO kitchen.recipe (_entity, name, temperature, amount, chef_pk) SELECT 'Recipe', 'soup', 212, 3, _pk FROM kitchen.chef")
+
+            let plan = try run(["plan", "--expand"])
+            #expect(plan.exitCode == 0, "\(plan)")
+            #expect(plan.stdoutLines.contains(#"apply --expand: 'Kitchen 1' stays live in kitchen, read and written as always; 'Kitchen 2' is served read-only in "kitchen@Kitchen_2""#), "\(plan)")
+            let json = try jsonObject(try run(["plan", "--expand", "--format", "json"]).stdout)
+            let expansion = try #require(json["expansion"] as? [String: Any], "\(json)")
+            #expect(expansion["viewsSchema"] as? String == "kitchen@Kitchen_2" && expansion["readOnly"] as? Bool == true)
+
+            // A saved plan runs as planned (its mode checked, as every saved plan's).
+            let saved = folder.appendingPathComponent("plan.json").path
+            #expect(try run(["plan", "--expand", "--out", saved]).exitCode == 0)
+            let modes = try run(["apply", "--online", "--plan", saved])
+            #expect(modes.exitCode == 1 && modes.stderr.contains("saved for apply --expand, now apply --online"), "\(modes)")
+            let running = try RunningOrchestrator(
+                ["apply", "--expand", "--plan", saved, "--model", folder.path, "--store", "kitchen", "--format", "json"], databaseURL: url
+            )
+            defer { if running.isRunning { running.kill() } }
+            #expect(running.waitForOutput(containing: "waiting for orchestrator complete --store kitchen"), "the run never waited for complete")
+            let status = try jsonObject(try run(["status", "--format", "json"]).stdout)
+            let live = status["liveVersions"] as? [[String: Any]]
+            #expect(live?.map { $0["version"] as? String } == ["Kitchen 1", "Kitchen 2"] && live?.map { $0["schema"] as? String } == ["kitchen", "kitchen@Kitchen_2"], "\(status)")
+            #expect(live?.last?["readOnly"] as? Bool == true, "\(status)")
+            #expect(try connection.execute(#"SELECT name, temperature_c FROM "kitchen@Kitchen_2".recipe"#).rows == [["soup", "100"]])
+            // The views are the new version's contract meanwhile: one dropped by hand is blocking drift.
+            // (exit 2: the store is at Kitchen 1, a migration needed; nothing drifted.)
+            let check = try run(["status", "--check"])
+            #expect(check.exitCode == 2, "\(check)")
+            try connection.execute(#"DROP VIEW "kitchen@Kitchen_2".chef"#)
+            let drifted = try run(["status", "--check", "--format", "json"])
+            #expect(drifted.exitCode == 1 && drifted.stdout.contains(#""kitchen@Kitchen_2.chef""#), "\(drifted)")
+
+            let blocked = try run(["apply"])
+            #expect(blocked.exitCode == 1 && blocked.stderr.contains("an apply --expand of the same step continues it"), "\(blocked)")
+
+            let complete = try OrchestratorBinary.run(["complete", "--store", "kitchen", "--format", "json"], databaseURL: url)
+            #expect(complete.exitCode == 0, "\(complete)")
+            let report = try jsonObject(complete.stdout)
+            #expect(report["switchedOver"] as? Bool == true && report["droppedSchema"] as? String == "kitchen@Kitchen_2", "\(complete)")
+            let finished = try running.finish()
+            #expect(finished.exitCode == 0, "\(finished)")
+            #expect(try connection.execute("SELECT name, temperature_c, total_cost FROM kitchen.recipe").rows == [["soup", "100", "3"]])
+            let kinds = try connection.execute("SELECT kind FROM orchestrator.migrations WHERE store = 'kitchen' ORDER BY id").rows.map { $0[0] ?? "" }
+            #expect(kinds.suffix(3) == ["expand", "complete", "heavyweight"])
+        }
+    }
+}
