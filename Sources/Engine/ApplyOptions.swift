@@ -75,6 +75,9 @@ public struct ApplyOptions: Sendable {
     /// `apply --subscriber` on the publisher: run once, the first time a heavyweight step's
     /// write guard holds the store's tables (`ReplicatedApply`, "the cut").
     var onWritesHeld: WritesHeld?
+    /// A store of `fleet apply` (`StoreMigrator.applyUnderLock`): a heavyweight step's
+    /// expansion, which waits for `complete`, is refused (`FleetExpansionWaiting`).
+    var inFleet = false
     /// Tests: called with a split pass's number once its parts committed, before the pass's
     /// transaction (`ConcurrentPasses`); throwing stops the run there.
     var afterParts: (@Sendable (Int) throws -> Void)?

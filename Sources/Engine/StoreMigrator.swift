@@ -209,6 +209,7 @@ extension StoreMigrator {
         try AllTablesPublicationNotAllowed.check(plan, options: options)
         try OnlineNotSupported.check(plan)
         try StoreDependents.check(plan)
+        try FleetExpansionWaiting.check(plan, options: options)
     }
 
     /// `apply` for a store of a fleet: the same steps and checks, but the plan is made once,
@@ -220,6 +221,8 @@ extension StoreMigrator {
     /// With `cohortPlan` (`fleet apply --plan`), the plan made under the lock must be the
     /// cohort's saved one, for this store's schema; else nothing is changed.
     func applyUnderLock(options: ApplyOptions, cohortPlan: CohortPlan? = nil) throws -> ApplyReport {
+        var options = options
+        options.inFleet = true
         let deferred = try StoreCleanup.removeLeftovers(
             store: store, on: connection, lockWaitSeconds: options.lockWaitSeconds, policy: options.executionPolicy, deferring: true, onLockWait: { _ in }
         )

@@ -49,7 +49,9 @@ public enum Planner {
         let continued = snapshot.surroundings.onlineRunLeft == nil ? nil : plan.steps.firstIndex { $0.kind == .lightweight }
         for index in plan.steps.indices {
             let step = plan.steps[index].planned(for: mode, continuesOnlineRun: index == continued)
-            plan.steps[index] = HeavyweightPhase.laidOut(step, store: plan.store, postponed: options.postponesSwitchOver)
+            // A heavyweight step expanded waits for `complete` as a postponed one waits for the proceed.
+            let postponed = options.postponesSwitchOver || step.staged?.newVersionViews != nil
+            plan.steps[index] = HeavyweightPhase.laidOut(step, store: plan.store, postponed: postponed)
             if mode.runsOnline, options.postponesSwitchOver, case .phased(var online) = plan.steps[index].body {
                 online.waitsToSwitchOver = true
                 plan.steps[index].body = .phased(online)

@@ -195,6 +195,31 @@ struct FleetExpandTests {
     }
 
     /// `count` fresh databases as servers, a folder, and the Shop model written in it (its path).
+    @Test("fleet apply --expand refuses a store whose step is heavyweight (its expansion would wait for complete), that store alone, nothing changed", integration)
+    func heavyweightExpansionRefusedInAFleet() throws {
+        try FleetFixture.withServers(1) { urls in
+            try withTemporaryFolder { folder in
+                try KitchenModel.write(in: folder)
+                let connection = try PostgresConnection(url: urls[0])
+                defer { connection.close() }
+                for store in ["k_a", "k_b"] {
+                    #expect(try OrchestratorBinary.run(["apply", "--model", folder.path, "--store", store, "--to", "Kitchen 1"], databaseURL: urls[0]).exitCode == 0)
+                    try connection.execute("INSERT INTO \(ident: store, "recipe") (name, temperature, amount) VALUES ('soup', 212, 3)")
+                }
+                let fleet = try FleetFixture.writeFleet(servers: [("s1", urls[0], ["k_*"])])
+                let apply = try FleetFixture.run(["fleet", "apply", "--expand", "--fleet", fleet, "--model", folder.path])
+                #expect(apply.exitCode == 1, "\(apply)")
+                for store in ["k_a", "k_b"] {
+                    #expect(apply.stdout.contains("store \(store): step 'Kitchen 1' -> 'Kitchen 2' is heavyweight: its apply --expand waits for orchestrator complete"), "\(apply)")
+                    #expect(try connection.execute("SELECT version_name FROM orchestrator.stores WHERE store = \(store)").rows == [["Kitchen 1"]])
+                    #expect(try connection.execute("SELECT name, amount::text FROM \(ident: store, "recipe")").rows == [["soup", "3"]])
+                    for schema in ["\(store)~staging", "\(store)@Kitchen_2"] { #expect(try !schemaExists(schema, on: connection)) }
+                }
+                #expect(try connection.execute("SELECT count(*) AS n FROM orchestrator.expansions").int(0, "n") == 0)
+            }
+        }
+    }
+
     static func withShopServers(_ count: Int, _ body: ([String], URL, String) throws -> Void) throws {
         try FleetFixture.withServers(count) { urls in
             try withTemporaryFolder { folder in try body(urls, folder, try ShopModel.yaml.write(in: folder).path) }

@@ -67,7 +67,7 @@ extension HeavyweightPhase {
             HeavyweightPhase(.catchUpRounds(afterBuild: false), shown: [OnlineCatchUp.roundsShown(step)]),
             HeavyweightPhase(.stageThreeBuild, shown: [OnlineCatchUp.buildShown]),
             HeavyweightPhase(.catchUpRounds(afterBuild: true)),
-        ] + (postponed ? [HeavyweightPhase(.waitToSwitchOver, shown: [OnlineCatchUp.waitShown(store: store)])] : []) + [
+        ] + (postponed ? [HeavyweightPhase(.waitToSwitchOver, shown: [OnlineCatchUp.waitShown(step, store: store)])] : []) + [
             HeavyweightPhase(.writeGuard, shown: [OnlineCatchUp.guardShown(step, store: store)]),
             HeavyweightPhase(.guardedSwap(validate: validate.map { $0 + 1 })),
         ]

@@ -51,9 +51,14 @@ extension OnlineCatchUp {
     )
 
     /// `--postpone-switch-over`'s wait, which the rounds go on through.
-    static func waitShown(store: String) -> HeavyweightOnlinePhase {
-        HeavyweightOnlinePhase(
-            summary: "wait for orchestrator control proceed --store \(store) (--postpone-switch-over), catch-up rounds going on meanwhile",
+    /// The wait before the write guard: for the proceed (`--postpone-switch-over`), or for
+    /// `complete` (`apply --expand`, the new version read-only in its views meanwhile).
+    static func waitShown(_ step: PlannedStep, store: String) -> HeavyweightOnlinePhase {
+        let waitsFor = step.staged?.newVersionViews.map {
+            "orchestrator complete --store \(store) (apply --expand; '\($0.version)' served read-only in \"\($0.schema)\" meanwhile)"
+        } ?? "orchestrator control proceed --store \(store) (--postpone-switch-over)"
+        return HeavyweightOnlinePhase(
+            summary: "wait for \(waitsFor), catch-up rounds going on meanwhile",
             lock: .accessShare, hold: .scan,
             holdText: "one transaction per round, at most --postpone-timeout in all, then the run stops and apply again continues; reads and writes go on", blocksWrites: false
         )
