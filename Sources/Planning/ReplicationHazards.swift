@@ -26,7 +26,7 @@ public enum ReplicationHazards {
     /// `FOR TABLES IN SCHEMA` or `FOR ALL TABLES` publication publishes.
     public static let workTables = "replicationWorkTables"
     /// The step drops published columns beside a change no order of publisher and subscribers
-    /// keeps fitting (a rename, a type change, a table created or dropped): `apply --subscriber`
+    /// keeps fitting (a rename, a type change, a table dropped): `apply --subscriber`
     /// runs it only with `--allow-unordered-drop`.
     public static let unorderedDrop = "replicationUnorderedDrop"
 
@@ -86,7 +86,8 @@ public enum ReplicationHazards {
         if !written.isEmpty {
             hazards.append(Hazard(code: dataWrites, message: "the step writes rows of \(written.map(name).joined(separator: ", ")): the writes replicate to subscribers, which must not write the same rows themselves"))
         }
-        if let split = SubscriberSplit(step, published: published), split.replicated.isEmpty, split.dropsPublished, let other = split.unorderable {
+        let schemaPublished = topology.publications.contains { $0.form == .tablesInSchema }
+        if let split = SubscriberSplit(step, published: published, schemaPublished: schemaPublished), split.replicated.isEmpty, split.dropsPublished, let other = split.unorderable {
             hazards.append(Hazard(code: unorderedDrop, message: "the step drops published columns and also \(other.summary): no order of the publisher's and the subscribers' steps keeps rows written at the publisher meanwhile fitting; apply --subscriber runs it only with --allow-unordered-drop, writes to the store's tables kept out during the step"))
         }
         if topology.publications.contains(where: { $0.form == .allTables }), step.kind == .heavyweight || !(step.phases?.rebuiltTables.isEmpty ?? true) {

@@ -1,0 +1,122 @@
+import Foundation
+import PostgresClient
+import SQLBuilding
+import Testing
+import TestSupport
+
+/// Issue 24, section 3: a to-one made to-many (a join table created, filled from the to-one's
+/// column, the column dropped) under `apply --subscriber`, with a writer at the publisher the
+/// whole run: the subscriber creates the join table first, the publisher creates it first too
+/// and each subscription learns it while empty, the publisher's fill replicates (the subscriber
+/// never runs it), the subscriber drops the column last.
+@Suite("apply --subscriber: a to-one made to-many with writers at the publisher", .serialized, containers)
+struct ReplicationJoinTableTests {
+    /// Item's tag is a to-one (`tag_pk`), Tag's items its inverse.
+    static let toOne = """
+        entities:
+          Item:
+            attributes:
+              name: {type: string}
+              sku: {type: string}
+              price: {type: int32}
+            relationships:
+              tag: {destination: Tag, inverse: items, deleteRule: nullify}
+          Tag:
+            attributes:
+              label: {type: string}
+            relationships:
+              items: {destination: Item, inverse: tag, toMany: true}
+        """
+
+    /// Item's tag: a to-many, many-to-many with Tag's items (a join table).
+    static let toMany = """
+        entities:
+          Item:
+            attributes:
+              name: {type: string}
+              sku: {type: string}
+              price: {type: int32}
+            relationships:
+              tag: {destination: Tag, inverse: items, toMany: true}
+          Tag:
+            attributes:
+              label: {type: string}
+            relationships:
+              items: {destination: Item, inverse: tag, toMany: true}
+        """
+
+    static func rows(of table: String) -> SQL {
+        "SELECT coalesce(string_agg(t::text, '|' ORDER BY t::text), '') AS v FROM \(ident: "stock", table) AS t"
+    }
+
+    /// The join table's name: the store's one table that is neither item nor tag.
+    static func joinTable(on connection: PostgresConnection) throws -> String {
+        try connection.execute("""
+            SELECT string_agg(relname::text, ',') AS t FROM pg_class WHERE relnamespace = 'stock'::regnamespace AND relkind = 'r' AND relname NOT IN ('item', 'tag')
+            """).value(0, "t") ?? ""
+    }
+
+    /// Stock 1 with 4 tags and a tag on two items of three, published by `publication`; the
+    /// apply with a writer inserting items at the publisher throughout; then links written at
+    /// the publisher in the new shape. Both stores at Stock 2 with identical items, tags and
+    /// links, every row written during and after arrived, the subscription streaming, and the
+    /// fill run by the publisher only.
+    static func applyWithWriter(publication: SQL) throws {
+        try ReplicationBackfillTests.withReplicatedStock(publication: publication, stock1: toOne, stock2: toMany) { publisher, subscriber, model, publishing, subscribing in
+            try publishing.execute("INSERT INTO stock.tag (_entity, label) SELECT 'Tag', 'tag ' || i FROM generate_series(1, 4) AS i")
+            try publishing.execute("UPDATE stock.item SET tag_pk = (SELECT min(_pk) FROM stock.tag) + _pk % 4 WHERE _pk % 3 <> 0")
+            let linked = try publishing.execute(ReplicationBackfillTests.rows).value(0, "v") ?? ""
+            try #require(Topology.waitFor(linked, query: ReplicationBackfillTests.rows.text, on: subscriber.url()) == linked, "the subscriber never got the links")
+            let plan = try OrchestratorBinary.run(["plan", "--model", model, "--store", "stock"], databaseURL: publisher.url())
+            #expect(plan.stdout.contains("replicationColumnsDroppedLast") && !plan.stdout.contains("replicationUnorderedDrop"), "\(plan)")
+            let writer = TwinWriter.repeating(url: publisher.url(), "INSERT INTO stock.item (name, price) VALUES ('written during', 1)")
+            let apply = try OrchestratorBinary.run(
+                ["apply", "--model", model, "--store", "stock", "--allow-data-loss", "--subscriber", subscriber.url()], databaseURL: publisher.url()
+            )
+            let written = try writer.stopCounting()
+            #expect(written > 0)
+            #expect(apply.exitCode == 0, "\(apply)")
+            let join = try joinTable(on: publishing)
+            try #require(!join.isEmpty && !join.contains(","), "\(join)")
+            #expect(try publishing.execute("SELECT count(*) AS n FROM \(ident: "stock", join)").int(0, "n") == 60)
+            try publishing.execute("INSERT INTO stock.item (name, price) SELECT 'after ' || i, i FROM generate_series(1, 20) AS i")
+            try publishing.execute("""
+                INSERT INTO \(ident: "stock", join) SELECT i._pk, t._pk FROM stock.item i CROSS JOIN stock.tag t WHERE i.name LIKE 'after %' AND t.label = 'tag 2'
+                """)
+            for query in [ReplicationBackfillTests.rows, rows(of: join), rows(of: "tag")] {
+                let last = try publishing.execute(query).value(0, "v") ?? ""
+                #expect(Topology.waitFor(last, query: query.text, on: subscriber.url()) == last, "rows committed at the publisher never reached the subscriber: \(query.text)")
+            }
+            for connection in [publishing, subscribing] {
+                #expect(try connection.execute("SELECT version_name FROM orchestrator.stores WHERE store = 'stock'").value(0, "version_name") == "Stock 2")
+                #expect(try connection.execute(ReplicationDropTests.columns).value(0, "c") == "_pk,_entity,name,sku,price")
+                #expect(try joinTable(on: connection) == join)
+            }
+            let state = try subscribing.execute("""
+                SELECT (SELECT count(*) FROM stock.item WHERE name = 'written during') AS during,
+                       (SELECT count(*) FROM \(ident: "stock", join)) AS links,
+                       (SELECT subenabled FROM pg_subscription WHERE subname = 'stock') AS enabled,
+                       (SELECT count(pid) FROM pg_stat_subscription WHERE subname = 'stock') AS workers
+                """)
+            #expect(state.int(0, "during") == Int64(written))
+            #expect(state.int(0, "links") == 80)
+            #expect(state.bool(0, "enabled") == true)
+            #expect(state.int(0, "workers") == 1)
+            // The fill ran once, at the publisher: the subscriber's step has no INSERT.
+            let ran = "SELECT statements::text AS s FROM orchestrator.migrations WHERE store = 'stock' AND to_version = 'Stock 2' AND outcome = 'succeeded'"
+            #expect(try publishing.execute(SQL(unsafeRaw: ran)).value(0, "s")?.contains("INSERT INTO") == true)
+            let theirs = try subscribing.execute(SQL(unsafeRaw: ran)).value(0, "s") ?? ""
+            #expect(!theirs.contains("INSERT INTO") && theirs.contains("DROP COLUMN"), "\(theirs)")
+        }
+    }
+
+    @Test("FOR TABLES IN SCHEMA: the join table's rows replicate once, the column goes last; every row written during and after arrives")
+    func tablesInSchema() throws {
+        try Self.applyWithWriter(publication: "CREATE PUBLICATION stock FOR TABLES IN SCHEMA stock")
+    }
+
+    @Test("FOR TABLE item, tag: the publisher's step adds the join table to the publication; every row and link arrives")
+    func tableList() throws {
+        try Self.applyWithWriter(publication: "CREATE PUBLICATION stock FOR TABLE stock.item, stock.tag")
+    }
+}
