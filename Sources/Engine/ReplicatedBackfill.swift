@@ -51,7 +51,8 @@ struct ReplicatedBackfill {
             }
             return nil
         }
-        guard split.replicated.isEmpty || !options.online else {
+        // Online, only the rows of tables the publisher creates first may replicate (a to-one made to-many): proven with rows.
+        guard !options.online || Set(split.replicatedTables).isSubset(of: split.publishesCreated ? split.createdTables : []) else {
             throw ReplicatedApplyRefused(reason: "(\(ReplicationHazards.dataWrites)) the step writes published rows, which replicate: apply --subscriber runs such a step only offline, as one transaction (not --online). Nothing was changed (docs/replication.md)")
         }
         return ReplicatedBackfill(split: split)

@@ -93,7 +93,8 @@ public enum ReplicationHazards {
         if topology.publications.contains(where: { $0.form == .allTables }), step.kind == .heavyweight || !(step.phases?.rebuiltTables.isEmpty ?? true) {
             hazards.append(Hazard(code: allTables, message: "a FOR ALL TABLES publication also publishes the tables orchestrator builds beside the store (staging, change logs; each has a primary key, so the publisher never fails): a subscriber without them stops on their rows"))
         }
-        let work = tables(in: step.phases?.phases.flatMap(\.statements) ?? [], prefixes: ["CREATE TABLE "], store: store)
+        // A table of the new version (a join table) is the store's, published as any other: not a work table.
+        let work = tables(in: step.phases?.phases.flatMap(\.statements) ?? [], prefixes: ["CREATE TABLE "], store: store).filter { !kept.contains($0) }
         if !work.isEmpty, topology.publications.contains(where: { $0.form != .tableList }) {
             hazards.append(Hazard(code: workTables, message: "under apply --online the step creates \(work.map(name).joined(separator: ", ")): a FOR TABLES IN SCHEMA or FOR ALL TABLES publication publishes their rows, and a subscriber without them stops; run it without --online"))
         }

@@ -150,6 +150,24 @@ struct ReplicatedBackfillSplitTests {
         #expect(try ReplicatedBackfill.split(step, published: ["item"], options: ApplyOptions()) != nil)
     }
 
+    @Test("under --online the publisher's step keeps its phases, the one creating the published table left empty; its fill may replicate, a backfill of an existing table may not")
+    func createdTableOnline() throws {
+        let online = LightweightMigration.step([Self.createJoin, Self.fillJoin, Self.dropLink], from: "Stock 1", to: "Stock 2", schema: "stock")
+            .planned(for: .online, continuesOnlineRun: false)
+        let split = try #require(SubscriberSplit(online, published: ["item"], schemaPublished: true))
+        let publisher = try #require(split.publisherRemaining)
+        let (before, after) = (try #require(online.phases?.phases), try #require(publisher.phases?.phases))
+        #expect(after.count == before.count)
+        #expect(before.flatMap(\.statements).filter { !after.flatMap(\.statements).contains($0) } == split.createdFirst)
+        #expect(publisher.digest == online.digest)
+        var options = ApplyOptions()
+        options.online = true
+        #expect(try ReplicatedBackfill.split(online, published: ["item"], schemaPublished: true, options: options) != nil)
+        let backfill = LightweightMigration.step([Self.createJoin, Self.fillJoin, Self.backfill, Self.dropLink], from: "Stock 1", to: "Stock 2", schema: "stock")
+            .planned(for: .online, continuesOnlineRun: false)
+        #expect(throws: ReplicatedApplyRefused.self) { try ReplicatedBackfill.split(backfill, published: ["item"], schemaPublished: true, options: options) }
+    }
+
     @Test("a table created beside a backfill, no drop and the schema unpublished: no publication takes it, so it is created first and filled on the subscriber; the publisher runs its step whole")
     func createdTableNotPublished() throws {
         let split = try #require(SubscriberSplit(Self.step([Self.createJoin, Self.fillJoin, Self.backfill]), published: ["item"]))

@@ -84,6 +84,8 @@ public struct SubscriberSplit: Sendable, Hashable {
     public var droppedFrom: [String] = []
     /// Writes of published rows: run by the publisher only; they replicate.
     public var replicated: [PlannedStatement] = []
+    /// The table each of `replicated` writes.
+    public var replicatedTables: [String] = []
     /// After the publisher's step was applied on the subscriber, in the step's order, with the
     /// writes of rows the publisher does not publish.
     public var rest: [PlannedStatement] = []
@@ -134,6 +136,7 @@ extension SubscriberSplit {
                 continue
             case .writes(let table) where publishedAfter.contains(table):
                 split.replicated.append(statement)
+                split.replicatedTables.append(table)
                 continue
             case .writes, .last, .drops: break
             case .unorderable: split.unorderable = split.unorderable ?? statement
@@ -148,17 +151,30 @@ extension SubscriberSplit {
         remaining.subscriberParts = restParts
         split.remaining = remaining
         if split.publishesCreated {
-            var theirs = step
-            theirs.body = .inPlace
-            let kept = zip(step.statements, step.subscriberParts).filter { _, part in
-                if case .createdFirst = part { return false }
-                return true
-            }
-            theirs.statements = kept.map(\.0)
-            theirs.subscriberParts = kept.map(\.1)
-            split.publisherRemaining = theirs
+            split.publisherRemaining = step.without(split.createdFirst)
         }
         self = split
+    }
+}
+
+extension PlannedStep {
+    /// The publisher's step once it created its published tables first: `created` left out of
+    /// its statements and, planned for `apply --online`, out of its phases (a phase left empty
+    /// stays, so that a run's checkpoint counts the same phases as the whole step's).
+    func without(_ created: [PlannedStatement]) -> PlannedStep {
+        var step = self
+        let kept = zip(statements, subscriberParts).filter { !created.contains($0.0) }
+        step.statements = kept.map(\.0)
+        step.subscriberParts = kept.map(\.1)
+        if case .phased(var online) = body {
+            for index in online.phases.indices {
+                online.phases[index].statements.removeAll(where: created.contains)
+            }
+            step.body = .phased(online)
+        } else {
+            step.body = .inPlace
+        }
+        return step
     }
 }
 
