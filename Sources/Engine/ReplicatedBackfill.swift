@@ -26,12 +26,12 @@ struct ReplicatedBackfill {
 
     /// `step`'s split, `published` naming the store's tables the publisher publishes; nil when
     /// the step writes no published row and drops no published column, or is not lightweight.
-    /// Under `apply --online` a step that only drops published columns (and adds some) runs
-    /// online on the publisher, its additive part and its remainder in place on each
-    /// subscriber; one writing published rows is refused there (`replicationDataWrites`).
+    /// Under `apply --online` a step that only drops published columns (and adds some, or
+    /// creates tables the publisher creates first and fills) runs online on the publisher, its
+    /// additive part and its remainder in place on each subscriber; one writing other published
+    /// rows is refused there (`replicationDataWrites`).
     /// Throws `ReplicatedApplyRefused` for a statement no order keeps fitting
-    /// (`SubscriberPart.unorderable`: a rename, a column's type changed, a table created or
-    /// dropped) beside a write of published rows (`replicationDataWrites`), or beside a drop of
+    /// (`SubscriberPart.unorderable`: a rename, a column's type changed, a table dropped) beside a write of published rows (`replicationDataWrites`), or beside a drop of
     /// a published column (`replicationUnorderedDrop`) unless `allowUnorderedDrop`: such a step
     /// then goes `ReplicatedApply`'s way, the subscriptions disabled around both sides' steps.
     static func split(_ step: PlannedStep, published: Set<String>, schemaPublished: Bool = false, options: ApplyOptions) throws -> ReplicatedBackfill? {
