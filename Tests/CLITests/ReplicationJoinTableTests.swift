@@ -122,4 +122,39 @@ struct ReplicationJoinTableTests {
     func online() throws {
         try Self.applyWithWriter(publication: "CREATE PUBLICATION stock FOR TABLES IN SCHEMA stock", ["--online"])
     }
+
+    @Test("the publisher's step failing after the join table was created first and learned (a lock held on item, a short --lock-timeout): the empty table is dropped again on both sides, no drift, replication flows, and the same apply then finishes")
+    func publisherFailureTakesTheTableBack() throws {
+        try ReplicationBackfillTests.withReplicatedStock(
+            publication: "CREATE PUBLICATION stock FOR TABLE stock.item, stock.tag", stock1: Self.model(tagToMany: false), stock2: Self.model(tagToMany: true)
+        ) { publisher, subscriber, model, publishing, subscribing in
+            let holder = try PostgresConnection(url: publisher.url())
+            defer { holder.close() }
+            try holder.execute("BEGIN")
+            try holder.execute("LOCK TABLE stock.item IN ACCESS SHARE MODE")
+            let arguments = ["apply", "--model", model, "--store", "stock", "--allow-data-loss", "--subscriber", subscriber.url()]
+            let apply = try OrchestratorBinary.run(arguments + ["--lock-timeout", "100"], databaseURL: publisher.url())
+            try holder.execute("ROLLBACK")
+            #expect(apply.exitCode == 1, "\(apply)")
+            #expect(apply.stderr.contains(": dropped the step's new tables stock.item__tag again (empty, added by this run); the publisher: dropped the step's new tables stock.item__tag again"), "\(apply)")
+            #expect(!apply.stderr.contains(subscriber.password) && !apply.stderr.contains(publisher.password))
+            for (connection, url) in [(publishing, publisher.url()), (subscribing, subscriber.url())] {
+                #expect(try Self.joinTable(on: connection) == "")
+                #expect(try connection.execute("SELECT version_name FROM orchestrator.stores WHERE store = 'stock'").value(0, "version_name") == "Stock 1")
+                let status = try OrchestratorBinary.run(["status", "--model", model, "--store", "stock"], databaseURL: url)
+                #expect(status.stdoutLines.contains("drift: none from the contract of 'Stock 1'"), "\(status)")
+            }
+            #expect(try publishing.execute("SELECT string_agg(tablename::text, ',' ORDER BY tablename) AS t FROM pg_publication_tables WHERE pubname = 'stock'").value(0, "t") == "item,tag")
+            try publishing.execute("INSERT INTO stock.item (name, price) VALUES ('after the failure', 3)")
+            let last = try publishing.execute(ReplicationBackfillTests.rows).value(0, "v") ?? ""
+            #expect(Topology.waitFor(last, query: ReplicationBackfillTests.rows.text, on: subscriber.url()) == last, "rows written after the failed run never reached the subscriber")
+            let finished = try OrchestratorBinary.run(arguments, databaseURL: publisher.url())
+            #expect(finished.exitCode == 0, "\(finished)")
+            try publishing.execute("INSERT INTO stock.item__tag SELECT i._pk, t._pk FROM stock.item i CROSS JOIN stock.tag t WHERE i.name = 'after the failure'")
+            for query in [ReplicationBackfillTests.rows, Self.rows(of: "item__tag")] {
+                let last = try publishing.execute(query).value(0, "v") ?? ""
+                #expect(Topology.waitFor(last, query: query.text, on: subscriber.url()) == last, "rows committed at the publisher never reached the subscriber: \(query.text)")
+            }
+        }
+    }
 }
