@@ -157,4 +157,30 @@ struct ReplicationJoinTableTests {
             }
         }
     }
+
+    @Test("a subscription left disabled cannot learn the join table (PostgreSQL refuses REFRESH PUBLICATION on it): the run stops before the publisher's step, the empty tables taken back; enabled, the same apply finishes")
+    func disabledSubscriptionStopsBeforeThePublisher() throws {
+        try ReplicationBackfillTests.withReplicatedStock(
+            publication: "CREATE PUBLICATION stock FOR TABLES IN SCHEMA stock", stock1: Self.model(tagToMany: false), stock2: Self.model(tagToMany: true)
+        ) { publisher, subscriber, model, publishing, subscribing in
+            try publishing.execute("INSERT INTO stock.tag (_entity, label) VALUES ('Tag', 'only')")
+            try publishing.execute("UPDATE stock.item SET tag_pk = (SELECT _pk FROM stock.tag) WHERE _pk % 2 = 0")
+            let linked = try publishing.execute(ReplicationBackfillTests.rows).value(0, "v") ?? ""
+            try #require(Topology.waitFor(linked, query: ReplicationBackfillTests.rows.text, on: subscriber.url()) == linked)
+            try subscribing.execute("ALTER SUBSCRIPTION stock DISABLE")
+            let arguments = ["apply", "--model", model, "--store", "stock", "--allow-data-loss", "--subscriber", subscriber.url()]
+            let stopped = try OrchestratorBinary.run(arguments, databaseURL: publisher.url())
+            #expect(stopped.exitCode == 1, "\(stopped)")
+            #expect(stopped.stderr.contains("REFRESH") && stopped.stderr.contains("dropped the step's new tables stock.item__tag again"), "\(stopped)")
+            for connection in [publishing, subscribing] {
+                #expect(try Self.joinTable(on: connection) == "")
+                #expect(try connection.execute("SELECT version_name FROM orchestrator.stores WHERE store = 'stock'").value(0, "version_name") == "Stock 1")
+            }
+            try subscribing.execute("ALTER SUBSCRIPTION stock ENABLE")
+            let finished = try OrchestratorBinary.run(arguments, databaseURL: publisher.url())
+            #expect(finished.exitCode == 0, "\(finished)")
+            let last = try publishing.execute(Self.rows(of: "item__tag")).value(0, "v") ?? ""
+            #expect(!last.isEmpty && Topology.waitFor(last, query: Self.rows(of: "item__tag").text, on: subscriber.url()) == last)
+        }
+    }
 }
