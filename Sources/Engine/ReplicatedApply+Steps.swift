@@ -52,11 +52,11 @@ extension ReplicatedApply {
     /// Step 2: each subscriber's steps split as their round will split them, so that a step no
     /// order keeps fitting stops the run before its first step changes anything.
     private func requireOrderable(_ plans: [MigrationPlan?], options: ApplyOptions) throws {
-        let published = try publishedTables()
+        let published = try publishedTables(), schema = try schemaPublished()
         for plan in plans.compactMap({ $0 }) {
             for (index, step) in plan.steps.enumerated() {
                 do {
-                    _ = try ReplicatedBackfill.split(step, published: published, options: options)
+                    _ = try ReplicatedBackfill.split(step, published: published, schemaPublished: schema, options: options)
                 } catch let refused as ReplicatedApplyRefused {
                     throw ReplicatedApplyRefused(reason: "step \(index + 1) of \(plan.steps.count) \(refused.reason)")
                 }
@@ -69,6 +69,14 @@ extension ReplicatedApply {
         Set(try publisher.connection.execute("""
             SELECT DISTINCT tablename::text AS t FROM pg_publication_tables WHERE schemaname = \(publisher.store)
             """).rows.compactMap { $0.first ?? nil })
+    }
+
+    /// A `FOR TABLES IN SCHEMA` publication of the publisher's database publishes the store:
+    /// every table a step creates there is published too.
+    func schemaPublished() throws -> Bool {
+        try publisher.connection.execute("""
+            SELECT EXISTS (SELECT 1 FROM pg_publication_namespace p JOIN pg_namespace n ON n.oid = p.pnnspid WHERE n.nspname = \(publisher.store)) AS yes
+            """).bool(0, "yes") == true
     }
 }
 

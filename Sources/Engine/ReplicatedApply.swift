@@ -164,7 +164,7 @@ public struct ReplicatedApply {
         let steps = plan.isUpToDate ? theirs.steps : plan.steps
         guard let step = theirs.steps.first else { return nil }
         do {
-            let split = try ReplicatedBackfill.split(step, published: published, options: options)
+            let split = try ReplicatedBackfill.split(step, published: published, schemaPublished: try schemaPublished(), options: options)
             guard split != nil, steps.count > 1 || theirs.steps.count > 1 else { return split }
             throw ReplicatedApplyRefused(reason: "(\(ReplicationHazards.dataWrites)): it writes published rows or drops published columns; apply --subscriber orders such a step only one step at a time. Nothing was changed (docs/replication.md)")
         } catch let refused as ReplicatedApplyRefused {

@@ -26,21 +26,21 @@ struct ReplicatedBackfill {
 
     /// `step`'s split, `published` naming the store's tables the publisher publishes; nil when
     /// the step writes no published row and drops no published column, or is not lightweight.
-    /// Under `apply --online` a step that only drops published columns (and adds some) runs
-    /// online on the publisher, its additive part and its remainder in place on each
-    /// subscriber; one writing published rows is refused there (`replicationDataWrites`).
+    /// Under `apply --online` a step that only drops published columns (and adds some, or
+    /// creates tables the publisher creates first and fills) runs online on the publisher, its
+    /// additive part and its remainder in place on each subscriber; one writing other published
+    /// rows is refused there (`replicationDataWrites`).
     /// Throws `ReplicatedApplyRefused` for a statement no order keeps fitting
-    /// (`SubscriberPart.unorderable`: a rename, a column's type changed, a table created or
-    /// dropped) beside a write of published rows (`replicationDataWrites`), or beside a drop of
+    /// (`SubscriberPart.unorderable`: a rename, a column's type changed, a table dropped) beside a write of published rows (`replicationDataWrites`), or beside a drop of
     /// a published column (`replicationUnorderedDrop`) unless `allowUnorderedDrop`: such a step
     /// then goes `ReplicatedApply`'s way, the subscriptions disabled around both sides' steps.
-    static func split(_ step: PlannedStep, published: Set<String>, options: ApplyOptions) throws -> ReplicatedBackfill? {
-        guard step.kind == .lightweight, let split = SubscriberSplit(step, published: published) else { return nil }
+    static func split(_ step: PlannedStep, published: Set<String>, schemaPublished: Bool = false, options: ApplyOptions) throws -> ReplicatedBackfill? {
+        guard step.kind == .lightweight, let split = SubscriberSplit(step, published: published, schemaPublished: schemaPublished) else { return nil }
         if let unordered = split.unorderable {
             let also = "\(unordered.summary) (\(unordered.sql.text))"
             guard split.replicated.isEmpty else {
                 throw ReplicatedApplyRefused(reason: "(\(ReplicationHazards.dataWrites)) the step writes published rows, which replicate, and also \(also): "
-                    + "no order of the publisher's and the subscribers' parts keeps replication flowing (a rename, a column's type changed, a table created or dropped); apply --subscriber refuses it. "
+                    + "no order of the publisher's and the subscribers' parts keeps replication flowing (a rename, a column's type changed, a table dropped); apply --subscriber refuses it. "
                     + "Run the step as two versions (the backfill in one, the rest in the next). Nothing was changed (docs/replication.md)")
             }
             guard options.allowUnorderedDrop else {
@@ -51,31 +51,41 @@ struct ReplicatedBackfill {
             }
             return nil
         }
-        guard split.replicated.isEmpty || !options.online else {
+        // Online, only the rows of tables the publisher creates first may replicate (a to-one made to-many): proven with rows.
+        guard !options.online || Set(split.replicatedTables).isSubset(of: split.publishesCreated ? split.createdTables : []) else {
             throw ReplicatedApplyRefused(reason: "(\(ReplicationHazards.dataWrites)) the step writes published rows, which replicate: apply --subscriber runs such a step only offline, as one transaction (not --online). Nothing was changed (docs/replication.md)")
         }
         return ReplicatedBackfill(split: split)
     }
 
-    /// Step 1 on one subscriber; returns the columns this run added. A column there already
-    /// (an earlier run that stopped after this step) is kept: the statement's savepoint is
-    /// rolled back, the rest goes on, and it is not this run's to take back.
-    func addColumns(on migrator: StoreMigrator, policy: ExecutionPolicy) throws -> [AddedColumn] {
-        guard !additive.isEmpty else { return [] }
+    /// Step 1 on one subscriber: the step's new tables (bare), then its new columns; returns
+    /// those this run added. One there already (an earlier run that stopped after this step)
+    /// is kept: the statement's savepoint is rolled back, the rest goes on, and it is not this
+    /// run's to take back.
+    func addFirst(on migrator: StoreMigrator, policy: ExecutionPolicy) throws -> (columns: [AddedColumn], tables: [String]) {
+        guard !additive.isEmpty || !split.createdFirst.isEmpty else { return ([], []) }
         let connection = migrator.connection
         return try policy.transaction(on: connection) {
-            var added: [AddedColumn] = []
-            for (statement, column) in zip(additive, addedColumns) {
-                _ = try connection.execute("SAVEPOINT added_column")
-                do {
-                    _ = try connection.execute(statement.sql)
-                    added.append(column)
-                } catch let error as PostgresError where error.sqlState == "42701" {
-                    _ = try connection.execute("ROLLBACK TO SAVEPOINT added_column")
-                }
-            }
-            return added
+            let tables = try Self.runKeepingExisting(zip(split.createdFirst, split.createdTables).map { $0 }, on: connection)
+            let columns = try Self.runKeepingExisting(zip(additive, addedColumns).map { $0 }, on: connection)
+            return (columns, tables)
         }
+    }
+
+    /// Each statement under a savepoint; one whose column or table is there already
+    /// (`duplicate_column`, `duplicate_table`) is rolled back and left out of what is returned.
+    static func runKeepingExisting<Added>(_ statements: [(PlannedStatement, Added)], on connection: PostgresConnection) throws -> [Added] {
+        var added: [Added] = []
+        for (statement, what) in statements {
+            _ = try connection.execute("SAVEPOINT added_first")
+            do {
+                _ = try connection.execute(statement.sql)
+                added.append(what)
+            } catch let error as PostgresError where error.sqlState == "42701" || error.sqlState == "42P07" {
+                _ = try connection.execute("ROLLBACK TO SAVEPOINT added_first")
+            }
+        }
+        return added
     }
 }
 
@@ -121,8 +131,8 @@ extension ReplicatedApply {
             let plan = backfill == nil ? nil : try subscriber.migrator.plan(mode: options.planMode, postponesSwitchOver: options.postponeSwitchOver)
             planned.append(plan)
             do {
-                let added = try backfill?.addColumns(on: subscriber.migrator, policy: options.executionPolicy) ?? []
-                undo.added.append((subscriber, added, plan?.storeVersion))
+                let added = try backfill?.addFirst(on: subscriber.migrator, policy: options.executionPolicy) ?? (columns: [], tables: [])
+                undo.added.append(("subscriber \(subscriber.name)", subscriber.migrator, added.columns, added.tables, plan?.storeVersion))
             } catch {
                 let undone = undo.undo(store: publisher.store, policy: options.executionPolicy)
                 throw ReplicatedApplyRefused(reason: "subscriber \(subscriber.name) could not add the step's new columns first: \(error); nothing was changed on the publisher" + (undone.isEmpty ? "" : "; \(undone)"))
@@ -130,13 +140,17 @@ extension ReplicatedApply {
         }
         let published: ApplyReport
         do {
-            published = try publisher.apply(options: options, onStep: onStep, onProgress: onProgress, onLockWait: onLockWait)
+            if backfills.contains(where: { $0?.split.publishesCreated == true }), !theirs.isUpToDate {
+                published = try applyCreatingFirst(theirs, subscriptions: subscriptions, undo: &undo, options: options, onStep: onStep, onProgress: onProgress, onLockWait: onLockWait)
+            } else {
+                published = try publisher.apply(options: options, onStep: onStep, onProgress: onProgress, onLockWait: onLockWait)
+            }
         } catch {
-            guard undo.added.contains(where: { !$0.columns.isEmpty }) else { throw error }
+            guard undo.added.contains(where: { !$0.columns.isEmpty || !$0.tables.isEmpty }) else { throw error }
             // Taken back only while the publisher is still at its version: once its step committed, it sends them.
             let now = try? publisher.connection.execute("SELECT version_name FROM orchestrator.stores WHERE store = \(publisher.store)").value(0, "version_name")
             guard let now, now == theirs.storeVersion else {
-                throw PublisherStepFailed(underlying: error, undone: "the subscribers keep the step's new columns (the publisher's version could not be confirmed as '\(theirs.storeVersion ?? "?")'); the same apply --subscriber again uses them")
+                throw PublisherStepFailed(underlying: error, undone: "the subscribers keep the step's new columns and tables (the publisher's version could not be confirmed as '\(theirs.storeVersion ?? "?")'); the same apply --subscriber again uses them")
             }
             throw PublisherStepFailed(underlying: error, undone: undo.undo(store: publisher.store, policy: options.executionPolicy))
         }

@@ -75,7 +75,7 @@ struct ApplyCommand: ParsableCommand {
     @Flag(name: .long, help: "Migrate a store that a subscription writes into without its publisher (refused otherwise: the publisher's changes would stop fitting it).")
     var allowSubscriberAlone = false
 
-    @Flag(name: .long, help: "With --subscriber: run a step that drops published columns beside a rename, a type change or a table created or dropped (replicationUnorderedDrop), the subscriptions disabled meanwhile; keep writes to the store out during it.")
+    @Flag(name: .long, help: "With --subscriber: run a step that drops published columns beside a rename, a type change or a table dropped (replicationUnorderedDrop), the subscriptions disabled meanwhile; keep writes to the store out during it.")
     var allowUnorderedDrop = false
 
     func validate() throws {

@@ -26,7 +26,7 @@ public enum ReplicationHazards {
     /// `FOR TABLES IN SCHEMA` or `FOR ALL TABLES` publication publishes.
     public static let workTables = "replicationWorkTables"
     /// The step drops published columns beside a change no order of publisher and subscribers
-    /// keeps fitting (a rename, a type change, a table created or dropped): `apply --subscriber`
+    /// keeps fitting (a rename, a type change, a table dropped): `apply --subscriber`
     /// runs it only with `--allow-unordered-drop`.
     public static let unorderedDrop = "replicationUnorderedDrop"
 
@@ -86,13 +86,15 @@ public enum ReplicationHazards {
         if !written.isEmpty {
             hazards.append(Hazard(code: dataWrites, message: "the step writes rows of \(written.map(name).joined(separator: ", ")): the writes replicate to subscribers, which must not write the same rows themselves"))
         }
-        if let split = SubscriberSplit(step, published: published), split.replicated.isEmpty, split.dropsPublished, let other = split.unorderable {
+        let schemaPublished = topology.publications.contains { $0.form == .tablesInSchema }
+        if let split = SubscriberSplit(step, published: published, schemaPublished: schemaPublished), split.replicated.isEmpty, split.dropsPublished, let other = split.unorderable {
             hazards.append(Hazard(code: unorderedDrop, message: "the step drops published columns and also \(other.summary): no order of the publisher's and the subscribers' steps keeps rows written at the publisher meanwhile fitting; apply --subscriber runs it only with --allow-unordered-drop, writes to the store's tables kept out during the step"))
         }
         if topology.publications.contains(where: { $0.form == .allTables }), step.kind == .heavyweight || !(step.phases?.rebuiltTables.isEmpty ?? true) {
             hazards.append(Hazard(code: allTables, message: "a FOR ALL TABLES publication also publishes the tables orchestrator builds beside the store (staging, change logs; each has a primary key, so the publisher never fails): a subscriber without them stops on their rows"))
         }
-        let work = tables(in: step.phases?.phases.flatMap(\.statements) ?? [], prefixes: ["CREATE TABLE "], store: store)
+        // A table of the new version (a join table) is the store's, published as any other: not a work table.
+        let work = tables(in: step.phases?.phases.flatMap(\.statements) ?? [], prefixes: ["CREATE TABLE "], store: store).filter { !kept.contains($0) }
         if !work.isEmpty, topology.publications.contains(where: { $0.form != .tableList }) {
             hazards.append(Hazard(code: workTables, message: "under apply --online the step creates \(work.map(name).joined(separator: ", ")): a FOR TABLES IN SCHEMA or FOR ALL TABLES publication publishes their rows, and a subscriber without them stops; run it without --online"))
         }

@@ -112,9 +112,9 @@ struct ReplicatedBackfillSplitTests {
         #expect(added.isWritten.text == #"SELECT EXISTS (SELECT 1 FROM "stock"."item" WHERE "flag" IS DISTINCT FROM ('x')) AS written"#)
     }
 
-    @Test("a rename, a new table or a type change beside a backfill is refused with replicationDataWrites", arguments: [
+    @Test("a rename, a table dropped or a type change beside a backfill is refused with replicationDataWrites", arguments: [
         RenameColumn(table: "item", from: "name", to: "title") as any SchemaChange,
-        AddTable(table: TableLayout(name: "tag", kind: .hierarchy(root: "Tag"), entities: ["Tag"], columns: [], primaryKey: ["_pk"], checks: [], foreignKeys: [], uniqueConstraints: [], indexes: [])),
+        DropTables(tables: ["tag"], isLossy: true),
         AlterColumnType(table: "item", column: "price", from: "real", to: "double precision"),
     ])
     func unorderableRefused(change: any SchemaChange) throws {
@@ -123,6 +123,58 @@ struct ReplicatedBackfillSplitTests {
         #expect(error?.reason.hasPrefix("(replicationDataWrites) ") == true)
         #expect(error?.reason.contains(text) == true)
         #expect(error?.reason.contains("Nothing was changed") == true)
+    }
+
+    static let createJoin = AddTable(table: TableLayout(
+        name: "item_tag", kind: .hierarchy(root: "ItemTag"), entities: ["ItemTag"], columns: [column("label")], primaryKey: ["_pk"], checks: [], foreignKeys: [], uniqueConstraints: [],
+        indexes: []
+    ))
+    /// A write of the new table's rows: the split goes by the part (`writes`), as a join table's fill.
+    static let fillJoin = BackfillNulls(table: "item_tag", column: "label", value: "''", entities: nil)
+    static let dropLink = DropColumn(table: "item", column: "tag_pk", reason: .removed)
+
+    @Test("a table created beside a drop of a published column (a to-one made to-many): created first on every side, its fill replicated, the column dropped last")
+    func createdTableFirst() throws {
+        let step = Self.step([Self.createJoin, Self.fillJoin, Self.dropLink])
+        for schemaPublished in [true, false] {
+            // A FOR TABLE list publishing item takes the new table too (the links leave its column).
+            let split = try #require(SubscriberSplit(step, published: ["item"], schemaPublished: schemaPublished))
+            #expect(split.createdFirst.map(\.sql.text) == Self.texts([Self.createJoin]) && split.createdTables == ["item_tag"])
+            #expect(split.publishesCreated && split.droppedFrom == ["item"])
+            #expect(split.replicated.map(\.sql.text) == Self.texts([Self.fillJoin]))
+            #expect(split.rest.map(\.sql.text) == Self.texts([Self.dropLink]))
+            #expect(split.unorderable == nil)
+            let publisher = try #require(split.publisherRemaining)
+            #expect(publisher.body == .inPlace && publisher.statements.map(\.sql.text) == Self.texts([Self.fillJoin, Self.dropLink]))
+        }
+        #expect(try ReplicatedBackfill.split(step, published: ["item"], options: ApplyOptions()) != nil)
+    }
+
+    @Test("under --online the publisher's step keeps its phases, the one creating the published table left empty; its fill may replicate, a backfill of an existing table may not")
+    func createdTableOnline() throws {
+        let online = LightweightMigration.step([Self.createJoin, Self.fillJoin, Self.dropLink], from: "Stock 1", to: "Stock 2", schema: "stock")
+            .planned(for: .online, continuesOnlineRun: false)
+        let split = try #require(SubscriberSplit(online, published: ["item"], schemaPublished: true))
+        let publisher = try #require(split.publisherRemaining)
+        let (before, after) = (try #require(online.phases?.phases), try #require(publisher.phases?.phases))
+        #expect(after.count == before.count)
+        #expect(before.flatMap(\.statements).filter { !after.flatMap(\.statements).contains($0) } == split.createdFirst)
+        #expect(publisher.digest == online.digest)
+        var options = ApplyOptions()
+        options.online = true
+        #expect(try ReplicatedBackfill.split(online, published: ["item"], schemaPublished: true, options: options) != nil)
+        let backfill = LightweightMigration.step([Self.createJoin, Self.fillJoin, Self.backfill, Self.dropLink], from: "Stock 1", to: "Stock 2", schema: "stock")
+            .planned(for: .online, continuesOnlineRun: false)
+        #expect(throws: ReplicatedApplyRefused.self) { try ReplicatedBackfill.split(backfill, published: ["item"], schemaPublished: true, options: options) }
+    }
+
+    @Test("a table created beside a backfill, no drop and the schema unpublished: no publication takes it, so it is created first and filled on the subscriber; the publisher runs its step whole")
+    func createdTableNotPublished() throws {
+        let split = try #require(SubscriberSplit(Self.step([Self.createJoin, Self.fillJoin, Self.backfill]), published: ["item"]))
+        #expect(!split.publishesCreated && split.publisherRemaining == nil)
+        #expect(split.createdTables == ["item_tag"])
+        #expect(split.replicated.map(\.sql.text) == Self.texts([Self.backfill]))
+        #expect(split.rest.map(\.sql.text) == Self.texts([Self.fillJoin]))
     }
 
     @Test("every statement of a planned lightweight step has its part", arguments: [

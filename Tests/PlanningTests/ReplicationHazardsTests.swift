@@ -67,6 +67,15 @@ struct ReplicationHazardsTests {
             codes: [ReplicationHazards.columnsAddedFirst, ReplicationHazards.columnsDroppedLast, ReplicationHazards.unorderedDrop]
         ),
         Case(
+            description: "a published column dropped beside a table created (a to-one made to-many) is ordered: no consent", kind: .lightweight,
+            topology: ReplicationTopology(publications: [.init(name: "p", form: .tableList, tables: ["item"])]),
+            changes: [
+                AddTable(table: TableLayout(name: "item_tag", kind: .hierarchy(root: "ItemTag"), entities: ["ItemTag"], columns: [], primaryKey: ["_pk"], checks: [], foreignKeys: [], uniqueConstraints: [], indexes: [])),
+                DropColumn(table: "item", column: "note", reason: .removed),
+            ],
+            codes: [ReplicationHazards.columnsAddedFirst, ReplicationHazards.columnsDroppedLast]
+        ),
+        Case(
             description: "the store is a subscription target", kind: .heavyweight,
             topology: ReplicationTopology(subscriptions: [.init(name: "s", isEnabled: true, tables: ["item"])]),
             codes: [ReplicationHazards.subscriptionCarried, ReplicationHazards.subscriptionTarget]
