@@ -151,22 +151,22 @@ extension SubscriberSplit {
         remaining.subscriberParts = restParts
         split.remaining = remaining
         if split.publishesCreated {
-            split.publisherRemaining = step.without(split.createdFirst)
+            split.publisherRemaining = Self.step(step, without: split.createdFirst)
         }
         self = split
     }
 }
 
-extension PlannedStep {
+extension SubscriberSplit {
     /// The publisher's step once it created its published tables first: `created` left out of
     /// its statements and, planned for `apply --online`, out of its phases (a phase left empty
     /// stays, so that a run's checkpoint counts the same phases as the whole step's).
-    func without(_ created: [PlannedStatement]) -> PlannedStep {
-        var step = self
-        let kept = zip(statements, subscriberParts).filter { !created.contains($0.0) }
+    static func step(_ whole: PlannedStep, without created: [PlannedStatement]) -> PlannedStep {
+        var step = whole
+        let kept = zip(whole.statements, whole.subscriberParts).filter { !created.contains($0.0) }
         step.statements = kept.map(\.0)
         step.subscriberParts = kept.map(\.1)
-        if case .phased(var online) = body {
+        if case .phased(var online) = whole.body {
             for index in online.phases.indices {
                 online.phases[index].statements.removeAll(where: created.contains)
             }
