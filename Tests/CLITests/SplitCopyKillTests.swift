@@ -42,7 +42,7 @@ struct SplitCopyKillTests {
             var held = false
             while first.isRunning && !held && Date() < deadline {
                 let copying: Bool = (try? connection.execute("""
-                    SELECT count(*) AS n FROM pg_stat_activity WHERE state = 'active' AND query LIKE 'INSERT INTO "kitchen~staging"."recipe"%s._pk % 2 = %'
+                    SELECT count(*) AS n FROM pg_stat_activity WHERE state = 'active' AND query LIKE 'INSERT INTO "kitchen~staging"."recipe"%s.ctid %'
                     """).int(0, "n")).flatMap { $0 }.map { $0 > 0 } ?? false
                 if copying {
                     try reader.execute("BEGIN")

@@ -23,11 +23,17 @@ extension ConcurrentPasses {
         }
     }
 
-    /// Part `index` of `count` of `pass`'s INSERT, committed on its own; the rows it added.
-    static func runPart(_ pass: PlannedPass, _ index: Int, of count: Int, in run: HeavyweightRun, on session: PostgresConnection) throws -> Int {
+    /// The size in blocks of the table `pass` reads, which its parts share out.
+    static func blocks(read pass: PlannedPass, on session: PostgresConnection) throws -> Int64 {
+        try session.execute(pass.split!.blocks).int(0, "blocks") ?? 0
+    }
+
+    /// Part `index` of `count` of `pass`'s INSERT over a table of `blocks` blocks, committed on
+    /// its own; the rows it added.
+    static func runPart(_ pass: PlannedPass, _ index: Int, of count: Int, blocks: Int64, in run: HeavyweightRun, on session: PostgresConnection) throws -> Int {
         let split = pass.split!
         return try run.options.executionPolicy.transaction(on: session) {
-            try run.execute(split.part(index, of: count, insert: pass.statements[0]), on: session)
+            try run.execute(split.part(index, of: count, blocks: blocks, insert: pass.statements[0]), on: session)
         }
     }
 

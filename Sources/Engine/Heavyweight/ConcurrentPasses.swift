@@ -41,6 +41,8 @@ final class ConcurrentPasses: @unchecked Sendable {
     private var rows = 0
     /// Split passes begun: their progress event, parts left and rows the parts added.
     private var begun: [Int: (event: ProgressEvent, started: Date, partsLeft: Int, rows: Int)] = [:]
+    /// Split passes' source tables' sizes in blocks, read before the sessions start.
+    private var blocks: [Int: Int64] = [:]
 
     /// The passes `numbers` (1-based, a group `HeavyweightPhase.planned` laid out) not in `done`;
     /// `stagingLogged`: the staging schema logs other sessions' writes (a split pass needs it).
@@ -56,10 +58,13 @@ final class ConcurrentPasses: @unchecked Sendable {
         let all = numbers.map { (number: $0, pass: run.work.passes[$0 - 1]) }
         mappings = Set(all.compactMap(\.pass.entityMapping))
         passes = all.filter { done[$0.number] == nil }
-        waiting = passes.flatMap { number, pass in
+        let work = passes.flatMap { number, pass in
             let parts = Self.parts(of: pass, in: run, jobs: jobs, guarded: writeGuard != nil, stagingLogged: stagingLogged)
             return (0..<parts).map { Work(number: number, pass: pass, part: $0, parts: parts) }
         }
+        // The parts of a split pass first (the big copies: every session starts on one, the
+        // small passes fill in after), the rest in the plan's order.
+        waiting = work.filter { $0.parts > 1 } + work.filter { $0.parts == 1 }
         committed = Set(all.filter { done[$0.number] != nil }.compactMap(\.pass.entityMapping))
     }
 
@@ -87,7 +92,11 @@ final class ConcurrentPasses: @unchecked Sendable {
         defer { sessions.forEach { $0.close() } }
         for _ in 0..<min(jobs, waiting.count) { sessions.append(try opening?.take() ?? run.connection.reconnect()) }
         let split = Set(waiting.filter { $0.parts > 1 }.map(\.number))
-        if !split.isEmpty { try Self.clearSplitTables(of: passes.filter { split.contains($0.number) }.map(\.pass), in: run, on: sessions[0]) }
+        if !split.isEmpty {
+            let passes = passes.filter { split.contains($0.number) }
+            try Self.clearSplitTables(of: passes.map(\.pass), in: run, on: sessions[0])
+            for (number, pass) in passes { blocks[number] = try Self.blocks(read: pass, on: sessions[0]) }
+        }
         // Not threads of our own: a thread's block outlives the work it does, and with it the
         // run's progress closure, which `apply` lends only for the step (`withoutActuallyEscaping`
         // traps when it escapes). `concurrentPerform` returns when every session has stopped.
@@ -139,7 +148,8 @@ final class ConcurrentPasses: @unchecked Sendable {
             begun[work.number] = (event, Date(), work.parts, 0)
         }
         condition.unlock()
-        let outcome = Result { try Self.runPart(work.pass, work.part, of: work.parts, in: run, on: session) }
+        let blocks = self.blocks[work.number] ?? 0
+        let outcome = Result { try Self.runPart(work.pass, work.part, of: work.parts, blocks: blocks, in: run, on: session) }
         condition.lock()
         switch outcome {
         case .success(let added):

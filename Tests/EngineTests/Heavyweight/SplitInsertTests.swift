@@ -39,7 +39,7 @@ import TestSupport
         return rows
     }
 
-    @Test("the kitchen's stage 1 passes fill their tables alone with the source keys: each has a split form, its parts restricted by key")
+    @Test("the kitchen's stage 1 passes fill their tables alone with the source keys: each has a split form, its parts reading ranges of blocks")
     func planningMarksTheSoleFillersSplit() throws {
         let model = try Kitchen.kitchen()
         try S.withStore(model) { connection in
@@ -49,9 +49,17 @@ import TestSupport
             #expect(stageOne.map { $0.split?.table } == ["chef", "recipe"])
             #expect(passes.filter { $0.stage != .createInstances }.allSatisfy { $0.split == nil })
             let recipes = try #require(stageOne.last)
-            let part = try #require(recipes.split).part(1, of: 3, insert: recipes.statements[0])
-            #expect(part.sql.text == recipes.statements[0].sql.text + " AND s._pk % 3 = 1")
-            #expect(part.lock == .rowExclusive)
+            let split = try #require(recipes.split)
+            let insert = recipes.statements[0].sql.text
+            let parts = (0..<3).map { split.part($0, of: 3, blocks: 31, insert: recipes.statements[0]) }
+            // Every block in one part: [0, 10), [10, 20), [20, end).
+            #expect(parts.map(\.sql.text) == [
+                insert + " AND s.ctid < '(10,0)'::tid",
+                insert + " AND s.ctid >= '(10,0)'::tid AND s.ctid < '(20,0)'::tid",
+                insert + " AND s.ctid >= '(20,0)'::tid",
+            ])
+            #expect(parts.allSatisfy { $0.lock == .rowExclusive })
+            #expect(split.blocks.text == #"SELECT pg_relation_size('"shop"."recipe"') / current_setting('block_size')::bigint AS blocks"#)
             #expect(recipes.split?.clear.sql.text == #"TRUNCATE "shop~staging"."recipe""#)
         }
     }
