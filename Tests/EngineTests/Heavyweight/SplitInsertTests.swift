@@ -33,7 +33,7 @@ import TestSupport
     static func unsplit() throws -> [[String?]] {
         var rows: [[String?]] = []
         try S.withStore(try Kitchen.kitchen()) { connection in
-            try Kitchen.migrator(try Kitchen.kitchen(), Kitchen.kitchenMapping(), on: connection).apply(options: options(jobs: 1, split: false))
+            _ = try Kitchen.migrator(try Kitchen.kitchen(), Kitchen.kitchenMapping(), on: connection).apply(options: options(jobs: 1, split: false))
             rows = try migratedRows(on: connection)
         }
         return rows
@@ -93,7 +93,7 @@ import TestSupport
             #expect(try S.version(on: connection) == "Kitchen 1")
             #expect(try S.rows("recipe", ["name", "amount"], on: connection) == before)
 
-            try Kitchen.migrator(model, Kitchen.kitchenMapping(), on: connection).apply(options: Self.options(jobs: resumeJobs, split: true))
+            _ = try Kitchen.migrator(model, Kitchen.kitchenMapping(), on: connection).apply(options: Self.options(jobs: resumeJobs, split: true))
             #expect(try S.version(on: connection) == "Kitchen 2")
             #expect(try Self.migratedRows(on: connection) == expected)
             try S.expectFollowsContract(model, on: connection)
@@ -108,7 +108,7 @@ import TestSupport
             let split = PassNumbers()
             var options = Self.options(jobs: 2, split: true)
             options.afterParts = { split.append($0) }
-            try Kitchen.migrator(model, Kitchen.kitchenMapping(), on: connection).apply(options: options)
+            _ = try Kitchen.migrator(model, Kitchen.kitchenMapping(), on: connection).apply(options: options)
             #expect(split.numbers.sorted() == [2, 3])
             #expect(try Self.migratedRows(on: connection) == expected)
         }
