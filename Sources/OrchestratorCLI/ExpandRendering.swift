@@ -62,7 +62,12 @@ enum ExpandRendering {
     /// `status`'s `liveVersions`: the store's version in its schema, then the version served
     /// through views.
     static func liveVersions(store: String, version: String?, expansion: ExpansionRecord) -> JSONValue {
-        if expansion.inFlight.servesNewVersion(of: store) {
+        liveVersions(store: store, version: version, expansion: expansion.inFlight)
+    }
+
+    /// The same from an expansion in flight (`fleet status`'s survey).
+    static func liveVersions(store: String, version: String?, expansion: ExpansionInFlight) -> JSONValue {
+        if expansion.servesNewVersion(of: store) {
             return .array([
                 .object([("version", .string(version ?? expansion.oldVersion)), ("schema", .string(store))]),
                 .object([("version", .string(expansion.newVersion)), ("schema", .string(expansion.viewsSchema)), ("readOnly", .bool(true))]),

@@ -42,6 +42,15 @@ import TestSupport
             // (exit 2: the store is at Kitchen 1, a migration needed; nothing drifted.)
             let check = try run(["status", "--check"])
             #expect(check.exitCode == 2, "\(check)")
+            // fleet status judges the views against the version they serve, the new one, as status does.
+            let fleet = try FleetFixture.writeFleet(servers: [("s1", url, ["kitchen"])])
+            let fleetStatus = try FleetFixture.run(["fleet", "status", "--format", "json", "--fleet", fleet, "--model", folder.path])
+            let listed = try #require(try jsonObject(fleetStatus.stdout)["stores"] as? [[String: Any]], "\(fleetStatus)")
+            #expect(listed.count == 1 && listed.first?["status"] as? String != "drifted", "\(fleetStatus)")
+            let fleetLive = listed.first?["liveVersions"] as? [[String: Any]]
+            #expect(fleetLive?.map { $0["version"] as? String } == ["Kitchen 1", "Kitchen 2"] && fleetLive?.last?["readOnly"] as? Bool == true, "\(fleetStatus)")
+            let fleetText = try FleetFixture.run(["fleet", "status", "--fleet", fleet, "--model", folder.path])
+            #expect(fleetText.stdout.contains(#"s1/kitchen: 'Kitchen 2' served read-only in "kitchen@Kitchen_2" beside 'Kitchen 1'"#), "\(fleetText)")
             try connection.execute(#"DROP VIEW "kitchen@Kitchen_2".chef"#)
             let drifted = try run(["status", "--check", "--format", "json"])
             #expect(drifted.exitCode == 1 && drifted.stdout.contains(#""kitchen@Kitchen_2.chef""#), "\(drifted)")
@@ -58,6 +67,32 @@ import TestSupport
             #expect(try connection.execute("SELECT name, temperature_c, total_cost FROM kitchen.recipe").rows == [["soup", "100", "3"]])
             let kinds = try connection.execute("SELECT kind FROM orchestrator.migrations WHERE store = 'kitchen' ORDER BY id").rows.map { $0[0] ?? "" }
             #expect(kinds.suffix(3) == ["expand", "complete", "heavyweight"])
+        }
+    }
+
+    @Test("a run gone while it waited for complete: fleet status judges its views against the new version they serve, never drifted")
+    func fleetStatusOfAnExpansionWhoseRunIsGone() throws {
+        try withAppliedStore { folder, url, connection in
+            try connection.execute("INSERT INTO kitchen.recipe (_entity, name, temperature, amount) VALUES ('Recipe', 'soup', 212, 3)")
+            let running = try RunningOrchestrator(["apply", "--expand", "--model", folder.path, "--store", "kitchen", "--format", "json"], databaseURL: url)
+            defer { if running.isRunning { running.kill() } }
+            try #require(running.waitForOutput(containing: "waiting for orchestrator complete --store kitchen"), "the run never waited for complete")
+            running.kill()
+            _ = try running.finish()
+            // Its session ends once the server sees the client gone; then the store's lock is free.
+            let deadline = Date().addingTimeInterval(30)
+            while try connection.execute("SELECT count(*) AS n FROM pg_locks WHERE locktype = 'advisory' AND granted").int(0, "n") != 0 && Date() < deadline {
+                Thread.sleep(forTimeInterval: 0.05)
+            }
+            let fleet = try FleetFixture.writeFleet(servers: [("s1", url, ["kitchen"])])
+            let status = try FleetFixture.run(["fleet", "status", "--format", "json", "--fleet", fleet, "--model", folder.path])
+            let listed = try #require(try jsonObject(status.stdout)["stores"] as? [[String: Any]], "\(status)")
+            #expect(listed.map { $0["status"] as? String } == ["migrationRequired"], "\(status)")
+            // A view dropped by hand is drift, judged as status judges it.
+            try connection.execute(#"DROP VIEW "kitchen@Kitchen_2".chef"#)
+            let drifted = try FleetFixture.run(["fleet", "status", "--format", "json", "--fleet", fleet, "--model", folder.path])
+            let after = try #require(try jsonObject(drifted.stdout)["stores"] as? [[String: Any]], "\(drifted)")
+            #expect(after.map { $0["status"] as? String } == ["drifted"] && drifted.stdout.contains("kitchen@Kitchen_2.chef"), "\(drifted)")
         }
     }
 }

@@ -122,13 +122,22 @@ public struct ServerSurvey {
         return states
     }
 
-    /// Two versions live: the previous version's views are part of a store's contract, as
+    /// Two versions live: the views of the version not in the store's tables are part of its contract, as
     /// `status` judges them (`ViewsDrift`): a view or a column missing makes the store
     /// drifted. One statement for all the server's expanded stores.
     func judgeViews(of states: inout [FleetStoreState]) throws {
         let expanded = states.indices.filter { [.upToDate, .migrationRequired].contains(states[$0].status) && states[$0].expansion != nil }
         guard !expanded.isEmpty else { return }
-        let drifts = try ViewsDrift.drifts(of: expanded.compactMap { states[$0].expansion }, model: model, on: connection)
+        // A heavyweight step's views serve its new version (over the staging tables): judged
+        // against that version's layout, as `status` judges them.
+        let served = expanded.compactMap { index in
+            states[index].expansion.map { expansion in
+                var served = expansion
+                if expansion.servesNewVersion(of: states[index].store.store) { served.oldVersion = expansion.newVersion }
+                return served
+            }
+        }
+        let drifts = try ViewsDrift.drifts(of: served, model: model, on: connection)
         for index in expanded {
             let blocking = (states[index].expansion.flatMap { drifts[$0.viewsSchema] } ?? []).filter(\.isBlocking)
             guard !blocking.isEmpty else { continue }

@@ -52,7 +52,12 @@ struct FleetSummary {
         if !expanded.isEmpty {
             lines.append("two versions live (apply --expand; fleet complete ends it): \(expanded.count) store\(expanded.count == 1 ? "" : "s")")
             lines += expanded.prefix(10).map { state in
-                "  \(state.store): '\(state.expansion!.oldVersion)' served in \"\(state.expansion!.viewsSchema)\" beside '\(state.version ?? state.expansion!.newVersion)'"
+                let expansion = state.expansion!
+                // A heavyweight step's views serve its new version, read-only, beside the store's old one.
+                if expansion.servesNewVersion(of: state.store.store) {
+                    return "  \(state.store): '\(expansion.newVersion)' served read-only in \"\(expansion.viewsSchema)\" beside '\(state.version ?? expansion.oldVersion)'"
+                }
+                return "  \(state.store): '\(expansion.oldVersion)' served in \"\(expansion.viewsSchema)\" beside '\(state.version ?? expansion.newVersion)'"
             }
             if expanded.count > 10 { lines.append("  and \(expanded.count - 10) more") }
         }
@@ -73,10 +78,7 @@ struct FleetSummary {
                 ("status", .string(state.status.rawValue)),
                 ("detail", state.detail.map(JSONValue.string) ?? .null),
             ] + (state.expansion.map { expansion in
-                [("liveVersions", .array([
-                    .object([("version", .string(state.version ?? expansion.newVersion)), ("schema", .string(state.store.store))]),
-                    .object([("version", .string(expansion.oldVersion)), ("schema", .string(expansion.viewsSchema))]),
-                ]))]
+                [("liveVersions", ExpandRendering.liveVersions(store: state.store.store, version: state.version, expansion: expansion))]
             } ?? []))
         }
         let byStatus = FleetStoreStatus.allCases.map { ($0.rawValue, JSONValue.number(count($0))) }
