@@ -135,8 +135,10 @@ extension ReplicatedApply {
         }
         try publisher.requireRunnable(plan, options: options)
         let published = try publishedTables()
+        // The plan's statements are the ones made at the start, but the publications are read
+        // again: one altered or dropped meanwhile no longer publishes the new tables.
         guard let split = SubscriberSplit(plan.steps[0], published: published, schemaPublished: try schemaPublished()), split.publishesCreated else {
-            preconditionFailure("the publisher's step creates the published tables its subscribers' steps create")
+            throw ReplicatedApplyRefused(reason: "store \(store)'s publications changed while apply --subscriber ran: they no longer publish the tables the step creates; nothing was changed at the publisher")
         }
         let lists = plan.replication.publications.filter { $0.form == .tableList && !Set($0.tables).isDisjoint(with: split.droppedFrom) }
         let created = try options.executionPolicy.transaction(on: connection) {
