@@ -36,19 +36,4 @@ extension ConcurrentPasses {
             try run.execute(split.part(index, of: count, blocks: blocks, insert: pass.statements[0]), on: session)
         }
     }
-
-    /// The rest of a split pass once every part committed: the statements after its INSERT (the
-    /// primary key) and its checkpoint, in one transaction; `rows`: what the parts added.
-    static func finishSplit(
-        _ pass: PlannedPass, number: Int, rows: Int, after previous: Checkpoint?, in run: HeavyweightRun, on session: PostgresConnection, writeGuard: WriteGuard?
-    ) throws -> Checkpoint {
-        try run.options.executionPolicy.transaction(on: session) {
-            for statement in pass.statements.dropFirst() { _ = try run.execute(statement, on: session) }
-            let checkpoint = try run.recordCheckpoint(
-                pass, number: number, rows: rows, after: previous, run.work.changeTracking, on: session, filled: [pass.split!.table: rows]
-            )
-            try writeGuard?.requireNoWrites(seen: checkpoint.changesSeen)
-            return checkpoint
-        }
-    }
 }

@@ -163,7 +163,8 @@ final class ConcurrentPasses: @unchecked Sendable {
         condition.unlock()
         let finish = Result {
             try run.options.afterParts?(work.number)
-            return try Self.finishSplit(work.pass, number: work.number, rows: pass.rows, after: previous, in: run, on: session, writeGuard: writeGuard)
+            // The rest of the pass once every part committed: its primary key and its checkpoint.
+            return try run.runSetBased(work.pass, number: work.number, after: previous, on: session, writeGuard: writeGuard, insertedByParts: pass.rows)
         }
         condition.lock()
         var event = pass.event

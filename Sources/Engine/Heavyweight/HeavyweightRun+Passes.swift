@@ -137,11 +137,15 @@ extension HeavyweightRun {
 }
 
 extension HeavyweightRun {
-    /// A set-based stage 1 pass on `session`, in its transaction with its checkpoint.
-    func runSetBased(_ pass: PlannedPass, number: Int, after previous: Checkpoint?, on session: PostgresConnection, writeGuard: WriteGuard? = nil) throws -> Checkpoint {
+    /// A set-based stage 1 pass on `session`, in its transaction with its checkpoint. With
+    /// `insertedByParts`: a split pass whose INSERT its parts ran and committed, those rows
+    /// (`ConcurrentPasses+Split`); the rest of its statements run here.
+    func runSetBased(
+        _ pass: PlannedPass, number: Int, after previous: Checkpoint?, on session: PostgresConnection, writeGuard: WriteGuard? = nil, insertedByParts: Int? = nil
+    ) throws -> Checkpoint {
         try options.executionPolicy.transaction(on: session) {
-            var rows = 0
-            for statement in pass.statements {
+            var rows = insertedByParts ?? 0
+            for statement in insertedByParts == nil ? pass.statements : Array(pass.statements.dropFirst()) {
                 let affected = try execute(statement, on: session)
                 if Self.countsRows(statement, of: pass) { rows = affected }
             }
