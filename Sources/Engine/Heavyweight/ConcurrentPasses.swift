@@ -41,6 +41,9 @@ final class ConcurrentPasses: @unchecked Sendable {
     private var rows = 0
     /// Split passes begun: their progress event, parts left and rows the parts added.
     private var begun: [Int: (event: ProgressEvent, started: Date, partsLeft: Int, rows: Int)] = [:]
+    /// An earlier run made the staging tables (its passes are done): its parts may have left
+    /// rows in a split pass's table, emptied first. A run that made them finds them empty.
+    private let resumes: Bool
     /// Split passes' source tables' sizes in blocks, read before the sessions start.
     private var blocks: [Int: Int64] = [:]
 
@@ -66,6 +69,7 @@ final class ConcurrentPasses: @unchecked Sendable {
         // small passes fill in after), the rest in the plan's order.
         waiting = work.filter { $0.parts > 1 } + work.filter { $0.parts == 1 }
         committed = Set(all.filter { done[$0.number] != nil }.compactMap(\.pass.entityMapping))
+        resumes = !done.isEmpty
     }
 
     /// Whether `numbers` run here rather than one by one: more than one pass, or one in parts.
@@ -94,7 +98,7 @@ final class ConcurrentPasses: @unchecked Sendable {
         let split = Set(waiting.filter { $0.parts > 1 }.map(\.number))
         if !split.isEmpty {
             let passes = passes.filter { split.contains($0.number) }
-            try Self.clearSplitTables(of: passes.map(\.pass), in: run, on: sessions[0])
+            if resumes { try Self.clearSplitTables(of: passes.map(\.pass), in: run, on: sessions[0]) }
             for (number, pass) in passes { blocks[number] = try Self.blocks(read: pass, on: sessions[0]) }
         }
         // Not threads of our own: a thread's block outlives the work it does, and with it the

@@ -155,8 +155,9 @@ struct HeavyweightPhases {
             let validated = try run.validatePass(pass)
             let checkpoint = try run.options.executionPolicy.transaction(on: run.connection) {
                 // Offline, a pass with a split form may have been run in parts by a run stopped
-                // before its checkpoint: what those parts left goes first.
-                if let clear = validated.split?.clear, catchUp == nil { _ = try run.execute(clear) }
+                // before its checkpoint (an earlier run, whose passes are done): what those parts
+                // left goes first.
+                if let clear = validated.split?.clear, catchUp == nil, !done.isEmpty { _ = try run.execute(clear) }
                 let rows = try run.runPass(
                     validated, source: source, destination: destination, onRows: context.rows, gate: context.gate, holdsWrites: state.writeGuard != nil
                 )
