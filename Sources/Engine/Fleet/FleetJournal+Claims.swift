@@ -45,13 +45,25 @@ extension FleetJournal {
     /// A claim takes one of its server's `perServer` slots: transaction-level advisory locks
     /// of the journal, so the bound holds over every worker of the run, and a slot is free
     /// again when its claim's transaction ends, however it ends.
+    ///
+    /// Claimers of a run take turns (a session-level advisory lock held only while claiming,
+    /// waited for at most `claimTurnWait` seconds): a claimer locks a store's row before it
+    /// finds the server's slots full, and without turns another worker, freeing that server's
+    /// slot at that moment, would skip the row and take a later store of the server first.
+    /// With turns, each server's stores are claimed in their order.
     func claim(wave: Int, perServer: Int) throws -> FleetClaim? {
         var full: [String] = []
+        let turn = PostgresConnection.advisoryLockKey(for: "orchestrator:fleet-claims:\(run)")
+        var holdsTurn = false
+        defer { if holdsTurn { _ = try? connection.execute("SELECT pg_advisory_unlock(\(String(turn)))") } }
         while true {
             do {
-                // BEGIN and the claim in one round trip: literals, no binds, so one PQexec.
+                // BEGIN, the turn (the first time) and the claim in one round trip: literals, no
+                // binds, so one PQexec. The turn is a session lock: a ROLLBACK keeps it.
+                let takeTurn = holdsTurn ? "" : "SET LOCAL lock_timeout = '\(Self.claimTurnWait)s'; SELECT pg_advisory_lock(\(turn));"
+                holdsTurn = true // unlocking a lock not taken (the statement failed first) only warns
                 let row = try connection.execute("""
-                    BEGIN;
+                    BEGIN; \(unsafeRaw: takeTurn)
                     SELECT server, store, from_version, surveyed FROM \(ident: Self.schema, "stores")
                     WHERE run = \(literal: run) AND wave = \(literal: wave) AND outcome IS NULL
                       AND server <> ALL(\(literal: CatalogReader.arrayLiteral(full))::text[])
@@ -75,6 +87,9 @@ extension FleetJournal {
             }
         }
     }
+
+    /// How long a worker waits for its turn to claim (others' claims take milliseconds).
+    static let claimTurnWait = 60
 
     /// One of `server`'s claim slots for this transaction; false when every one is taken. The
     /// slots are tried in order, in one statement: the scan stops at the first one taken (no
