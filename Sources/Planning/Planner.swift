@@ -45,7 +45,7 @@ public enum Planner {
             }
         }
         plan.blockerDetails += snapshot.surroundings.expansionBlockers(of: plan)
-        if mode == .expand { plan = ExpandPlanning.expanded(plan, model: model, surroundings: snapshot.surroundings) }
+        if mode == .expand { plan = ExpandPlanning.expanded(plan, model: model, surroundings: snapshot.surroundings, explicitMappings: explicitMappings) }
         let continued = snapshot.surroundings.onlineRunLeft == nil ? nil : plan.steps.firstIndex { $0.kind == .lightweight }
         for index in plan.steps.indices {
             let step = plan.steps[index].planned(for: mode, continuesOnlineRun: index == continued)

@@ -63,7 +63,8 @@ extension FleetJournal {
                 let takeTurn = holdsTurn ? "" : "SET LOCAL lock_timeout = '\(Self.claimTurnWait)s'; SELECT pg_advisory_lock(\(turn));"
                 holdsTurn = true // unlocking a lock not taken (the statement failed first) only warns
                 let row = try connection.execute("""
-                    BEGIN; \(unsafeRaw: takeTurn)
+                    BEGIN;
+                    \(unsafeRaw: takeTurn)
                     SELECT server, store, from_version, surveyed FROM \(ident: Self.schema, "stores")
                     WHERE run = \(literal: run) AND wave = \(literal: wave) AND outcome IS NULL
                       AND server <> ALL(\(literal: CatalogReader.arrayLiteral(full))::text[])

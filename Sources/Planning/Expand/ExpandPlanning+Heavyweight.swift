@@ -7,7 +7,9 @@ extension ExpandPlanning {
     /// meanwhile. The old release keeps the store's tables, at its version; the new version is
     /// served read-only through `NewVersionViews`, created when the wait starts. A step that
     /// cannot run online is refused (`expandHeavyweight`, with the online refusal's reason).
-    static func expandedHeavyweight(_ plan: MigrationPlan, work: StagedWork, model: VersionedModel) -> MigrationPlan {
+    /// With a reverse mapping model among `explicitMappings` (from the new version to the old),
+    /// the new version is written through it where it can be (`NewVersionWrites`).
+    static func expandedHeavyweight(_ plan: MigrationPlan, work: StagedWork, model: VersionedModel, explicitMappings: [ExplicitMapping] = []) -> MigrationPlan {
         var plan = plan, work = work
         let step = plan.steps[0]
         if let refusal = work.refusal {
@@ -18,7 +20,13 @@ extension ExpandPlanning {
             return plan
         }
         guard let from = step.from.flatMap(model.version(named:)), let to = model.version(named: step.to) else { return plan }
-        work.newVersionViews = NewVersionViews(store: plan.store, from: from, to: to, staging: work.stagingSchema)
+        var views = NewVersionViews(store: plan.store, from: from, to: to, staging: work.stagingSchema)
+        let forward = explicitMappings.first { $0.source == from.name && $0.destination == to.name }?.mappingModel
+        if let reverse = explicitMappings.first(where: { $0.source == to.name && $0.destination == from.name })?.mappingModel,
+           let forward, let resolved = try? HeavyweightMigration.resolved(forward, from: from, to: to) {
+            views.writes = NewVersionWrites.planned(reverse: reverse, forward: resolved, old: from, new: to, newLayout: views.layout)
+        }
+        work.newVersionViews = views
         plan.steps[0].body = .staged(work)
         return plan
     }

@@ -20,7 +20,7 @@ import SQLBuilding
 ///    a rename, plain views of the old version's tables are created before the first rename
 ///    instead (`viewsBeforeRenames`), and replaced by the translating ones in the switch-over.
 enum ExpandPlanning {
-    static func expanded(_ plan: MigrationPlan, model: VersionedModel, surroundings: StoreSurroundings) -> MigrationPlan {
+    static func expanded(_ plan: MigrationPlan, model: VersionedModel, surroundings: StoreSurroundings, explicitMappings: [ExplicitMapping] = []) -> MigrationPlan {
         var plan = plan
         if let inFlight = surroundings.expansionInFlight {
             guard continuesHeavyweightExpansion(inFlight, plan) else { return plan }
@@ -34,7 +34,7 @@ enum ExpandPlanning {
             ))
             return plan
         }
-        if case .staged(let work) = step.body { return expandedHeavyweight(plan, work: work, model: model) }
+        if case .staged(let work) = step.body { return expandedHeavyweight(plan, work: work, model: model, explicitMappings: explicitMappings) }
         guard step.kind == .lightweight, let from = step.from.flatMap(model.version(named:)), let to = model.version(named: step.to),
               let mapping = MappingInference.infer(from: from, to: to).mapping else {
             plan.blockerDetails.append(Blocker(

@@ -23,6 +23,11 @@ public struct NewVersionViews: Sendable, Hashable {
     public var schema: String
     /// The new version's tables, laid out in `staging`.
     public var layout: StoreLayout
+    /// With a reverse mapping model: the tables written through it, the others read-only.
+    public var writes: NewVersionWrites?
+
+    /// Whether every table of the new version is read-only.
+    public var isReadOnly: Bool { writes?.writtenTables.isEmpty ?? true }
 
     /// The views of `destination`'s tables in `staging` (`StagedWork.stagingSchema`).
     public init(store: String, from source: ModelVersion, to destination: ModelVersion, staging: String) {
@@ -38,7 +43,12 @@ public struct NewVersionViews: Sendable, Hashable {
 
     /// What a write through the views raises.
     public var readOnlyMessage: String {
-        "store \(store): version '\(version)' is served read-only in \"\(schema)\" until orchestrator complete --store \(store) (apply --expand of a heavyweight step; '\(oldVersion)' writes the store's tables meanwhile)"
+        let written = writes.map { writes in
+            writes.writtenTables.isEmpty
+                ? "; the reverse mapping model \(writes.file) writes none of its tables: plan --expand says why"
+                : "; of its tables, the reverse mapping model \(writes.file) writes only \(writes.writtenTables.joined(separator: ", ")): plan --expand says why not the others"
+        } ?? ""
+        return "store \(store): version '\(version)' is served read-only in \"\(schema)\" until orchestrator complete --store \(store) (apply --expand of a heavyweight step; '\(oldVersion)' writes the store's tables meanwhile\(written))"
     }
 
     /// The schema, the refusing function, each view with its two triggers; one transaction.
@@ -50,11 +60,19 @@ public struct NewVersionViews: Sendable, Hashable {
             """
         var statements: [SQL] = [
             "CREATE SCHEMA \(ident: schema)",
-            "COMMENT ON SCHEMA \(ident: schema) IS \(literal: "orchestrator: version \(version) of store \(store), served read-only until complete")",
+            "COMMENT ON SCHEMA \(ident: schema) IS \(literal: "orchestrator: version \(version) of store \(store), served \(isReadOnly ? "read-only" : "written through \(writes?.file ?? "")") until complete")",
             "CREATE FUNCTION \(ident: schema, Self.refusal)() RETURNS trigger LANGUAGE plpgsql AS \(SQL.dollarQuoted(body, tag: "expand"))",
         ]
         for table in layout.tables {
             statements.append("CREATE VIEW \(ident: schema, table.name) AS SELECT \(idents: table.columns.map(\.name)) FROM \(ident: staging, table.name)")
+            if let function = writes?.function(for: self, table: table) {
+                statements.append(function)
+                statements.append("""
+                    CREATE TRIGGER \(ident: "write") INSTEAD OF INSERT OR UPDATE OR DELETE ON \(ident: schema, table.name) \
+                    FOR EACH ROW EXECUTE FUNCTION \(ident: schema, NewVersionWrites.functionName(of: table.name))()
+                    """)
+                continue
+            }
             statements.append("""
                 CREATE TRIGGER \(ident: "read_only_row") INSTEAD OF INSERT OR UPDATE OR DELETE ON \(ident: schema, table.name) \
                 FOR EACH ROW EXECUTE FUNCTION \(ident: schema, Self.refusal)()

@@ -45,27 +45,8 @@ public enum HeavyweightMigration {
         options: PlanningOptions = PlanningOptions(), keepsBackup: Bool = true, rowEstimates: RowEstimates = RowEstimates(),
         extras: [ExtraObject] = []
     ) throws(HeavyweightRefusal) -> PlannedStep {
-        let mapping = mapping.completed(source: source, destination: destination)
-        var resolved: [ResolvedEntityMapping] = []
-        let duplicates = mapping.duplicateEntityMappingReasons
-        var reasons = duplicates
-        // Each of thousands of copies would be resolved for nothing; without copies, every
-        // entity mapping is resolved, so that each refusal is named (each unregistered policy).
-        for definition in mapping.entityMappings where duplicates.isEmpty {
-            do {
-                if let entityMapping = try ResolvedEntityMapping.resolve(
-                    definition, in: mapping, source: source, destination: destination, registeredPolicies: options.registeredPolicies
-                ) {
-                    resolved.append(entityMapping)
-                }
-            } catch {
-                reasons += error.reasons
-            }
-        }
-        if !reasons.isEmpty { throw HeavyweightRefusal(reasons: reasons.map { "'\(source.name)' -> '\(destination.name)': \($0)" }) }
-
-        resolved = linkingInStageOne(keepingSourceKeys(withoutMirroredLinks(resolved, source: source)), source: source)
-
+        let resolved = try Self.resolved(mapping, from: source, to: destination, registeredPolicies: options.registeredPolicies)
+        let completed = mapping.completed(source: source, destination: destination)
         let staging = stagingSchema(for: schema)
         let sourceLayout = StoreLayout(version: source, schema: schema)
         let layout = StoreLayout(version: destination, schema: staging)
@@ -164,14 +145,14 @@ public enum HeavyweightMigration {
             body: .staged(work), from: source.name, to: destination.name,
             statements: tracking.install + passes.flatMap(\.statements) + swap,
             hazards: [
-                .tableRewrite("every table is rebuilt in \(staging) from \(mapping.file) and swapped in; \(kept)"),
+                .tableRewrite("every table is rebuilt in \(staging) from \(completed.file) and swapped in; \(kept)"),
                 .fullScan("every row of \(sourceTables.isEmpty ? "no table" : sourceTables) is read"),
                 .longLock("writes to \(schema) wait until the migration commits"),
             ]
         )
         step.hazards.insert(
             contentsOf: RowsLeftBehind.hazards(
-                of: mapping, resolved: resolved, source: source, estimates: rowEstimates, backup: keepsBackup ? backupSchema(for: schema) : nil
+                of: completed, resolved: resolved, source: source, estimates: rowEstimates, backup: keepsBackup ? backupSchema(for: schema) : nil
             ) + (keepsBackup ? [] : ExtraObject.hazards(of: extras, store: schema)),
             at: 0
         )
@@ -207,6 +188,32 @@ public enum HeavyweightMigration {
             }
             return mapping
         }
+    }
+
+    /// Every entity mapping of `mapping` made ready for the set-based path, with the keys and
+    /// links each keeps; each refusal named.
+    static func resolved(
+        _ mapping: MappingModel, from source: ModelVersion, to destination: ModelVersion, registeredPolicies: Set<String> = []
+    ) throws(HeavyweightRefusal) -> [ResolvedEntityMapping] {
+        let mapping = mapping.completed(source: source, destination: destination)
+        var resolved: [ResolvedEntityMapping] = []
+        let duplicates = mapping.duplicateEntityMappingReasons
+        var reasons = duplicates
+        // Each of thousands of copies would be resolved for nothing; without copies, every
+        // entity mapping is resolved, so that each refusal is named (each unregistered policy).
+        for definition in mapping.entityMappings where duplicates.isEmpty {
+            do {
+                if let entityMapping = try ResolvedEntityMapping.resolve(
+                    definition, in: mapping, source: source, destination: destination, registeredPolicies: registeredPolicies
+                ) {
+                    resolved.append(entityMapping)
+                }
+            } catch {
+                reasons += error.reasons
+            }
+        }
+        if !reasons.isEmpty { throw HeavyweightRefusal(reasons: reasons.map { "'\(source.name)' -> '\(destination.name)': \($0)" }) }
+        return linkingInStageOne(keepingSourceKeys(withoutMirroredLinks(resolved, source: source)), source: source)
     }
 
     /// To-one links whose association is there already when an entity mapping's stage 1 runs
