@@ -70,7 +70,8 @@ enum ExpandRendering {
         if expansion.servesNewVersion(of: store) {
             return .array([
                 .object([("version", .string(version ?? expansion.oldVersion)), ("schema", .string(store))]),
-                .object([("version", .string(expansion.newVersion)), ("schema", .string(expansion.viewsSchema)), ("readOnly", .bool(true))]),
+                .object([("version", .string(expansion.newVersion)), ("schema", .string(expansion.viewsSchema)), ("readOnly", .bool(expansion.writtenTables.isEmpty))]
+                    + (expansion.writtenTables.isEmpty ? [] : [("writtenTables", .array(expansion.writtenTables.map(JSONValue.string)))])),
             ])
         }
         return .array([
@@ -81,22 +82,31 @@ enum ExpandRendering {
 
     static func liveVersionsLine(store: String, version: String?, expansion: ExpansionRecord) -> String {
         if expansion.inFlight.servesNewVersion(of: store) {
-            return "live versions: '\(version ?? expansion.oldVersion)' in \(store), '\(expansion.newVersion)' read-only in \(quoted(expansion.viewsSchema)) (apply --expand of a heavyweight step at \(expansion.expandedAt); orchestrator complete switches over)"
+            let served = expansion.writtenTables.isEmpty ? "read-only" : "written through its views (\(expansion.writtenTables.joined(separator: ", ")))"
+            return "live versions: '\(version ?? expansion.oldVersion)' in \(store), '\(expansion.newVersion)' \(served) in \(quoted(expansion.viewsSchema)) (apply --expand of a heavyweight step at \(expansion.expandedAt); orchestrator complete switches over)"
         }
         return "live versions: '\(version ?? expansion.newVersion)' in \(store), '\(expansion.oldVersion)' in \(quoted(expansion.viewsSchema)) (apply --expand at \(expansion.expandedAt); orchestrator complete ends it)"
     }
 
     /// A heavyweight step: what each release can do in each phase.
     private static func heavyweightText(_ views: NewVersionViews) -> [String] {
-        [
+        let served = views.isReadOnly ? "read-only" : "written through \(views.writes?.file ?? "")"
+        let writes = views.isReadOnly
+            ? "a write through it fails (25006, read-only until complete)"
+            : "a write to \(views.writes?.writtenTables.joined(separator: ", ") ?? "") is translated by the reverse mapping into the store's tables and read back at once; a write to another table fails (25006)"
+        var lines = [
             "",
-            "apply --expand: '\(views.oldVersion)' stays live in \(views.store), read and written as always; '\(views.version)' is served read-only in \(quoted(views.schema))",
+            "apply --expand: '\(views.oldVersion)' stays live in \(views.store), read and written as always; '\(views.version)' is served \(served) in \(quoted(views.schema))",
             "  1. passes, catch-up rounds, stage 3's build: the store's tables stay at '\(views.oldVersion)'; '\(views.version)' is not served yet",
-            "  2. the wait for complete: \(quoted(views.schema)) reads the staging tables in the shape of '\(views.version)', the rounds carrying the writes of '\(views.oldVersion)' into them; a write through it fails (25006, read-only until complete)",
+            "  2. the wait for complete: \(quoted(views.schema)) reads the staging tables in the shape of '\(views.version)', the rounds carrying the writes of '\(views.oldVersion)' into them; \(writes)",
             "  3. orchestrator complete --store \(views.store): the last round under the write guard and the swap; \(quoted(views.schema)) is dropped, and '\(views.version)' is read and written in \(views.store)",
             "  orchestrator rollback --store \(views.store) instead: the staging work and the views are dropped, the store stays at '\(views.oldVersion)' with every row",
             "  deferred to complete: the switch-over (nothing else)",
         ]
+        for (table, why) in (views.writes?.readOnly ?? [:]).sorted(by: { $0.key < $1.key }) {
+            lines.append("  read-only in \(quoted(views.schema)): \(table): \(why)")
+        }
+        return lines
     }
 
     private static func heavyweightJSON(_ views: NewVersionViews) -> JSONValue {
@@ -105,7 +115,12 @@ enum ExpandRendering {
             ("newVersion", .string(views.version)),
             ("viewsSchema", .string(views.schema)),
             ("serves", .string("newVersion")),
-            ("readOnly", .bool(true)),
+            ("readOnly", .bool(views.isReadOnly)),
+        ] + (views.writes.map { writes in [
+            ("reverseMapping", .string(writes.file)),
+            ("writtenTables", .array(writes.writtenTables.map(JSONValue.string))),
+            ("readOnlyTables", .array(writes.readOnly.sorted { $0.key < $1.key }.map { .object([("table", .string($0.key)), ("reason", .string($0.value))]) })),
+        ] } ?? []) + [
             ("deferred", .array([])),
         ])
     }

@@ -17,6 +17,8 @@ public struct ExpansionRecord: Sendable, Hashable {
     public var deferred: [DeferredStatement]
     /// UTC, ISO 8601 with milliseconds.
     public var expandedAt: String
+    /// The views written through a reverse mapping model (a heavyweight expansion's).
+    public var writtenTables: [String] = []
 
     public struct DeferredStatement: Sendable, Hashable {
         public var sql: String
@@ -24,7 +26,20 @@ public struct ExpansionRecord: Sendable, Hashable {
     }
 
     public var inFlight: ExpansionInFlight {
-        ExpansionInFlight(oldVersion: oldVersion, newVersion: newVersion, viewsSchema: viewsSchema)
+        ExpansionInFlight(oldVersion: oldVersion, newVersion: newVersion, viewsSchema: viewsSchema, writtenTables: writtenTables)
+    }
+
+    /// The views of the schema `viewsSchema` names that have the `write` trigger
+    /// (`NewVersionWrites`), as `written_tables`, comma-separated.
+    static func writtenTables(viewsSchema: SQL) -> SQL {
+        """
+        (SELECT string_agg(c.relname, ',' ORDER BY c.relname) FROM pg_trigger AS g JOIN pg_class AS c ON c.oid = g.tgrelid
+         JOIN pg_namespace AS n ON n.oid = c.relnamespace WHERE n.nspname = \(viewsSchema) AND g.tgname = 'write') AS written_tables
+        """
+    }
+
+    static func writtenTables(in result: QueryResult, row: Int = 0) -> [String] {
+        result.value(row, "written_tables").map { $0.split(separator: ",").map(String.init) } ?? []
     }
 
     static let name = "expansions"
@@ -53,14 +68,14 @@ public struct ExpansionRecord: Sendable, Hashable {
     /// reads its result); nil when the metadata has no expansions table.
     static func inFlightStatement(store: String, on connection: PostgresConnection) throws -> SQL? {
         guard try MetadataSchema.hasTable(name, on: connection) else { return nil }
-        return "SELECT old_version, new_version, views_schema FROM \(ident: MetadataSchema.schema, name) WHERE store = \(store)"
+        return "SELECT old_version, new_version, views_schema, \(writtenTables(viewsSchema: "views_schema")) FROM \(ident: MetadataSchema.schema, name) WHERE store = \(store)"
     }
 
     static func inFlight(in result: QueryResult) -> ExpansionInFlight? {
         guard !result.rows.isEmpty else { return nil }
         return ExpansionInFlight(
             oldVersion: result.value(0, "old_version") ?? "", newVersion: result.value(0, "new_version") ?? "",
-            viewsSchema: result.value(0, "views_schema") ?? ""
+            viewsSchema: result.value(0, "views_schema") ?? "", writtenTables: writtenTables(in: result)
         )
     }
 
@@ -70,7 +85,7 @@ public struct ExpansionRecord: Sendable, Hashable {
         let utc = "YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\""
         let result = try connection.execute("""
             SELECT old_version, new_version, views_schema, deferred::text AS deferred,
-                   to_char(expanded_at AT TIME ZONE 'UTC', \(utc)) AS expanded_at
+                   to_char(expanded_at AT TIME ZONE 'UTC', \(utc)) AS expanded_at, \(writtenTables(viewsSchema: "views_schema"))
             FROM \(ident: MetadataSchema.schema, name) WHERE store = \(store)
             """)
         guard !result.rows.isEmpty else { return nil }
@@ -79,7 +94,7 @@ public struct ExpansionRecord: Sendable, Hashable {
         return ExpansionRecord(
             store: store, oldVersion: result.value(0, "old_version") ?? "", newVersion: result.value(0, "new_version") ?? "",
             viewsSchema: result.value(0, "views_schema") ?? "", deferred: items.map { DeferredStatement(sql: $0["sql"] ?? "", summary: $0["summary"] ?? "") },
-            expandedAt: result.value(0, "expanded_at") ?? ""
+            expandedAt: result.value(0, "expanded_at") ?? "", writtenTables: writtenTables(in: result)
         )
     }
 

@@ -189,7 +189,7 @@ public struct ServerSurvey {
                 : "LEFT JOIN (SELECT NULL::text AS store, NULL::text AS old_version, NULL::text AS new_version, NULL::text AS views_schema) AS e ON false"
             let result = try connection.execute("""
                 SELECT s.store, s.model_name, s.version_name, s.model_hash, n.oid IS NOT NULL AS schema_exists,
-                       e.old_version, e.new_version, e.views_schema
+                       e.old_version, e.new_version, e.views_schema, \(ExpansionRecord.writtenTables(viewsSchema: "e.views_schema"))
                 FROM \(ident: MetadataSchema.schema, "stores") AS s LEFT JOIN pg_namespace AS n ON n.nspname = s.store \(expansions)
                 """)
             for row in result.rows.indices {
@@ -201,7 +201,10 @@ public struct ServerSurvey {
                     store: store, versionName: result.value(row, "version_name") ?? "", modelHash: result.value(row, "model_hash"),
                     schemaExists: result.bool(row, "schema_exists") == true,
                     expansion: result.value(row, "old_version").map { old in
-                        ExpansionInFlight(oldVersion: old, newVersion: result.value(row, "new_version") ?? "", viewsSchema: result.value(row, "views_schema") ?? "")
+                        ExpansionInFlight(
+                            oldVersion: old, newVersion: result.value(row, "new_version") ?? "", viewsSchema: result.value(row, "views_schema") ?? "",
+                            writtenTables: ExpansionRecord.writtenTables(in: result, row: row)
+                        )
                     }
                 )
             }

@@ -55,7 +55,7 @@ struct FleetSummary {
                 let expansion = state.expansion!
                 // A heavyweight step's views serve its new version, read-only, beside the store's old one.
                 if expansion.servesNewVersion(of: state.store.store) {
-                    return "  \(state.store): '\(expansion.newVersion)' served read-only in \"\(expansion.viewsSchema)\" beside '\(state.version ?? expansion.oldVersion)'"
+                    return "  \(state.store): '\(expansion.newVersion)' served \(expansion.writtenTables.isEmpty ? "read-only" : "written through its views") in \"\(expansion.viewsSchema)\" beside '\(state.version ?? expansion.oldVersion)'"
                 }
                 return "  \(state.store): '\(expansion.oldVersion)' served in \"\(expansion.viewsSchema)\" beside '\(state.version ?? expansion.newVersion)'"
             }

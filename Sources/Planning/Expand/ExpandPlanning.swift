@@ -115,11 +115,15 @@ public struct ExpansionInFlight: Sendable, Hashable {
     public var oldVersion: String
     public var newVersion: String
     public var viewsSchema: String
+    /// A heavyweight expansion's views written through a reverse mapping model (each has the
+    /// `write` trigger), read from the catalog; empty when the new version is read-only.
+    public var writtenTables: [String]
 
-    public init(oldVersion: String, newVersion: String, viewsSchema: String) {
+    public init(oldVersion: String, newVersion: String, viewsSchema: String, writtenTables: [String] = []) {
         self.oldVersion = oldVersion
         self.newVersion = newVersion
         self.viewsSchema = viewsSchema
+        self.writtenTables = writtenTables
     }
 }
 

@@ -1,0 +1,141 @@
+import Foundation
+import Testing
+import Mapping
+import PostgresClient
+import ObjectModel
+import Planning
+import SQLBuilding
+import TestSupport
+@testable import Engine
+
+/// Issue 25, point 3: a heavyweight step's new version written through its views when a
+/// reverse mapping model (Kitchen 2 -> Kitchen 1) is given. The old release writes the store's
+/// tables through the run and the wait; the new release writes `"shop@Kitchen_2"`: its writes
+/// land in the store's tables in Kitchen 1's shape (the old release reads them at once), read
+/// back at once through the views, and `complete` gives the offline migration of both
+/// releases' writes, row for row.
+@Suite(integration) struct HeavyweightExpandWritesTests {
+    typealias S = MigratedStore
+    typealias Kitchen = HeavyweightMigrationTests
+    typealias Online = OnlineHeavyweightTests
+    typealias Expand = HeavyweightExpandTests
+    static let views = Expand.views
+
+    static func reverseMapping() -> MappingModel {
+        MappingModel(source: "Kitchen 2", destination: "Kitchen 1", entityMappings: [
+            EntityMappingDefinition(name: "ChefToChef", type: .copy, sourceEntity: "Chef", destinationEntity: "Chef"),
+            EntityMappingDefinition(
+                name: "RecipeToRecipe", type: .transform, sourceEntity: "Recipe", destinationEntity: "Recipe",
+                attributeMappings: [
+                    PropertyMappingDefinition(name: "amount", valueExpression: "$source.totalCost"),
+                    PropertyMappingDefinition(name: "temperature", valueExpression: "$source.temperatureC * 1.8 + 32.0"),
+                ],
+                relationshipMappings: [
+                    PropertyMappingDefinition(name: "chef", valueExpression: #"FUNCTION($manager, "destinationInstancesForEntityMappingNamed:sourceInstances:", "ChefToChef", $source.author)"#),
+                ]
+            ),
+        ], file: "kitchen-2-to-1.yaml")
+    }
+
+    static func migrator(_ model: VersionedModel, on connection: PostgresConnection) -> StoreMigrator {
+        StoreMigrator(connection: connection, model: model, store: S.store, explicitMappings: [
+            ExplicitMapping(Kitchen.kitchenMapping()), ExplicitMapping(reverseMapping()),
+        ])
+    }
+
+    /// `apply --expand` with the old release's first half of writes going on; returns once the
+    /// run waits for `complete`.
+    static func expanded(on connection: PostgresConnection, model: VersionedModel) throws -> BackgroundApply {
+        let writer = try TwinWriter.script(sessionsLike: connection, Expand.firstHalf, every: 0.01)
+        writer.start()
+        let run = try BackgroundApply(migrator(model, on: connection), options: Expand.options(), from: connection)
+        #expect(run.waitForEvent { $0.kind == .paused && $0.reason?.hasPrefix("switch-over postponed") == true }, "the run never waited for complete: \(run.events.suffix(3))")
+        #expect(writer.waitUntilDone() && writer.failure == nil, "the old release's writes failed: \(String(describing: writer.failure))")
+        return run
+    }
+
+    @Test func planningWritesEveryTableOfTheKitchenThroughTheReverseMapping() throws {
+        let model = try Kitchen.kitchen()
+        let views = try #require(try NewVersionViewsFixture.planned(model, forward: Kitchen.kitchenMapping(), reverse: Self.reverseMapping()))
+        #expect(views.writes?.writtenTables == ["chef", "recipe"] && views.writes?.readOnly.isEmpty == true, "\(String(describing: views.writes?.readOnly))")
+        #expect(!views.isReadOnly)
+        // A reverse mapping with a filter writes nothing of that table, and says why.
+        var filtered = Self.reverseMapping()
+        filtered.entityMappings[1].filter = "$source.totalCost > 0"
+        let partly = try #require(try NewVersionViewsFixture.planned(model, forward: Kitchen.kitchenMapping(), reverse: filtered))
+        #expect(partly.writes?.writtenTables == ["chef"])
+        #expect(partly.writes?.readOnly["recipe"]?.contains("reverse entity mapping RecipeToRecipe has a filter") == true, "\(String(describing: partly.writes?.readOnly))")
+        // Without a reverse mapping model, the views stay read-only.
+        let none = try #require(try NewVersionViewsFixture.planned(model, forward: Kitchen.kitchenMapping(), reverse: nil))
+        #expect(none.writes == nil && none.isReadOnly)
+    }
+
+    @Test func theNewReleaseWritesThroughItsViewsTheOldReleaseReadsItAndCompleteGivesTheOfflineResult() throws {
+        let model = try Kitchen.kitchen()
+        try S.withStore(model) { connection in
+            let run = try Self.expanded(on: connection, model: model)
+            defer { run.end(on: connection) }
+            let newRelease = try connection.reconnect()
+            defer { newRelease.close() }
+            try newRelease.execute("SET search_path = \(ident: Self.views), \(ident: S.store)")
+
+            // An insert without a key takes one from the store's sequence, read back at once.
+            let chef = try newRelease.execute("INSERT INTO chef (name) VALUES ('new release chef') RETURNING _pk, _entity")
+            let chefKey = try #require(chef.int(0, "_pk"))
+            #expect(chef.value(0, "_entity") == "Chef")
+            let recipe = try newRelease.execute("""
+                INSERT INTO recipe (_pk, name, total_cost, temperature_c, author_pk) VALUES (300001, 'new release recipe', 7, 100, \(chefKey))
+                RETURNING _pk
+                """)
+            #expect(recipe.int(0, "_pk") == 300_001)
+            #expect(try newRelease.execute("SELECT total_cost, temperature_c, author_pk FROM recipe WHERE _pk = 300001").rows == [["7", "100", String(chefKey)]])
+            try newRelease.execute("UPDATE recipe SET total_cost = total_cost + 40, name = name || ' n' WHERE _pk IN (30, 31)")
+            try newRelease.execute("DELETE FROM recipe WHERE _pk = 32")
+            #expect(try newRelease.execute("SELECT count(*) AS n FROM recipe WHERE _pk = 32").int(0, "n") == 0)
+
+            // The old release reads them at once, in its shape.
+            #expect(try connection.execute("SELECT name FROM shop.chef WHERE _pk = \(chefKey)").rows == [["new release chef"]])
+            #expect(try connection.execute("SELECT amount, temperature, chef_pk FROM shop.recipe WHERE _pk = 300001").rows == [["7", "212", String(chefKey)]])
+            #expect(try connection.execute("SELECT count(*) AS n FROM shop.recipe WHERE _pk = 32").int(0, "n") == 0)
+
+            // The old release's second half, then complete.
+            let writer = try TwinWriter.script(sessionsLike: connection, Expand.secondHalf, every: 0.005)
+            writer.start()
+            #expect(writer.waitUntilDone() && writer.failure == nil, "\(String(describing: writer.failure))")
+            // The new release's writes, as the old release would have written them.
+            let translated: [SQL] = [
+                "INSERT INTO shop.chef (_pk, _entity, name) VALUES (\(chefKey), 'Chef', 'new release chef')",
+                "INSERT INTO shop.recipe (_pk, _entity, name, amount, temperature, chef_pk) VALUES (300001, 'Recipe', 'new release recipe', 7, 212, \(chefKey))",
+                "UPDATE shop.recipe SET amount = amount + 40, name = name || ' n' WHERE _pk IN (30, 31)",
+                "DELETE FROM shop.recipe WHERE _pk = 32",
+            ]
+            let reference = try Online.offlineMigration(after: Expand.firstHalf + translated + Expand.secondHalf)
+            try Expand.expectViewsReach(reference.migrated, on: connection)
+            try newRelease.execute("RESET search_path")
+
+            let report = try ExpansionCompletion(connection: connection, store: S.store).complete(force: false)
+            #expect(report.switchedOver)
+            _ = try #require(run.result(), "the run did not finish after complete").get()
+            #expect(try S.version(on: connection) == "Kitchen 2")
+            TwinComparison.expectSameRows(try Online.snapshot(S.store, on: connection), reference.migrated)
+            try Online.expectNoTriggersLeft(on: connection)
+            // The store's key sequence went past every key the views gave out.
+            let next = try connection.execute("INSERT INTO shop.chef (name) VALUES ('after complete') RETURNING _pk").int(0, "_pk")
+            #expect((next ?? 0) > max(chefKey, 300_001 - 100_000))
+        }
+    }
+}
+
+/// The new version's views of the kitchen step as `plan --expand` lays them out.
+enum NewVersionViewsFixture {
+    static func planned(_ model: VersionedModel, forward: MappingModel, reverse: MappingModel?) throws -> NewVersionViews? {
+        let version = try #require(model.version(named: "Kitchen 1"))
+        let hashes = VersionHash.hashes(of: version)
+        let metadata = StoreMetadata(modelName: model.name, versionName: version.name, modelHash: hashes.model, entityHashes: hashes.entities, versionIdentifiers: [])
+        let snapshot = StoreSnapshot(store: "shop", schemaExists: true, metadata: metadata)
+        let plan = try Planner.plan(
+            model: model, snapshot: snapshot, explicitMappings: [ExplicitMapping(forward)] + (reverse.map { [ExplicitMapping($0)] } ?? []), mode: .expand
+        )
+        return plan.steps.first?.staged?.newVersionViews
+    }
+}
