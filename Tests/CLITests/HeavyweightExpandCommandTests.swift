@@ -95,4 +95,62 @@ import TestSupport
             #expect(after.map { $0["status"] as? String } == ["drifted"] && drifted.stdout.contains("kitchen@Kitchen_2.chef"), "\(drifted)")
         }
     }
+
+    static let reverseMapping = """
+        source: Kitchen 2
+        destination: Kitchen 1
+        entityMappings:
+          - name: ChefToChef
+            type: copy
+            source: Chef
+            destination: Chef
+          - name: RecipeToRecipe
+            type: transform
+            source: Recipe
+            destination: Recipe
+            attributes:
+              temperature: "$source.temperatureC * 1.8 + 32.0"
+              amount: "$source.totalCost"
+            relationships:
+              chef: 'FUNCTION($manager, "destinationInstancesForEntityMappingNamed:sourceInstances:", "ChefToChef", $source.author)'
+        """
+
+    @Test("with a reverse mapping model beside the model, the new version is written through its views: plan and status say so, the old release reads the writes, complete keeps them")
+    func aReverseMappingModelMakesTheNewVersionWritable() throws {
+        try withAppliedStore { folder, url, connection in
+            func run(_ arguments: [String]) throws -> CLIResult {
+                try OrchestratorBinary.run(arguments + ["--model", folder.path, "--store", "kitchen"], databaseURL: url)
+            }
+            try write(Self.reverseMapping, to: "kitchen-2-to-1.yaml", in: folder)
+            try connection.execute("INSERT INTO kitchen.chef (_entity, name) VALUES ('Chef', 'ada')")
+            let plan = try run(["plan", "--expand"])
+            #expect(plan.exitCode == 0, "\(plan)")
+            #expect(plan.stdout.contains(#"'Kitchen 2' is served written through"#) && plan.stdout.contains("kitchen-2-to-1.yaml"), "\(plan)")
+            let json = try jsonObject(try run(["plan", "--expand", "--format", "json"]).stdout)
+            let expansion = try #require(json["expansion"] as? [String: Any], "\(json)")
+            #expect(expansion["readOnly"] as? Bool == false && expansion["writtenTables"] as? [String] == ["chef", "recipe"], "\(expansion)")
+            #expect((expansion["reverseMapping"] as? String)?.hasSuffix("kitchen-2-to-1.yaml") == true && (expansion["readOnlyTables"] as? [Any])?.isEmpty == true, "\(expansion)")
+
+            let running = try RunningOrchestrator(["apply", "--expand", "--model", folder.path, "--store", "kitchen"], databaseURL: url)
+            defer { if running.isRunning { running.kill() } }
+            #expect(running.waitForOutput(containing: "waiting for orchestrator complete --store kitchen"), "the run never waited for complete")
+            let status = try jsonObject(try run(["status", "--format", "json"]).stdout)
+            let live = status["liveVersions"] as? [[String: Any]]
+            #expect(live?.last?["readOnly"] as? Bool == false && live?.last?["writtenTables"] as? [String] == ["chef", "recipe"], "\(status)")
+
+            // The new release writes in its names; the old release reads the row in its own.
+            let newRelease = try connection.reconnect()
+            defer { newRelease.close() }
+            try newRelease.execute(#"SET search_path = "kitchen@Kitchen_2", kitchen"#)
+            try newRelease.execute("INSERT INTO recipe (name, temperature_c, total_cost, author_pk) SELECT 'tea', 100, 2, _pk FROM chef WHERE name = 'ada'")
+            #expect(try newRelease.execute("SELECT name, temperature_c, total_cost FROM recipe").rows == [["tea", "100", "2"]])
+            #expect(try connection.execute("SELECT r.name, r.temperature, r.amount, c.name FROM kitchen.recipe r JOIN kitchen.chef c ON c._pk = r.chef_pk").rows == [["tea", "212", "2", "ada"]])
+            try newRelease.execute("RESET search_path")
+
+            let complete = try OrchestratorBinary.run(["complete", "--store", "kitchen"], databaseURL: url)
+            #expect(complete.exitCode == 0, "\(complete)")
+            #expect(try running.finish().exitCode == 0)
+            #expect(try connection.execute("SELECT r.name, r.temperature_c, r.total_cost, c.name FROM kitchen.recipe r JOIN kitchen.chef c ON c._pk = r.author_pk").rows == [["tea", "100", "2", "ada"]])
+        }
+    }
 }
