@@ -40,7 +40,7 @@ struct PostponedSwitchOver {
 
     var reason: String {
         guard let views else { return "switch-over postponed (--postpone-switch-over): waiting for orchestrator control proceed --store \(store)" }
-        return "switch-over postponed (apply --expand): '\(views.oldVersion)' writes \(store), '\(views.version)' is served read-only in \"\(views.schema)\"; waiting for orchestrator complete --store \(store) (or rollback)"
+        return "switch-over postponed (apply --expand): '\(views.oldVersion)' writes \(store), '\(views.version)' is served \(views.isReadOnly ? "read-only" : "written through \(views.writes?.file ?? "")") in \"\(views.schema)\"; waiting for orchestrator complete --store \(store) (or rollback)"
     }
 
     /// When the step starts: the store's row names it (see above).
