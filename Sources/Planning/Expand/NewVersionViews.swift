@@ -65,7 +65,7 @@ public struct NewVersionViews: Sendable, Hashable {
         ]
         for table in layout.tables {
             statements.append("CREATE VIEW \(ident: schema, table.name) AS SELECT \(idents: table.columns.map(\.name)) FROM \(ident: staging, table.name)")
-            if let function = writes?.function(for: self, table: table) {
+            if let function = writes?.function(for: self, table: table) ?? writes?.joinFunction(for: self, table: table) {
                 statements.append(function)
                 statements.append("""
                     CREATE TRIGGER \(ident: "write") INSTEAD OF INSERT OR UPDATE OR DELETE ON \(ident: schema, table.name) \

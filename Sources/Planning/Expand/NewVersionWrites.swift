@@ -14,16 +14,19 @@ import SQLBuilding
 /// of the step filling it keeps its source rows' keys (no filter, no policy, one source
 /// table), and every entity stored there has one reverse entity mapping, set-based, without
 /// a filter, reading only the row itself, into the table those rows come from. Links are
-/// then keys shared by both versions. Every other table stays read-only, with why. Pure.
+/// then keys shared by both versions; so are the pairs of a join table whose two sides keep
+/// their keys (`joinWrite`). Every other table stays read-only, with why. Pure.
 public struct NewVersionWrites: Sendable, Hashable {
     /// The reverse mapping model's file.
     public var file: String
     /// The new version's tables written through, by name.
     var written: [String: TableWrite] = [:]
+    /// Its join tables written through, by name.
+    var joins: [String: JoinWrite] = [:]
     /// The new version's tables still read-only, each with why.
     public var readOnly: [String: String] = [:]
 
-    public var writtenTables: [String] { written.keys.sorted() }
+    public var writtenTables: [String] { (Array(written.keys) + joins.keys).sorted() }
 
     struct TableWrite: Sendable, Hashable {
         /// The store's table (the old version's) holding the same rows, by key.
@@ -63,7 +66,11 @@ public struct NewVersionWrites: Sendable, Hashable {
         }
         for table in newLayout.tables {
             guard case .hierarchy = table.kind else {
-                writes.readOnly[table.name] = "a join table: links stored apart are not translated back (write the new version's to-one links, kept in its rows)"
+                do {
+                    writes.joins[table.name] = try joinWrite(table, among: mappings, new: new, keptFrom: keptFrom)
+                } catch {
+                    writes.readOnly[table.name] = error.reason
+                }
                 continue
             }
             guard let oldTable = keptFrom(table.name) else {
