@@ -124,6 +124,41 @@ import TestSupport
             #expect((next ?? 0) > max(chefKey, 300_001 - 100_000))
         }
     }
+
+    /// The same writers through `rollback`: the new release's writes are rows of the store's
+    /// tables, so the store at Kitchen 1 keeps them, and a later offline `apply` gives what the
+    /// offline migration of both releases' writes gives.
+    @Test func rollbackKeepsWhatTheNewReleaseWroteThroughItsViews() throws {
+        let model = try Kitchen.kitchen()
+        try S.withStore(model) { connection in
+            let run = try Self.expanded(on: connection, model: model)
+            defer { run.end(on: connection) }
+            let newRelease = try connection.reconnect()
+            defer { newRelease.close() }
+            try newRelease.execute("SET search_path = \(ident: Self.views), \(ident: S.store)")
+            try newRelease.execute("INSERT INTO chef (_pk, name) VALUES (300001, 'new release chef')")
+            try newRelease.execute("INSERT INTO recipe (_pk, name, total_cost, temperature_c, author_pk) VALUES (300001, 'new release recipe', 7, 100, 300001)")
+            try newRelease.execute("UPDATE recipe SET total_cost = 41 WHERE _pk = 30")
+            try newRelease.execute("RESET search_path")
+            let writer = try TwinWriter.script(sessionsLike: connection, Expand.secondHalf, every: 0.005)
+            writer.start()
+            #expect(writer.waitUntilDone() && writer.failure == nil, "\(String(describing: writer.failure))")
+
+            _ = try ExpansionRollback(connection: connection, store: S.store).rollBack(force: true)
+            _ = run.result()
+            let translated: [SQL] = [
+                "INSERT INTO shop.chef (_pk, _entity, name) VALUES (300001, 'Chef', 'new release chef')",
+                "INSERT INTO shop.recipe (_pk, _entity, name, amount, temperature, chef_pk) VALUES (300001, 'Recipe', 'new release recipe', 7, 212, 300001)",
+                "UPDATE shop.recipe SET amount = 41 WHERE _pk = 30",
+            ]
+            let reference = try Online.offlineMigration(after: Expand.firstHalf + translated + Expand.secondHalf)
+            #expect(try S.version(on: connection) == "Kitchen 1")
+            #expect(try Online.sourceSnapshot(S.store, on: connection) == reference.source)
+            try Online.expectNoTriggersLeft(on: connection)
+            _ = try Kitchen.migrator(model, Kitchen.kitchenMapping(), on: connection).apply()
+            TwinComparison.expectSameRows(try Online.snapshot(S.store, on: connection), reference.migrated)
+        }
+    }
 }
 
 /// The new version's views of the kitchen step as `plan --expand` lays them out.
