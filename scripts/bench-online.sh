@@ -7,8 +7,10 @@
 # has no ingredients) and updating a column both versions of a recipe have (its name), and
 # writing the same keys to a ledger table outside the store in the same transaction. Against a
 # store of BENCH_RECIPES (1000000) recipes, for each part (BENCH_PARTS, "lightweight
-# heavyweight expand": the steps of `make bench`; expand: the lightweight step under
-# `apply --expand` with two writers, scripts/bench-online-expand.sh) and each mode (offline,
+# heavyweight expand expand-heavyweight": the steps of `make bench`; expand: the lightweight
+# step under `apply --expand` with two writers, scripts/bench-online-expand.sh; expand-heavyweight:
+# the heavyweight one, its new version written through a reverse mapping,
+# scripts/bench-online-expand-heavyweight.sh) and each mode (offline,
 # then online):
 #   1. a fresh copy of the filled store; pgbench starts, writing with a per-transaction log (-l);
 #   2. after BENCH_SETTLE (2) seconds, `apply` (or `apply --online`) runs; BENCH_SETTLE seconds
@@ -33,12 +35,12 @@ source scripts/bench-lib.sh
 
 bench_require_database_url bench-online bench-online
 recipes="${BENCH_RECIPES:-1000000}"
-parts="${BENCH_PARTS:-lightweight heavyweight expand}"
+parts="${BENCH_PARTS:-lightweight heavyweight expand expand-heavyweight}"
 clients="${BENCH_CLIENTS:-4}"
 rate="${BENCH_RATE:-400}"
 settle="${BENCH_SETTLE:-2}"
 store=recipes
-bench_require_parts bench-online "lightweight heavyweight expand" $parts
+bench_require_parts bench-online "lightweight heavyweight expand expand-heavyweight" $parts
 (( recipes >= 100 )) || { echo "bench-online: BENCH_RECIPES must be at least 100" >&2; exit 64; }
 pgbench="$(command -v pgbench || true)"
 [ -n "$pgbench" ] || pgbench="$(ls -d /usr/lib/postgresql/*/bin/pgbench 2>/dev/null | sort -V | tail -1)"
@@ -190,6 +192,8 @@ lost_query() {
 
 # shellcheck source=scripts/bench-online-expand.sh
 source scripts/bench-online-expand.sh
+# shellcheck source=scripts/bench-online-expand-heavyweight.sh
+source scripts/bench-online-expand-heavyweight.sh
 
 for part in $parts; do
     case "$part" in
@@ -206,6 +210,9 @@ for part in $parts; do
         expand)
             LOST_QUERY="$(lost_query ingredient)"
             run_expand
+            ;;
+        expand-heavyweight)
+            run_expand_heavyweight
             ;;
     esac
 done

@@ -41,14 +41,23 @@ struct HeavyweightExpansion {
         }
     }
 
-    /// In the swap's transaction, under the write guard, once the last round ran: the views go,
-    /// with the expansion's row, and the history gets its `complete` row (the step's own row
+    /// In the swap's transaction, under the write guard (which holds the views), once the last
+    /// round ran: the views' schema is renamed out of the way (`NewVersionViews.retire`), the
+    /// expansion's row goes, and the history gets its `complete` row (the step's own row
     /// follows it, with the swap).
     func complete() throws {
-        try connection.execute(views.drop)
+        try connection.execute(views.dropRetired)
+        try connection.execute(views.retire)
         try ExpansionRecord.delete(store: store, on: connection)
         try StoreMetadataWriter.recordEvent(
-            store: store, kind: "complete", from: versions.old, to: versions.new, statements: [views.drop], started: Date(), on: connection
+            store: store, kind: "complete", from: versions.old, to: versions.new, statements: [views.retire, views.dropRetired], started: Date(), on: connection
         )
+    }
+
+    /// Once the swap committed and the guard is gone: the retired views go. Bounded by the
+    /// policy's lock timeout; what a failure leaves (a schema nobody's `search_path` names)
+    /// the next `complete` of the store drops first.
+    func dropRetired() {
+        _ = try? run.options.executionPolicy.transaction(on: connection) { try connection.execute(views.dropRetired) }
     }
 }

@@ -27,6 +27,12 @@ extension ExpandPlanning {
             views.writes = NewVersionWrites.planned(reverse: reverse, forward: resolved, old: from, new: to, newLayout: views.layout)
         }
         work.newVersionViews = views
+        if views.writes != nil {
+            work.writeGuard = PlannedStatement(
+                "\(views.switchOverTurn.guardTakes); \(work.writeGuard.sql)", lock: work.writeGuard.lock,
+                summary: "hold writes through \(views.schema) at their first step, then keep writes out of \(plan.store), until the new store is in place (held by a second session)"
+            )
+        }
         plan.steps[0].body = .staged(work)
         return plan
     }

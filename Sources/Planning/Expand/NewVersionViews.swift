@@ -85,6 +85,27 @@ public struct NewVersionViews: Sendable, Hashable {
         return statements
     }
 
-    /// Dropped in the swap's transaction (`complete`), and by `rollback`.
+    /// Dropped by `rollback`.
     public var drop: SQL { "DROP SCHEMA IF EXISTS \(ident: schema) CASCADE" }
+
+    /// The switch-over's turn, an advisory lock (two-key form, `hashtext` of the store): the
+    /// write guard takes it alone before it locks the store's tables, each write through the
+    /// views shares it first. A write arriving while the guard holds it waits there, holding
+    /// nothing the switch-over needs (the swap renames the views' schema, which takes no lock
+    /// on them), and then finds the switch-over done: it writes the store's table, now at the
+    /// new version, as given (`NewVersionWrites`).
+    public var switchOverTurn: (guardTakes: SQL, writerShares: SQL) {
+        let key: SQL = "\(literal: Int64(Self.turnClass)), hashtext(\(literal: "orchestrator:expand:" + store))"
+        return ("SELECT pg_advisory_xact_lock(\(key))", "PERFORM pg_advisory_xact_lock_shared(\(key));")
+    }
+
+    static let turnClass = 1_701_082_212
+
+    /// What the schema is renamed to in the swap's transaction (a rename takes no lock on the
+    /// views, which the guard holds): a session waiting at a view then finds, by its
+    /// `search_path`, the store's table of that name, at the new version. Dropped once the
+    /// guard is gone.
+    public var retiredSchema: String { String(schema.prefix(54)) + "~retired" }
+    public var retire: SQL { "ALTER SCHEMA \(ident: schema) RENAME TO \(ident: retiredSchema)" }
+    public var dropRetired: SQL { "DROP SCHEMA IF EXISTS \(ident: retiredSchema) CASCADE" }
 }

@@ -70,8 +70,21 @@ extension NewVersionWrites {
     func joinFunction(for views: NewVersionViews, table: TableLayout) -> SQL? {
         guard let write = joins[table.name] else { return nil }
         let old: SQL = "\(ident: views.store, write.oldTable)"
+        let live: SQL = "\(ident: views.store, table.name)"
         let body: SQL = """
             BEGIN
+                \(views.switchOverTurn.writerShares)
+                IF to_regnamespace(\(literal: quoteIdentifier(views.staging))) IS NULL THEN
+                    -- Switched over while this write waited: the store's join table is the new version's.
+                    IF TG_OP IN ('UPDATE', 'DELETE') THEN
+                        DELETE FROM \(live) WHERE \(ident: write.ownerColumn) = OLD.\(ident: write.ownerColumn) AND \(ident: write.targetColumn) = OLD.\(ident: write.targetColumn);
+                    END IF;
+                    IF TG_OP = 'DELETE' THEN
+                        RETURN OLD;
+                    END IF;
+                    INSERT INTO \(live) (\(ident: write.ownerColumn), \(ident: write.targetColumn)) VALUES (NEW.\(ident: write.ownerColumn), NEW.\(ident: write.targetColumn));
+                    RETURN NEW;
+                END IF;
                 IF TG_OP IN ('UPDATE', 'DELETE') THEN
                     DELETE FROM \(old) WHERE \(ident: write.oldOwnerColumn) = OLD.\(ident: write.ownerColumn) AND \(ident: write.oldTargetColumn) = OLD.\(ident: write.targetColumn);
                 END IF;

@@ -5,7 +5,9 @@ extension NewVersionWrites {
     /// store's row first (its key kept, or drawn from the store table's sequence), then the
     /// staging row as written, marked as orchestrator's own write (`StagingWriteLog`) for that
     /// statement only. `SECURITY DEFINER`, every name qualified: the writer needs rights on
-    /// the view alone.
+    /// the view alone. Each write first shares the switch-over's turn
+    /// (`NewVersionViews.switchOverTurn`): one that waited there for the switch-over finds the
+    /// staging schema gone and writes the store's table, now the new version's, as given.
     func function(for views: NewVersionViews, table: TableLayout) -> SQL? {
         guard let write = written[table.name] else { return nil }
         let old: SQL = "\(ident: views.store, write.oldTable)", staging: SQL = "\(ident: views.staging, table.name)"
@@ -36,11 +38,29 @@ extension NewVersionWrites {
                 """)
         }
         let entityDefault: SQL = write.onlyEntity.map { "NEW._entity := coalesce(NEW._entity, \(literal: $0));" } ?? ""
+        let live: SQL = "\(ident: views.store, table.name)"
+        let liveValues = SQL.joined(columns.map { $0 == "_pk" ? "coalesce(s._pk, nextval(pg_get_serial_sequence(\(literal: quoteIdentifier(views.store) + "." + quoteIdentifier(table.name)), '_pk')))" : "s.\(ident: $0)" }, separator: ", ")
         let body: SQL = """
             DECLARE
                 runner text := current_setting(\(literal: mark), true);
                 k bigint;
             BEGIN
+                \(views.switchOverTurn.writerShares)
+                IF to_regnamespace(\(literal: quoteIdentifier(views.staging))) IS NULL THEN
+                    -- Switched over while this write waited: the store's table is the new version's.
+                    IF TG_OP = 'DELETE' THEN
+                        DELETE FROM \(live) WHERE _pk = OLD._pk;
+                        RETURN OLD;
+                    END IF;
+                    \(entityDefault)
+                    IF TG_OP = 'INSERT' THEN
+                        INSERT INTO \(live) (\(idents: columns)) SELECT \(liveValues) FROM (SELECT NEW.*) AS s RETURNING _pk INTO k;
+                        NEW._pk := k;
+                    ELSE
+                        UPDATE \(live) AS d SET (\(idents: columns)) = ROW(\(newValues)) WHERE d._pk = OLD._pk;
+                    END IF;
+                    RETURN NEW;
+                END IF;
                 IF TG_OP = 'DELETE' THEN
                     DELETE FROM \(old) WHERE _pk = OLD._pk;
                     PERFORM set_config(\(literal: mark), \(literal: StagingWriteLog.runnerMark), true);

@@ -45,10 +45,10 @@ import TestSupport
 
     /// `apply --expand` with the old release's first half of writes going on; returns once the
     /// run waits for `complete`.
-    static func expanded(on connection: PostgresConnection, model: VersionedModel) throws -> BackgroundApply {
+    static func expanded(on connection: PostgresConnection, model: VersionedModel, options: ApplyOptions = Expand.options()) throws -> BackgroundApply {
         let writer = try TwinWriter.script(sessionsLike: connection, Expand.firstHalf, every: 0.01)
         writer.start()
-        let run = try BackgroundApply(migrator(model, on: connection), options: Expand.options(), from: connection)
+        let run = try BackgroundApply(migrator(model, on: connection), options: options, from: connection)
         #expect(run.waitForEvent { $0.kind == .paused && $0.reason?.hasPrefix("switch-over postponed") == true }, "the run never waited for complete: \(run.events.suffix(3))")
         #expect(writer.waitUntilDone() && writer.failure == nil, "the old release's writes failed: \(String(describing: writer.failure))")
         return run
@@ -158,6 +158,55 @@ import TestSupport
             _ = try Kitchen.migrator(model, Kitchen.kitchenMapping(), on: connection).apply()
             TwinComparison.expectSameRows(try Online.snapshot(S.store, on: connection), reference.migrated)
         }
+    }
+
+    /// A write through the views that arrives while `complete` holds the store's writes waits at
+    /// the switch-over's turn, holding nothing the swap needs, and then lands in the store's
+    /// table at the new version, as written.
+    @Test func aWriteThroughTheViewsDuringTheSwitchOverWaitsAndLandsInTheNewStore() throws {
+        let model = try Kitchen.kitchen()
+        try S.withStore(model) { connection in
+            let newRelease = try connection.reconnect()
+            defer { newRelease.close() }
+            try newRelease.execute("SET search_path = \(ident: Self.views), \(ident: S.store)")
+            let watcher = try connection.reconnect()
+            defer { watcher.close() }
+            let outcome = Outcome()
+            var options = Expand.options()
+            options.onWritesHeld = WritesHeld {
+                let thread = Thread {
+                    do {
+                        let result = try newRelease.execute("INSERT INTO recipe (_pk, name, total_cost, temperature_c, author_pk) VALUES (300002, 'during switch-over', 9, 50, 1) RETURNING _pk")
+                        outcome.set(result.int(0, "_pk").map { "inserted \($0)" } ?? "no key")
+                    } catch {
+                        outcome.set("failed: \(error)")
+                    }
+                }
+                thread.start()
+                // It waits at the turn the guard holds (an advisory lock), before touching any table.
+                let deadline = Date().addingTimeInterval(10)
+                while try watcher.execute("SELECT count(*) AS n FROM pg_stat_activity WHERE pid = \(Int64(newRelease.backendPID)) AND wait_event = 'advisory'").int(0, "n") != 1, Date() < deadline {
+                    Thread.sleep(forTimeInterval: 0.02)
+                }
+            }
+            let run = try Self.expanded(on: connection, model: model, options: options)
+            defer { run.end(on: connection) }
+            _ = try ExpansionCompletion(connection: connection, store: S.store).complete(force: false)
+            _ = try #require(run.result(), "the run did not finish after complete").get()
+            let deadline = Date().addingTimeInterval(10)
+            while outcome.value == nil, Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+            #expect(outcome.value == "inserted 300002")
+            #expect(try S.version(on: connection) == "Kitchen 2")
+            #expect(try connection.execute("SELECT name, total_cost, temperature_c, author_pk FROM shop.recipe WHERE _pk = 300002").rows == [["during switch-over", "9", "50", "1"]])
+            #expect(try !Expand.schemaExists(Self.views, on: connection) && !Expand.schemaExists(Self.views + "~retired", on: connection))
+        }
+    }
+
+    final class Outcome: @unchecked Sendable {
+        private let lock = NSLock()
+        private var text: String?
+        var value: String? { lock.withLock { text } }
+        func set(_ value: String) { lock.withLock { text = value } }
     }
 }
 
