@@ -7,7 +7,9 @@ import SQLBuilding
 /// `orchestrator rollback --store S` (docs/rolling-deploys.md): before `complete`, the store
 /// goes back to the version `apply --expand` left, keeping every row and value that version
 /// can hold.
-/// 1. Read the store's expansion; none, nothing to roll back.
+/// 1. Read the store's expansion; none: a heavyweight step stopped before its wait for
+///    `complete` (`StagedStep.stopped`) is rolled back as a waiting one is, else nothing to
+///    roll back.
 /// 2. Both versions from the database's own record (`orchestrator.model_versions`): the
 ///    store's, and the one the `expand` row started from. The step back from them
 ///    (`ExpansionRollbackPlan`), or why there is none.
@@ -31,9 +33,13 @@ public struct ExpansionRollback {
         onLockWait: ([AdvisoryLockHolder]) -> Void = { _ in }
     ) throws -> RollbackReport {
         let started = Date()
-        guard let recorded = try ExpansionRecord.read(store: store, on: connection) else { throw NothingToRollBack(store: store) }
+        guard let recorded = try ExpansionRecord.read(store: store, on: connection) else {
+            // A heavyweight step stopped before its wait for `complete`: no expansion yet, its checkpoints name it.
+            guard let stopped = try StagedStep.stopped(store: store, on: connection) else { throw NothingToRollBack(store: store) }
+            return try rollBackHeavyweight(stopped, dryRun: dryRun, force: force, options: options, started: started, onLockWait: onLockWait)
+        }
         if recorded.inFlight.servesNewVersion(of: store) {
-            return try rollBackHeavyweight(recorded, dryRun: dryRun, force: force, options: options, started: started, onLockWait: onLockWait)
+            return try rollBackHeavyweight(StagedStep(recorded), dryRun: dryRun, force: force, options: options, started: started, onLockWait: onLockWait)
         }
         if dryRun {
             let (_, plan, _) = try planned()
