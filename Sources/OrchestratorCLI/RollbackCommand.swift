@@ -15,7 +15,9 @@ struct RollbackCommand: ParsableCommand {
             --dry-run prints the statements and the losses and changes nothing. \
             A heavyweight step's expansion: drops the staging schema and the new version's views \
             (the store's tables were never changed); the waiting apply --expand run is named, \
-            and --force ends it. See docs/rolling-deploys.md.
+            and --force ends it. A heavyweight step's run stopped before that wait (killed, \
+            --pause-timeout, a failure) is rolled back alike: its staging schema dropped. \
+            See docs/rolling-deploys.md.
             """
     )
 
