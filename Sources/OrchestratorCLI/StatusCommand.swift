@@ -250,7 +250,7 @@ extension UnfinishedExpansion {
             ("versionSchemas", .array(versionSchemas.map(JSONValue.string))),
             ("servedVersions", .array([.object([("version", .string(from)), ("schema", .string(viewsSchema))])])),
             ("continueWith", .string(continueCommand)),
-            ("rollback", .bool(false)),
+            ("rollback", .bool(true)),
         ])
     }
 
@@ -262,7 +262,7 @@ extension UnfinishedExpansion {
             "expand unfinished: an apply --expand of '\(from)' -> '\(to)' stopped before phase \(nextPhase + 1), before its switch-over",
             "  '\(from)' is served in \"\(viewsSchema)\" (views); '\(to)' is not served yet"
                 + (others.isEmpty ? "" : "; other version schemas: \(others.map { "\"\($0)\"" }.joined(separator: ", "))"),
-            "  \(continueCommand) continues it (rollback undoes an expansion only after its switch-over)",
+            "  \(continueCommand) continues it; rollback --model PATH --store \(store) undoes it",
         ]
     }
 }

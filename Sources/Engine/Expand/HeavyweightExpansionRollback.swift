@@ -72,7 +72,8 @@ extension ExpansionRollback {
             OldVersionSession(pid: $0.pid, applicationName: $0.applicationName, user: $0.user ?? "", state: $0.state ?? "")
         }
         if !runs.isEmpty {
-            guard force else { throw ExpandedRunWaiting(store: store, sessions: runs, stoppedStep: step.viewsSchema == nil ? step : nil) }
+            let stopped = step.viewsSchema == nil ? "an apply run of its heavyweight step '\(step.oldVersion)' -> '\(step.newVersion)'" : nil
+            guard force else { throw ExpandedRunWaiting(store: store, sessions: runs, runBeforeSwitchOver: stopped) }
             try ExpansionCompletion.end(runs, on: connection)
         }
         try lock.acquire(waitingAtMost: options.lockWaitSeconds, onWait: onLockWait)
@@ -113,17 +114,16 @@ extension ExpansionRollback {
 }
 
 /// `rollback` refused: the `apply --expand` run of a heavyweight step still waits for
-/// `complete`, or (`stoppedStep`) an `apply` run of the step is still under way before its
+/// `complete`, or (`runBeforeSwitchOver`) a run of the step is still under way before its
 /// switch-over, holding the store's lock; nothing was changed.
 public struct ExpandedRunWaiting: Error, CustomStringConvertible {
     public var store: String
     public var sessions: [OldVersionSession]
-    /// Set when the run has not reached its wait for `complete`: the step it runs.
-    var stoppedStep: StagedStep?
+    /// The run, when it has not reached its switch-over (or its wait for `complete`).
+    var runBeforeSwitchOver: String?
 
     public var description: String {
-        let what = stoppedStep.map { "an apply run of its heavyweight step '\($0.oldVersion)' -> '\($0.newVersion)' is still under way, before its switch-over" }
-            ?? "the apply --expand run still waits for complete"
+        let what = runBeforeSwitchOver.map { "\($0) is still under way, before its switch-over" } ?? "the apply --expand run still waits for complete"
         return "store \(store): \(what) (its session: " + sessions.map(\.description).joined(separator: "; ")
             + "); nothing was changed (stop it first, or run rollback --force to end its session)"
     }
