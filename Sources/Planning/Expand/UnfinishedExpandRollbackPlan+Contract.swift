@@ -13,7 +13,7 @@ extension UnfinishedExpandRollbackPlan {
         for wanted in expected.tables {
             guard let table = found.table(named: wanted.name) else { continue }
             let on: SQL = "ALTER TABLE \(ident: store, table.name)"
-            func isOurs(_ name: String) -> Bool { newNames.contains(name) || wanted.foreignKeys.contains { $0.name == name }
+            func isOurs(_ name: String) -> Bool { newNames.contains(name) || Self.isOnlineObject(name) || wanted.foreignKeys.contains { $0.name == name }
                 || wanted.checks.contains { $0.name == name } || wanted.indexes.contains { $0.name == name } }
             func alter(_ sql: SQL, _ summary: String) -> PlannedStatement { PlannedStatement(sql, lock: .accessExclusive, summary: summary) }
 

@@ -67,10 +67,15 @@ public struct UnfinishedExpandRollbackPlan: Sendable {
         var tableRenames: [PlannedStatement] = []
         var entityNames: [PlannedStatement] = []
         for table in found.tables {
-            let destination = layout.table(named: table.name)
-            let source = destination.flatMap { pairing.sourceTableOf[$0.name] }
+            // The online forms' own tables (a log, the owners of ordered links): the run's.
+            if Self.isOnlineObject(table.name) {
+                statements.append(PlannedStatement("DROP TABLE \(ident: store, table.name)", lock: .accessExclusive, summary: "drop table \(table.name) (the run's)"))
+                continue
+            }
+            let sameName = layout.table(named: table.name)
+            let source = sameName.flatMap { pairing.sourceTableOf[$0.name] }
             // A table of the new layout continuing none of the old one: the run added it.
-            if let destination, source == nil, pairing.sourceLayout.table(named: table.name) == nil {
+            if let destination = sameName, source == nil, pairing.sourceLayout.table(named: table.name) == nil {
                 if !filled.contains(table.name) {
                     let code: RollbackLoss.Code = destination.kind.isHierarchy ? .rollbackDropsRows : .rollbackDropsLinks
                     losses.append(RollbackLoss(
@@ -86,10 +91,16 @@ public struct UnfinishedExpandRollbackPlan: Sendable {
                   let oldTable = pairing.sourceLayout.table(named: oldName) else { continue }
             let isRenamed = oldName != table.name && found.table(named: oldName) == nil
             guard isRenamed || oldName == table.name else { continue }
+            // The new layout's table continuing it, whatever its name now.
+            let destination = (source != nil ? sameName : nil) ?? layout.tables.first { pairing.sourceTableOf[$0.name] == oldName }
             let columnsOf = destination.flatMap { pairing.sourceColumnOf[$0.name] } ?? [:]
             for column in table.columns where oldTable.column(named: column.name) == nil || columnsOf[column.name].map({ $0 != column.name }) == true {
                 if let oldColumn = columnsOf[column.name], oldColumn != column.name, !table.columns.contains(where: { $0.name == oldColumn }) {
                     renames += RenameColumn(table: table.name, from: column.name, to: oldColumn).statements(in: store)
+                } else if Self.isOnlineObject(column.name) {
+                    statements.append(PlannedStatement(
+                        "ALTER TABLE \(ident: store, table.name) DROP COLUMN \(ident: column.name)", lock: .accessExclusive, summary: "drop column \(table.name).\(column.name) (the run's)"
+                    ))
                 } else if let added = destination?.column(named: column.name), columnsOf[column.name] == nil, oldTable.column(named: column.name) == nil {
                     if !filled.contains("\(table.name).\(column.name)") {
                         var condition: SQL = "\(ident: column.name) IS NOT NULL"
@@ -111,6 +122,13 @@ public struct UnfinishedExpandRollbackPlan: Sendable {
             // `_entity` back to the old names, then rows of entities the old version does not have.
             let renamed = destination.map { Self.entityRenames(in: $0, pairing: pairing) } ?? []
             if !renamed.isEmpty {
+                // Its checks list the entities by name: they go first, part 2 puts the old ones back.
+                let checks = Set(oldTable.checks.map(\.name)).union(destination?.checks.map(\.name) ?? [])
+                for check in table.checks where checks.contains(check.name) || Self.isOnlineObject(check.name) {
+                    entityNames.append(PlannedStatement(
+                        "ALTER TABLE \(ident: store, oldName) DROP CONSTRAINT \(ident: check.name)", lock: .accessExclusive, summary: "drop check \(check.name) on \(oldName)"
+                    ))
+                }
                 entityNames += UpdateEntityNames(table: oldName, renames: renamed.map { ($0.to, $0.from) }).statements(in: store)
             }
             let known = oldTable.entities + renamed.map(\.to)
@@ -129,6 +147,12 @@ public struct UnfinishedExpandRollbackPlan: Sendable {
         }
         self.statements = statements + renames + tableRenames + entityNames
         self.losses = losses
+    }
+
+    /// Whether `name` is one of the objects `apply --online` makes for itself (triggers, their
+    /// functions and tables, checks standing for a `NOT NULL`), which nothing else's is named as.
+    static func isOnlineObject(_ name: String) -> Bool {
+        name.hasPrefix(OnlineTrigger.prefix) || name.hasPrefix(OnlineTrigger.firstPrefix)
     }
 
     /// The entities of `table` (new layout) whose name the step changed: old -> new.

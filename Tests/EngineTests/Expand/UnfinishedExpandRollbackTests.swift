@@ -1,0 +1,142 @@
+import Foundation
+import Testing
+import ObjectModel
+import Planning
+import PostgresClient
+import SQLBuilding
+import TestSupport
+@testable import Engine
+
+/// Issue 25, point 5: `rollback` of a lightweight `apply --expand` stopped before its
+/// switch-over. For every change kind the expand step serves (`ExpandChangeKind`), the run is
+/// killed after each of its phases in turn, the old release writes meanwhile (and its twin,
+/// left at v1, gets the same writes), and `rollback` with the model leaves a store equal to the
+/// twin, row for row and object for object; a later `apply` gives the offline migration's
+/// result. Then what the old version cannot hold, and the refusals.
+@Suite(integration) struct UnfinishedExpandRollbackTests {
+    typealias S = MigratedStore
+    static let shadow = ExpandApplyTests.shadow
+
+    static func options() -> ApplyOptions {
+        var options = ApplyOptions(allowDataLoss: true, batchSize: 50, online: true)
+        options.expand = true
+        return options
+    }
+
+    /// `apply --expand` of `model` killed once `phases` of its phases are done.
+    static func stop(_ model: VersionedModel, after phases: Int, on connection: PostgresConnection) throws {
+        var done = 0
+        let killed = try OnlineHeavyweightTests.crashOnlineRun(options: options(), on: connection, { StoreMigrator(connection: $0, model: model, store: S.store) }) { event in
+            guard event.kind == .passFinished, event.stage == .online else { return false }
+            done += 1
+            return done == phases
+        }
+        #expect(killed, "the run ended before phase \(phases + 1)")
+        #expect(try S.version(on: connection) == "v1" && ExpansionRecord.read(store: S.store, on: connection) == nil)
+    }
+
+    @Test(arguments: ExpandChangeKind.allCases)
+    func anExpandStoppedAfterAnyPhaseRollsBackToTheOldVersionWithEveryWrite(kind: ExpandChangeKind) throws {
+        let model = try kind.model()
+        var phases = 2
+        var stop = 1
+        while stop < phases {
+            try ShadowedStore.with(model, store: S.store, shadow: Self.shadow) { connection, url in
+                phases = try StoreMigrator(connection: connection, model: model, store: S.store).plan(mode: .expand).steps[0].phases?.phases.count ?? 0
+                // A step of one phase, its switch-over, cannot stop before it.
+                guard stop < phases else { return }
+                try Self.stop(model, after: stop, on: connection)
+                // The old release writes on, as the run left the store (its plain views, when made).
+                let writer = TwinWriter(url: url, live: S.store, twin: Self.shadow, rules: .throughViews, write: kind.oldRelease)
+                for _ in 0..<20 { try connection.transaction { try kind.oldRelease(writer, connection) } }
+
+                let rollback = ExpansionRollback(connection: connection, store: S.store, model: model)
+                let dry = try rollback.rollBack(dryRun: true)
+                #expect(dry.isDryRun && !dry.statements.isEmpty && dry.losses.allSatisfy { $0.rows == 0 }, "\(kind) after \(stop): \(dry)")
+                #expect(try OnlineCheckpoint.unfinished(store: S.store, on: connection) != nil, "the dry run changed the store")
+                let report = try rollback.rollBack()
+                #expect(report.losses.allSatisfy { $0.rows == 0 } && report.version == "v1" && report.fromVersion == "v2", "\(kind) after \(stop): \(report)")
+                #expect(try S.version(on: connection) == "v1")
+                #expect(try OnlineCheckpoint.unfinished(store: S.store, on: connection) == nil)
+                #expect(try connection.execute("SELECT count(*) AS n FROM pg_namespace WHERE nspname LIKE 'shop@%'").int(0, "n") == 0)
+                #expect(try S.history(on: connection).last == "rollback v2 -> v1 succeeded")
+                // The NULLs the run's backfill reached keep the default (as after apply --expand): the twin's too.
+                if let (table, column) = kind.backfilled {
+                    try connection.execute("""
+                        UPDATE \(ident: Self.shadow, table) AS t SET \(ident: column) = s.\(ident: column) FROM \(ident: S.store, table) AS s
+                        WHERE t._pk = s._pk AND t.\(ident: column) IS NULL
+                        """)
+                }
+                try TwinComparison.expectSameStore(S.store, asOfflineTwin: Self.shadow, on: connection)
+
+                // As if the run never was: the offline step gives what it gives the twin.
+                _ = try StoreMigrator(connection: connection, model: model, store: S.store).apply(options: ApplyOptions(allowDataLoss: true))
+                try OnlineMigrationTests.expectSameAsOfflineMigrationOfShadow(model, allowDataLoss: true, on: connection)
+            }
+            stop += 1
+        }
+        print("\(kind): rolled back after each of its \(max(phases - 1, 0)) phases before the switch-over")
+    }
+
+    /// `servings` added, `rating` made required (a backfill, so the run stops before its end).
+    static func addedAttribute() throws -> VersionedModel {
+        try S.model([
+            ("v1", S.version("Recipe: {attributes: {name: string, rating: {type: int16, optional: true}}}")),
+            ("v2", S.version("Recipe: {attributes: {name: string, rating: {type: int16, optional: false, default: 3}, servings: {type: int32, optional: true}}}")),
+        ])
+    }
+
+    @Test func valuesWrittenIntoAnAddedColumnAreCountedAndNeedConsent() throws {
+        let model = try Self.addedAttribute()
+        try S.withStore(model) { connection in
+            try connection.execute("UPDATE shop.recipe SET rating = NULL WHERE _pk % 3 = 0")
+            try Self.stop(model, after: 2, on: connection)
+            #expect(try connection.execute("SELECT count(*) AS n FROM information_schema.columns WHERE table_schema = 'shop' AND column_name = 'servings'").int(0, "n") == 1)
+            // A new release started early writes the new column.
+            try connection.execute("UPDATE shop.recipe SET servings = 4 WHERE _pk <= 3")
+            let before = try connection.execute("SELECT _pk, name, rating FROM shop.recipe ORDER BY _pk").rows
+
+            let rollback = ExpansionRollback(connection: connection, store: S.store, model: model)
+            let dry = try rollback.rollBack(dryRun: true)
+            #expect(dry.losses.filter { $0.rows > 0 }.map { "\($0.loss.code.rawValue): \($0.rows)" } == ["rollbackDropsValues: 3"], "\(dry.losses)")
+            let refused = try #require(throws: DataLossNotAllowed.self) { try rollback.rollBack() }
+            #expect("\(refused)".contains("recipe.servings (not in 'v1'): its values are dropped: 3 rows"), "\(refused)")
+            #expect(try OnlineCheckpoint.unfinished(store: S.store, on: connection) != nil)
+
+            let report = try rollback.rollBack(allowDataLoss: true)
+            #expect(report.losses.map(\.rows).reduce(0, +) == 3)
+            #expect(try connection.execute("SELECT _pk, name, rating FROM shop.recipe ORDER BY _pk").rows == before)
+            #expect(try connection.execute("SELECT count(*) AS n FROM information_schema.columns WHERE table_schema = 'shop' AND column_name = 'servings'").int(0, "n") == 0)
+            #expect(try DriftCheck.drift(of: S.store, from: model.version(named: "v1")!, on: connection).items.isEmpty)
+        }
+    }
+
+    @Test func withoutTheModelOrWithAnotherStepTheRollbackIsRefusedAndNothingChanges() throws {
+        let model = try Self.addedAttribute()
+        try S.withStore(model) { connection in
+            try Self.stop(model, after: 2, on: connection)
+            let bare = try #require(throws: UnfinishedExpansionNeedsModel.self) { try ExpansionRollback(connection: connection, store: S.store).rollBack() }
+            #expect(bare.description.contains("rollback needs the model it ran with"), "\(bare)")
+            // Another v2 than the run's: its plan is not the one the checkpoint names.
+            let other = try S.model([
+                ("v1", S.version("Recipe: {attributes: {name: string, rating: {type: int16, optional: true}}}")),
+                ("v2", S.version("Recipe: {attributes: {name: string, rating: {type: int16, optional: false, default: 4}, servings: {type: int32, optional: true}}}")),
+            ])
+            let refused = try #require(throws: RollbackRefused.self) { try ExpansionRollback(connection: connection, store: S.store, model: other).rollBack() }
+            #expect(refused.description.contains("[rollbackUnfinishedOtherPlan]"), "\(refused)")
+            #expect(try OnlineCheckpoint.unfinished(store: S.store, on: connection) != nil)
+            #expect(try connection.execute("SELECT count(*) AS n FROM information_schema.columns WHERE table_schema = 'shop' AND column_name = 'servings'").int(0, "n") == 1)
+        }
+    }
+}
+
+extension ExpandChangeKind {
+    /// The column a required attribute's backfill fills, with its default.
+    var backfilled: (table: String, column: String)? {
+        switch self {
+        case .requiredWithDefault: ("recipe", "rating")
+        case .requiredForASubEntity: ("dessert", "layers")
+        default: nil
+        }
+    }
+}
