@@ -11,7 +11,7 @@ import SQLBuilding
 /// 1. the plain views of the old version a run makes before its renames (`"<store>@<old>"`);
 /// 2. the run's triggers, by their functions (`CASCADE`, wherever their table is now), and
 ///    their log tables;
-/// 3. what the new version adds and the run made: columns and tables (their values and rows
+/// 3. what the new version adds and the run made: columns, then tables (their values and rows
 ///    counted first when the new release may have written them: `RollbackLoss`, needing
 ///    `--allow-data-loss`; those the run filled from the old version's data are not counted);
 /// 4. tables and columns renamed back (a name the new version gives, the old one not there);
@@ -66,6 +66,7 @@ public struct UnfinishedExpandRollbackPlan: Sendable {
         var renames: [PlannedStatement] = []
         var tableRenames: [PlannedStatement] = []
         var entityNames: [PlannedStatement] = []
+        var tableDrops: [PlannedStatement] = []
         for table in found.tables {
             // The online forms' own tables (a log, the owners of ordered links): the run's.
             if Self.isOnlineObject(table.name) {
@@ -83,7 +84,8 @@ public struct UnfinishedExpandRollbackPlan: Sendable {
                         counting: "SELECT count(*) AS rows FROM \(ident: store, table.name)"
                     ))
                 }
-                statements.append(PlannedStatement("DROP TABLE \(ident: store, table.name)", lock: .accessExclusive, summary: "drop table \(table.name) (not in '\(old.name)')"))
+                // After the columns: a column the run added may link to it.
+                tableDrops.append(PlannedStatement("DROP TABLE \(ident: store, table.name)", lock: .accessExclusive, summary: "drop table \(table.name) (not in '\(old.name)')"))
                 continue
             }
             // A table of the old layout, under its new name or its old one.
@@ -145,7 +147,7 @@ public struct UnfinishedExpandRollbackPlan: Sendable {
                 ))
             }
         }
-        self.statements = statements + renames + tableRenames + entityNames
+        self.statements = statements + tableDrops + renames + tableRenames + entityNames
         self.losses = losses
     }
 
