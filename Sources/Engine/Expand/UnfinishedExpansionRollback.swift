@@ -30,8 +30,8 @@ extension ExpansionRollback {
         }
         let expected = try ContractCatalogs.shared.contract(of: old, on: connection)
         var sessions: [OldVersionSession] = []
+        let lock = StoreLock(store: store, connection: connection)
         if !dryRun {
-            let lock = StoreLock(store: store, connection: connection)
             let runs = try connection.advisoryLockHolders(key: lock.key).map {
                 OldVersionSession(pid: $0.pid, applicationName: $0.applicationName, user: $0.user ?? "", state: $0.state ?? "")
             }
@@ -41,7 +41,6 @@ extension ExpansionRollback {
                 sessions = runs
             }
         }
-        let lock = StoreLock(store: store, connection: connection)
         if !dryRun { try lock.acquire(waitingAtMost: options.lockWaitSeconds, onWait: onLockWait) }
         defer { if !dryRun { lock.release() } }
         let triggers = try runTriggers(model: model, run: run, old: old)

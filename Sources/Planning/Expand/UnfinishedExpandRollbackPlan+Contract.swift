@@ -17,36 +17,15 @@ extension UnfinishedExpandRollbackPlan {
                 || wanted.checks.contains { $0.name == name } || wanted.indexes.contains { $0.name == name } }
             func alter(_ sql: SQL, _ summary: String) -> PlannedStatement { PlannedStatement(sql, lock: .accessExclusive, summary: summary) }
 
-            var keys = table.foreignKeys
-            for key in table.foreignKeys where !wanted.foreignKeys.contains(key) && isOurs(key.name) {
-                if let same = wanted.foreignKeys.first(where: { $0.named(key.name) == key && !keys.map(\.name).contains($0.name) }) {
-                    renames.append(alter("\(on) RENAME CONSTRAINT \(ident: key.name) TO \(ident: same.name)", "rename foreign key \(key.name) -> \(same.name) on \(table.name)"))
-                    keys.append(same)
-                } else {
-                    drops.append(alter("\(on) DROP CONSTRAINT \(ident: key.name)", "drop foreign key \(key.name) on \(table.name)"))
-                }
-                keys.removeAll { $0 == key }
-            }
-            var checks = table.checks
-            for check in table.checks where !wanted.checks.contains(check) && isOurs(check.name) {
-                if let same = wanted.checks.first(where: { $0.definition == check.definition && !checks.map(\.name).contains($0.name) }) {
-                    renames.append(alter("\(on) RENAME CONSTRAINT \(ident: check.name) TO \(ident: same.name)", "rename check \(check.name) -> \(same.name) on \(table.name)"))
-                    checks.append(same)
-                } else {
-                    drops.append(alter("\(on) DROP CONSTRAINT \(ident: check.name)", "drop check \(check.name) on \(table.name)"))
-                }
-                checks.removeAll { $0 == check }
-            }
-            var indexes = table.indexes
-            for index in table.indexes where !wanted.indexes.contains(index) && isOurs(index.name) {
-                if let same = wanted.indexes.first(where: { $0.isUnique == index.isUnique && $0.definition == index.definition && !indexes.map(\.name).contains($0.name) }) {
-                    renames.append(PlannedStatement("ALTER INDEX \(ident: store, index.name) RENAME TO \(ident: same.name)", lock: .shareUpdateExclusive, summary: "rename index \(index.name) -> \(same.name)"))
-                    indexes.append(same)
-                } else {
-                    drops.append(PlannedStatement("DROP INDEX \(ident: store, index.name)", lock: .accessExclusive, summary: "drop index \(index.name) on \(table.name)"))
-                }
-                indexes.removeAll { $0 == index }
-            }
+            let keys = Self.reconciled(table.foreignKeys, wanted.foreignKeys, isOurs: isOurs, renames: &renames, drops: &drops) { key, same in
+                alter("\(on) RENAME CONSTRAINT \(ident: key.name) TO \(ident: same.name)", "rename foreign key \(key.name) -> \(same.name) on \(table.name)")
+            } drop: { alter("\(on) DROP CONSTRAINT \(ident: $0.name)", "drop foreign key \($0.name) on \(table.name)") }
+            let checks = Self.reconciled(table.checks, wanted.checks, isOurs: isOurs, renames: &renames, drops: &drops) { check, same in
+                alter("\(on) RENAME CONSTRAINT \(ident: check.name) TO \(ident: same.name)", "rename check \(check.name) -> \(same.name) on \(table.name)")
+            } drop: { alter("\(on) DROP CONSTRAINT \(ident: $0.name)", "drop check \($0.name) on \(table.name)") }
+            let indexes = Self.reconciled(table.indexes, wanted.indexes, isOurs: isOurs, renames: &renames, drops: &drops) { index, same in
+                PlannedStatement("ALTER INDEX \(ident: store, index.name) RENAME TO \(ident: same.name)", lock: .shareUpdateExclusive, summary: "rename index \(index.name) -> \(same.name)")
+            } drop: { PlannedStatement("DROP INDEX \(ident: store, $0.name)", lock: .accessExclusive, summary: "drop index \($0.name) on \(table.name)") }
 
             for column in wanted.columns {
                 guard let now = table.columns.first(where: { $0.name == column.name }) else { continue }
@@ -92,6 +71,31 @@ extension UnfinishedExpandRollbackPlan {
         return drops + renames + columns + adds
     }
 
+    /// A table's foreign keys, checks or indexes (`found`) made as `wanted` has them, for those
+    /// `isOurs` names: one the old version has under another name is renamed to it, any other
+    /// dropped. Returns what the table then has.
+    static func reconciled<Object: CatalogObject>(
+        _ found: [Object], _ wanted: [Object], isOurs: (String) -> Bool, renames: inout [PlannedStatement], drops: inout [PlannedStatement],
+        rename: (Object, Object) -> PlannedStatement, drop: (Object) -> PlannedStatement
+    ) -> [Object] {
+        var kept = found
+        for object in found where !wanted.contains(object) && isOurs(object.name) {
+            let same = wanted.first { candidate in
+                var twin = candidate
+                twin.name = object.name
+                return twin == object && !kept.contains { $0.name == candidate.name }
+            }
+            if let same {
+                renames.append(rename(object, same))
+                kept.append(same)
+            } else {
+                drops.append(drop(object))
+            }
+            kept.removeAll { $0 == object }
+        }
+        return kept
+    }
+
     /// A change the rollback cannot undo once it ran (it loses data the old version holds, or
     /// replaces a column or table), unless it waits for the switch-over: why, with its code.
     static func notUndoable(_ change: any SchemaChange, store: String) -> String? {
@@ -109,11 +113,11 @@ extension UnfinishedExpandRollbackPlan {
     }
 }
 
-extension SchemaCatalog.ForeignKey {
-    /// The same key under `name`.
-    func named(_ name: String) -> SchemaCatalog.ForeignKey {
-        var key = self
-        key.name = name
-        return key
-    }
+/// A named object of a table in the catalog, compared whole.
+protocol CatalogObject: Hashable {
+    var name: String { get set }
 }
+
+extension SchemaCatalog.ForeignKey: CatalogObject {}
+extension SchemaCatalog.Check: CatalogObject {}
+extension SchemaCatalog.Index: CatalogObject {}

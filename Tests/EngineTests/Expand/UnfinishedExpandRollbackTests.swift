@@ -35,47 +35,56 @@ import TestSupport
         #expect(try S.version(on: connection) == "v1" && ExpansionRecord.read(store: S.store, on: connection) == nil)
     }
 
-    @Test(arguments: ExpandChangeKind.allCases)
-    func anExpandStoppedAfterAnyPhaseRollsBackToTheOldVersionWithEveryWrite(kind: ExpandChangeKind) throws {
-        let model = try kind.model()
+    /// `body` once per phase before the switch-over, on a fresh store and its twin, the run
+    /// killed after that phase (`stop`, 1-based); returns how many there were (none for a step
+    /// of one phase, its switch-over).
+    static func forEachStop(of model: VersionedModel, _ body: (PostgresConnection, _ url: String, _ stop: Int) throws -> Void) throws -> Int {
         var phases = 2
         var stop = 1
         while stop < phases {
-            try ShadowedStore.with(model, store: S.store, shadow: Self.shadow) { connection, url in
+            try ShadowedStore.with(model, store: S.store, shadow: shadow) { connection, url in
                 phases = try StoreMigrator(connection: connection, model: model, store: S.store).plan(mode: .expand).steps[0].phases?.phases.count ?? 0
-                // A step of one phase, its switch-over, cannot stop before it.
                 guard stop < phases else { return }
                 try Self.stop(model, after: stop, on: connection)
-                // The old release writes on, as the run left the store (its plain views, when made).
-                let writer = TwinWriter(url: url, live: S.store, twin: Self.shadow, rules: .throughViews, write: kind.oldRelease)
-                for _ in 0..<20 { try connection.transaction { try kind.oldRelease(writer, connection) } }
-
-                let rollback = ExpansionRollback(connection: connection, store: S.store, model: model)
-                let dry = try rollback.rollBack(dryRun: true)
-                #expect(dry.isDryRun && !dry.statements.isEmpty && dry.losses.allSatisfy { $0.rows == 0 }, "\(kind) after \(stop): \(dry)")
-                #expect(try OnlineCheckpoint.unfinished(store: S.store, on: connection) != nil, "the dry run changed the store")
-                let report = try rollback.rollBack()
-                #expect(report.losses.allSatisfy { $0.rows == 0 } && report.version == "v1" && report.fromVersion == "v2", "\(kind) after \(stop): \(report)")
-                #expect(try S.version(on: connection) == "v1")
-                #expect(try OnlineCheckpoint.unfinished(store: S.store, on: connection) == nil)
-                #expect(try connection.execute("SELECT count(*) AS n FROM pg_namespace WHERE nspname LIKE 'shop@%'").int(0, "n") == 0)
-                #expect(try S.history(on: connection).last == "rollback v2 -> v1 succeeded")
-                // The NULLs the run's backfill reached keep the default (as after apply --expand): the twin's too.
-                if let (table, column) = kind.backfilled {
-                    try connection.execute("""
-                        UPDATE \(ident: Self.shadow, table) AS t SET \(ident: column) = s.\(ident: column) FROM \(ident: S.store, table) AS s
-                        WHERE t._pk = s._pk AND t.\(ident: column) IS NULL
-                        """)
-                }
-                try TwinComparison.expectSameStore(S.store, asOfflineTwin: Self.shadow, on: connection)
-
-                // As if the run never was: the offline step gives what it gives the twin.
-                _ = try StoreMigrator(connection: connection, model: model, store: S.store).apply(options: ApplyOptions(allowDataLoss: true))
-                try OnlineMigrationTests.expectSameAsOfflineMigrationOfShadow(model, allowDataLoss: true, on: connection)
+                try body(connection, url, stop)
             }
             stop += 1
         }
-        print("\(kind): rolled back after each of its \(max(phases - 1, 0)) phases before the switch-over")
+        return max(phases - 1, 0)
+    }
+
+    @Test(arguments: ExpandChangeKind.allCases)
+    func anExpandStoppedAfterAnyPhaseRollsBackToTheOldVersionWithEveryWrite(kind: ExpandChangeKind) throws {
+        let model = try kind.model()
+        let stops = try Self.forEachStop(of: model) { connection, url, stop in
+            // The old release writes on, as the run left the store (its plain views, when made).
+            let writer = TwinWriter(url: url, live: S.store, twin: Self.shadow, rules: .throughViews, write: kind.oldRelease)
+            for _ in 0..<20 { try connection.transaction { try kind.oldRelease(writer, connection) } }
+
+            let rollback = ExpansionRollback(connection: connection, store: S.store, model: model)
+            let dry = try rollback.rollBack(dryRun: true)
+            #expect(dry.isDryRun && !dry.statements.isEmpty && dry.losses.allSatisfy { $0.rows == 0 }, "\(kind) after \(stop): \(dry)")
+            #expect(try OnlineCheckpoint.unfinished(store: S.store, on: connection) != nil, "the dry run changed the store")
+            let report = try rollback.rollBack()
+            #expect(report.losses.allSatisfy { $0.rows == 0 } && report.version == "v1" && report.fromVersion == "v2", "\(kind) after \(stop): \(report)")
+            #expect(try S.version(on: connection) == "v1")
+            #expect(try OnlineCheckpoint.unfinished(store: S.store, on: connection) == nil)
+            #expect(try connection.execute("SELECT count(*) AS n FROM pg_namespace WHERE nspname LIKE 'shop@%'").int(0, "n") == 0)
+            #expect(try S.history(on: connection).last == "rollback v2 -> v1 succeeded")
+            // The NULLs the run's backfill reached keep the default (as after apply --expand): the twin's too.
+            if let (table, column) = kind.backfilled {
+                try connection.execute("""
+                    UPDATE \(ident: Self.shadow, table) AS t SET \(ident: column) = s.\(ident: column) FROM \(ident: S.store, table) AS s
+                    WHERE t._pk = s._pk AND t.\(ident: column) IS NULL
+                    """)
+            }
+            try TwinComparison.expectSameStore(S.store, asOfflineTwin: Self.shadow, on: connection)
+
+            // As if the run never was: the offline step gives what it gives the twin.
+            _ = try StoreMigrator(connection: connection, model: model, store: S.store).apply(options: ApplyOptions(allowDataLoss: true))
+            try OnlineMigrationTests.expectSameAsOfflineMigrationOfShadow(model, allowDataLoss: true, on: connection)
+        }
+        print("\(kind): rolled back after each of its \(stops) phases before the switch-over")
     }
 
     /// More steps than the served change kinds: renames beside an added and a removed attribute,
@@ -139,38 +148,30 @@ import TestSupport
     @Test(arguments: Step.allCases)
     func moreStepsStoppedAfterAnyPhaseRollBackWithEveryWrite(step: Step) throws {
         let model = try step.model()
-        var phases = 2
-        var stop = 1
-        while stop < phases {
-            try ShadowedStore.with(model, store: S.store, shadow: Self.shadow) { connection, _ in
-                phases = try StoreMigrator(connection: connection, model: model, store: S.store).plan(mode: .expand).steps[0].phases?.phases.count ?? 0
-                guard stop < phases else { return }
-                try Self.stop(model, after: stop, on: connection)
-                try Self.oldReleaseWrites(on: connection)
-                let report = try ExpansionRollback(connection: connection, store: S.store, model: model).rollBack()
-                #expect(report.losses.allSatisfy { $0.rows == 0 }, "\(step) after \(stop): \(report.losses)")
-                #expect(try S.version(on: connection) == "v1" && OnlineCheckpoint.unfinished(store: S.store, on: connection) == nil)
-                // The NULLs the run's backfill reached keep the default: the twin's too.
-                if step != .removedWithConstraints {
-                    try connection.execute("""
-                        UPDATE \(ident: Self.shadow, "recipe") AS t SET rating = s.rating FROM \(ident: S.store, "recipe") AS s
-                        WHERE t._pk = s._pk AND t.rating IS NULL
-                        """)
-                }
-                try TwinComparison.expectSameStore(S.store, asOfflineTwin: Self.shadow, on: connection)
-                _ = try StoreMigrator(connection: connection, model: model, store: S.store).apply(options: ApplyOptions(allowDataLoss: true))
-                if step == .entityAndLinkAdded {
-                    // The twins compare only tables holding rows: the new chef table has none.
-                    _ = try StoreMigrator(connection: connection, model: model, store: Self.shadow).apply()
-                    let rows: (String) throws -> [[String?]] = { try connection.execute("SELECT _pk, name, rating, chef_pk FROM \(ident: $0, "recipe") ORDER BY _pk").rows }
-                    #expect(try rows(S.store) == rows(Self.shadow) && S.version(on: connection) == "v2")
-                } else {
-                    try OnlineMigrationTests.expectSameAsOfflineMigrationOfShadow(model, allowDataLoss: true, on: connection)
-                }
+        let stops = try Self.forEachStop(of: model) { connection, _, stop in
+            try Self.oldReleaseWrites(on: connection)
+            let report = try ExpansionRollback(connection: connection, store: S.store, model: model).rollBack()
+            #expect(report.losses.allSatisfy { $0.rows == 0 }, "\(step) after \(stop): \(report.losses)")
+            #expect(try S.version(on: connection) == "v1" && OnlineCheckpoint.unfinished(store: S.store, on: connection) == nil)
+            // The NULLs the run's backfill reached keep the default: the twin's too.
+            if step != .removedWithConstraints {
+                try connection.execute("""
+                    UPDATE \(ident: Self.shadow, "recipe") AS t SET rating = s.rating FROM \(ident: S.store, "recipe") AS s
+                    WHERE t._pk = s._pk AND t.rating IS NULL
+                    """)
             }
-            stop += 1
+            try TwinComparison.expectSameStore(S.store, asOfflineTwin: Self.shadow, on: connection)
+            _ = try StoreMigrator(connection: connection, model: model, store: S.store).apply(options: ApplyOptions(allowDataLoss: true))
+            if step == .entityAndLinkAdded {
+                // The twins compare only tables holding rows: the new chef table has none.
+                _ = try StoreMigrator(connection: connection, model: model, store: Self.shadow).apply()
+                let rows: (String) throws -> [[String?]] = { try connection.execute("SELECT _pk, name, rating, chef_pk FROM \(ident: $0, "recipe") ORDER BY _pk").rows }
+                #expect(try rows(S.store) == rows(Self.shadow) && S.version(on: connection) == "v2")
+            } else {
+                try OnlineMigrationTests.expectSameAsOfflineMigrationOfShadow(model, allowDataLoss: true, on: connection)
+            }
         }
-        print("\(step): rolled back after each of its \(max(phases - 1, 0)) phases before the switch-over")
+        print("\(step): rolled back after each of its \(stops) phases before the switch-over")
     }
 
     /// A widened number is rebuilt beside the column before the switch-over: the rollback
