@@ -224,6 +224,31 @@ import TestSupport
         }
     }
 
+    @Test func aRunStillPausedIsNamedThenForceEndsItAndRollsBack() throws {
+        let model = try Self.addedAttribute()
+        try S.withStore(model) { connection in
+            try connection.execute("UPDATE shop.recipe SET rating = NULL WHERE _pk % 3 = 0")
+            try StoreControls.set(store: S.store, paused: true, on: connection)
+            var options = Self.options()
+            options.batchSize = 10
+            let run = try BackgroundApply(StoreMigrator(connection: connection, model: model, store: S.store), options: options, from: connection)
+            defer { run.end(on: connection) }
+            #expect(run.waitForEvent { $0.kind == .paused }, "the run never paused: \(run.events.suffix(3))")
+            let rollback = ExpansionRollback(connection: connection, store: S.store, model: model)
+            let refused = try #require(throws: ExpandedRunWaiting.self) { try rollback.rollBack() }
+            #expect(refused.description.contains("the apply --expand run of 'v1' -> 'v2' is still under way, before its switch-over"), "\(refused)")
+            #expect(!run.hasEnded)
+
+            let report = try rollback.rollBack(force: true)
+            #expect(!report.endedSessions.isEmpty && report.version == "v1")
+            let ended = try #require(run.result(), "the run did not stop")
+            #expect((try? ended.get()) == nil, "the run went on after the rollback")
+            try StoreControls.set(store: S.store, paused: false, on: connection)
+            #expect(try DriftCheck.drift(of: S.store, from: model.version(named: "v1")!, on: connection).items.isEmpty)
+            #expect(try OnlineCheckpoint.unfinished(store: S.store, on: connection) == nil)
+        }
+    }
+
     @Test func withoutTheModelOrWithAnotherStepTheRollbackIsRefusedAndNothingChanges() throws {
         let model = try Self.addedAttribute()
         try S.withStore(model) { connection in
