@@ -70,6 +70,7 @@ import TestSupport
             #expect(text.stdoutLines.contains { $0.hasPrefix("expand unfinished: an apply --expand of 'v1' -> 'v2' stopped before phase") }, "\(text)")
             #expect(text.stdout.contains(#"'v1' is served in "shop@v1" (views); 'v2' is not served yet"#), "\(text)")
             #expect(text.stdout.contains("none blocks apply --expand, which continues it"), "\(text)")
+            #expect(text.stdout.contains("apply --expand --to 'v2' continues it; rollback --model PATH --store shop undoes it"), "\(text)")
             // The drift from v1's contract is the run's own: a migration is due, not an error.
             #expect(try run(["status", "--check"]).exitCode == 2)
 

@@ -35,13 +35,7 @@ public struct UnfinishedExpandRollbackPlan: Sendable {
     var newNames: Set<String>
 
     public init(from new: ModelVersion, to old: ModelVersion, store: String, found: SchemaCatalog, triggers: [OnlineTrigger]) throws(RollbackRefused) {
-        guard let forward = MappingInference.infer(from: old, to: new).mapping else {
-            throw RollbackRefused(reasons: ["[rollbackNotInferable] '\(old.name)' -> '\(new.name)' is no longer inferable: no step back can be derived from it"])
-        }
-        let pairing = LayoutPairing(mapping: forward, source: old, destination: new, schema: store)
-        let deferral = ExpandDeferral(pairing: pairing, store: store)
-        let undoable = (deferral.relaxing + deferral.kept).compactMap { Self.notUndoable($0, store: store) }
-        guard undoable.isEmpty else { throw RollbackRefused(reasons: undoable) }
+        let (pairing, deferral) = try Self.step(from: new, to: old, store: store)
         from = new.name
         to = old.name
         viewsSchema = OldVersionViews.schemaName(store: store, version: old.name)
@@ -149,6 +143,30 @@ public struct UnfinishedExpandRollbackPlan: Sendable {
         }
         self.statements = statements + tableDrops + renames + tableRenames + entityNames
         self.losses = losses
+    }
+
+    /// Why `rollback` refuses a run of the step `old` -> `new` stopped before its switch-over,
+    /// whatever it left (`status` says so without reading the store); empty when it does not.
+    public static func refusals(from new: ModelVersion, to old: ModelVersion, store: String) -> [String] {
+        do {
+            _ = try step(from: new, to: old, store: store)
+            return []
+        } catch {
+            return error.reasons
+        }
+    }
+
+    /// The step's pairing and what `apply --expand` keeps of it, or the refusal: no inferable
+    /// step, or a change that cannot be undone.
+    private static func step(from new: ModelVersion, to old: ModelVersion, store: String) throws(RollbackRefused) -> (LayoutPairing, ExpandDeferral) {
+        guard let forward = MappingInference.infer(from: old, to: new).mapping else {
+            throw RollbackRefused(reasons: ["[rollbackNotInferable] '\(old.name)' -> '\(new.name)' is no longer inferable: no step back can be derived from it"])
+        }
+        let pairing = LayoutPairing(mapping: forward, source: old, destination: new, schema: store)
+        let deferral = ExpandDeferral(pairing: pairing, store: store)
+        let undoable = (deferral.relaxing + deferral.kept).compactMap { notUndoable($0, store: store) }
+        guard undoable.isEmpty else { throw RollbackRefused(reasons: undoable) }
+        return (pairing, deferral)
     }
 
     /// Whether `name` is one of the objects `apply --online` makes for itself (triggers, their

@@ -83,5 +83,11 @@ struct UnfinishedExpandRollbackPlanTests {
             )
         }
         #expect(refusal.reasons.allSatisfy { $0.hasPrefix("[rollbackUnfinishedNotUndoable]") } && !refusal.reasons.isEmpty, "\(refusal)")
+        // status says so without the store's catalog.
+        let widened = try UnfinishedExpandRollbackPlan.refusals(
+            from: InferenceFixtures.version("Recipe: {attributes: {rating: int32}}", name: "v2"), to: InferenceFixtures.version("Recipe: {attributes: {rating: int16}}", name: "v1"), store: "shop"
+        )
+        #expect(widened == refusal.reasons)
+        #expect(try UnfinishedExpandRollbackPlan.refusals(from: InferenceFixtures.version(Self.v2, name: "v2"), to: InferenceFixtures.version(Self.v1, name: "v1"), store: "shop").isEmpty)
     }
 }
