@@ -7,8 +7,8 @@ import SQLBuilding
 /// early when a rename comes before a backfill). No expansion is recorded until the
 /// switch-over, so `orchestrator.expansions` does not name it; its online checkpoint and that
 /// schema do. The old release goes on through the views; the new version is not served yet.
-/// `apply --expand` again continues the run from its checkpoint; `rollback` undoes only an
-/// expansion that switched over.
+/// `apply --expand` again continues the run from its checkpoint; `rollback --model` undoes
+/// what it ran (`ExpansionRollback.rollBackUnfinished`).
 public struct UnfinishedExpansion: Sendable, Hashable {
     public var store: String
     /// The store's version (its metadata's) and the run's target.
@@ -40,22 +40,5 @@ public struct UnfinishedExpansion: Sendable, Hashable {
             """).rows.compactMap { $0[0] }
         guard schemas.contains(viewsSchema) else { return nil }
         return UnfinishedExpansion(store: store, from: from, to: to, nextPhase: Int(row[2] ?? "") ?? 0, versionSchemas: schemas, viewsSchema: viewsSchema)
-    }
-}
-
-/// `rollback` of a store whose `apply --expand` stopped before its switch-over: nothing is
-/// recorded to roll back, and the run's phases are part-way in the store. Nothing was changed.
-public struct UnfinishedExpansionNotRolledBack: Error, CustomStringConvertible {
-    public var expansion: UnfinishedExpansion
-
-    public init(_ expansion: UnfinishedExpansion) {
-        self.expansion = expansion
-    }
-
-    public var description: String {
-        let run = expansion
-        return "store \(run.store): an apply --expand of '\(run.from)' -> '\(run.to)' stopped before phase \(run.nextPhase + 1), before its switch-over; "
-            + "rollback undoes an expansion only after its switch-over; nothing was changed "
-            + "(run apply --expand --to '\(run.to)' again to finish it, then rollback or complete)"
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Engine
+import ObjectModel
 import Planning
 
 struct RollbackCommand: ParsableCommand {
@@ -15,7 +16,11 @@ struct RollbackCommand: ParsableCommand {
             --dry-run prints the statements and the losses and changes nothing. \
             A heavyweight step's expansion: drops the staging schema and the new version's views \
             (the store's tables were never changed); the waiting apply --expand run is named, \
-            and --force ends it. See docs/rolling-deploys.md.
+            and --force ends it. A heavyweight step's run stopped before that wait (killed, \
+            --pause-timeout, a failure) is rolled back alike: its staging schema dropped. \
+            A lightweight step's run stopped before its switch-over is undone with --model \
+            (the model it ran with): the store back at the previous version's layout, in one \
+            transaction; --dry-run rehearses it and rolls it back. See docs/rolling-deploys.md.
             """
     )
 
@@ -26,6 +31,9 @@ struct RollbackCommand: ParsableCommand {
 
     @OptionGroup var flags: RollbackFlags
 
+    @Option(name: .long, help: "The model (versioned-model folder or .xcdatamodeld) of a lightweight apply --expand stopped before its switch-over: its new version is recorded only at the switch-over.")
+    var model: String?
+
     func validate() throws {
         guard storeOptions.store != nil else { throw ValidationError("rollback needs --store") }
     }
@@ -34,15 +42,9 @@ struct RollbackCommand: ParsableCommand {
         try reportingFailures {
             let connection = try connect(try storeOptions.resolvedDatabaseURL(), lockWait: lockOptions.lockWait)
             defer { connection.close() }
-            let report: RollbackReport
-            do {
-                report = try ExpansionRollback(connection: connection, store: storeOptions.store!)
-                    .rollBack(dryRun: flags.dryRun, allowDataLoss: flags.allowDataLoss, force: flags.force, options: lockOptions.applyOptions)
-            } catch let nothing as NothingToRollBack {
-                // An expansion stopped before its switch-over is not recorded: say so rather than "one version only".
-                guard let unfinished = try UnfinishedExpansion.read(store: storeOptions.store!, on: connection) else { throw nothing }
-                throw UnfinishedExpansionNotRolledBack(unfinished)
-            }
+            let loaded = try model.map { try ModelLoader.loadEachVersion(path: $0) }
+            let report = try ExpansionRollback(connection: connection, store: storeOptions.store!, model: loaded)
+                .rollBack(dryRun: flags.dryRun, allowDataLoss: flags.allowDataLoss, force: flags.force, options: lockOptions.applyOptions)
             switch formatOptions.format {
             case .json: printLine(RollbackRendering.json(report).rendered)
             case .text: RollbackRendering.text(report).forEach { printLine($0) }

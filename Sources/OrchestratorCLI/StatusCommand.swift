@@ -48,6 +48,10 @@ struct StatusCommand: ParsableCommand {
                 status.run = try RunningMigration.read(store: store, on: connection)
                 status.expansion = try ExpansionRecord.read(store: store, on: connection)
                 status.unfinishedExpansion = try UnfinishedExpansion.read(store: store, on: connection)
+                status.unfinishedRollsBack = status.unfinishedExpansion.map { run in
+                    guard let old = model.version(named: run.from), let new = model.version(named: run.to) else { return false }
+                    return UnfinishedExpandRollbackPlan.refusals(from: new, to: old, store: store).isEmpty
+                } ?? false
                 // Two versions live: the previous version's views are part of the contract.
                 // A heavyweight expansion's views serve the new version over the staging tables:
                 // the store's tables stay the old version's contract, as they are.
@@ -106,6 +110,8 @@ struct StoreStatus {
     var expansion: ExpansionRecord?
     /// An `apply --expand` stopped before its switch-over, its views serving the old version.
     var unfinishedExpansion: UnfinishedExpansion?
+    /// Whether `rollback --model` undoes it (the step has no change it refuses).
+    var unfinishedRollsBack = false
 
     init(model: VersionedModel, snapshot: StoreSnapshot, recordedVersions: [RecordedVersion]) {
         let current = VersionHash.hashes(of: model.currentVersion).model
@@ -159,12 +165,12 @@ struct StoreStatus {
         ] + (indexesDiffer ? [("indexesDiffer", .bool(true))] : [])
             + (run.map { [("run", $0.json)] } ?? [])
             + (expansion.map { [("liveVersions", ExpandRendering.liveVersions(store: store, version: storeVersion, expansion: $0))] } ?? [])
-            + (unfinishedExpansion.map { [("unfinishedExpand", $0.json)] } ?? []))
+            + (unfinishedExpansion.map { [("unfinishedExpand", $0.json(rollsBack: unfinishedRollsBack))] } ?? []))
     }
 
     var textLines: [String] {
         statusLines + (expansion.map { [ExpandRendering.liveVersionsLine(store: store, version: storeVersion, expansion: $0)] } ?? [])
-            + (unfinishedExpansion.map(\.textLines) ?? [])
+            + (unfinishedExpansion.map { $0.textLines(rollsBack: unfinishedRollsBack) } ?? [])
             + (run.map { [$0.textLine] } ?? [])
     }
 
@@ -241,8 +247,9 @@ extension RunningMigration {
 
 extension UnfinishedExpansion {
     /// `status`'s `unfinishedExpand` object; a public contract. `versionSchemas` are the
-    /// `<store>@<version>` schemas there are; `servedVersions` what each release can use now.
-    var json: JSONValue {
+    /// `<store>@<version>` schemas there are; `servedVersions` what each release can use now;
+    /// `rollback` whether `rollback --model` undoes it (docs/rolling-deploys-unfinished.md).
+    func json(rollsBack: Bool) -> JSONValue {
         .object([
             ("from", .string(from)),
             ("to", .string(to)),
@@ -250,19 +257,19 @@ extension UnfinishedExpansion {
             ("versionSchemas", .array(versionSchemas.map(JSONValue.string))),
             ("servedVersions", .array([.object([("version", .string(from)), ("schema", .string(viewsSchema))])])),
             ("continueWith", .string(continueCommand)),
-            ("rollback", .bool(false)),
+            ("rollback", .bool(rollsBack)),
         ])
     }
 
     var continueCommand: String { "apply --expand --to '\(to)'" }
 
-    var textLines: [String] {
+    func textLines(rollsBack: Bool) -> [String] {
         let others = versionSchemas.filter { $0 != viewsSchema }
         return [
             "expand unfinished: an apply --expand of '\(from)' -> '\(to)' stopped before phase \(nextPhase + 1), before its switch-over",
             "  '\(from)' is served in \"\(viewsSchema)\" (views); '\(to)' is not served yet"
                 + (others.isEmpty ? "" : "; other version schemas: \(others.map { "\"\($0)\"" }.joined(separator: ", "))"),
-            "  \(continueCommand) continues it (rollback undoes an expansion only after its switch-over)",
+            "  \(continueCommand) continues it" + (rollsBack ? "; rollback --model PATH --store \(store) undoes it" : " (rollback cannot undo its step before the switch-over)"),
         ]
     }
 }

@@ -7,7 +7,9 @@ import SQLBuilding
 /// `orchestrator rollback --store S` (docs/rolling-deploys.md): before `complete`, the store
 /// goes back to the version `apply --expand` left, keeping every row and value that version
 /// can hold.
-/// 1. Read the store's expansion; none, nothing to roll back.
+/// 1. Read the store's expansion; none: a heavyweight step stopped before its wait for
+///    `complete` (`StagedStep.stopped`) is rolled back as a waiting one is, a lightweight one
+///    stopped before its switch-over as `rollBackUnfinished` says, else nothing to roll back.
 /// 2. Both versions from the database's own record (`orchestrator.model_versions`): the
 ///    store's, and the one the `expand` row started from. The step back from them
 ///    (`ExpansionRollbackPlan`), or why there is none.
@@ -20,10 +22,14 @@ import SQLBuilding
 public struct ExpansionRollback {
     public var connection: PostgresConnection
     public var store: String
+    /// The model an `apply --expand` stopped before its switch-over ran with: the new
+    /// version is recorded in the database only at the switch-over (`rollBackUnfinished`).
+    public var model: VersionedModel?
 
-    public init(connection: PostgresConnection, store: String) {
+    public init(connection: PostgresConnection, store: String, model: VersionedModel? = nil) {
         self.connection = connection
         self.store = store
+        self.model = model
     }
 
     public func rollBack(
@@ -31,9 +37,19 @@ public struct ExpansionRollback {
         onLockWait: ([AdvisoryLockHolder]) -> Void = { _ in }
     ) throws -> RollbackReport {
         let started = Date()
-        guard let recorded = try ExpansionRecord.read(store: store, on: connection) else { throw NothingToRollBack(store: store) }
+        guard let recorded = try ExpansionRecord.read(store: store, on: connection) else {
+            // A heavyweight step stopped before its wait for `complete`: no expansion yet, its checkpoints name it.
+            if let stopped = try StagedStep.stopped(store: store, on: connection) {
+                return try rollBackHeavyweight(stopped, dryRun: dryRun, force: force, options: options, started: started, onLockWait: onLockWait)
+            }
+            // A lightweight one: its online checkpoint names it.
+            guard let run = try OnlineCheckpoint.unfinished(store: store, on: connection) else { throw NothingToRollBack(store: store) }
+            return try rollBackUnfinished(
+                run, dryRun: dryRun, allowDataLoss: allowDataLoss, force: force, options: options, started: started, onLockWait: onLockWait
+            )
+        }
         if recorded.inFlight.servesNewVersion(of: store) {
-            return try rollBackHeavyweight(recorded, dryRun: dryRun, force: force, options: options, started: started, onLockWait: onLockWait)
+            return try rollBackHeavyweight(StagedStep(recorded), dryRun: dryRun, force: force, options: options, started: started, onLockWait: onLockWait)
         }
         if dryRun {
             let (_, plan, _) = try planned()
