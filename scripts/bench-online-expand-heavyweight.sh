@@ -8,8 +8,9 @@
 #     exist, then the views (each write translated into the store's tables and written into
 #     staging), then, once `complete` drops them, the store's tables at Heavy 2.
 # Both insert a chef and rename a recipe (what both versions have). Reported: each writer's
-# longest stall and p99 over the whole run (apply --expand, the wait, complete; target <= 20 ms
-# each), 0 failed and 0 lost after complete, and during the wait each writer's p50 and p99:
+# longest stall and p99 over the whole run (apply --expand, the wait, complete: the switch-over
+# holds writes for the last round and the swap, so the target is the online heavyweight step's,
+# <= 1 s), 0 failed and 0 lost after complete, and during the wait each writer's p50 and p99:
 # the new release's through the views against the old release's on the tables.
 
 expand_heavyweight_script() {  # file search_path
@@ -107,8 +108,11 @@ YAML
     awk -v o50="$o50" -v n50="$n50" -v o99="$o99" -v n99="$n99" 'BEGIN {
         if (o50 == "-" || n50 == "-") exit
         printf "  writing through the views against the tables, per transaction: p50 %+.2f ms (%.2fx), p99 %+.2f ms (%.2fx)\n", n50 - o50, (o50 > 0 ? n50 / o50 : 0), n99 - o99, (o99 > 0 ? n99 / o99 : 0) }'
+    # The switch-over of a heavyweight step holds writes for the last round and the swap: its
+    # target is the online heavyweight step's (<= 1 s); 20 ms is the lightweight expand's.
     awk -v s="$worst" -v f="$failed" -v l="$lost" -v st="$status" 'BEGIN {
-        printf "  targets: stall %s (<= 20 ms each writer), failed+lost %s (0), run %s\n", (s <= 20 ? "met" : "MISSED"), (f + l == 0 ? "met" : "MISSED"), st }'
+        printf "  targets: stall %s (<= 1000 ms, a heavyweight switch-over; %s 20 ms), failed+lost %s (0), run %s\n",
+            (s <= 1000 ? "met" : "MISSED"), (s <= 20 ? "within" : "over"), (f + l == 0 ? "met" : "MISSED"), st }'
     [ "$status" = ok ] || { echo "bench-online: expand-heavyweight failed:" >&2; cat "$log/apply.log" "$log/complete.out" >&2 || true; }
     admin -c "DROP DATABASE IF EXISTS online_bench_run" -c "DROP DATABASE IF EXISTS online_bench_template"
 }

@@ -101,6 +101,13 @@ public struct NewVersionViews: Sendable, Hashable {
 
     static let turnClass = 1_701_082_212
 
+    /// True in a write's trigger once the swap has committed (the staging schema is gone): a
+    /// scan of `pg_namespace` under the statement's snapshot, not a cache lookup, which a
+    /// session that waited at the turn may not have refreshed yet.
+    var switchedOver: SQL {
+        "NOT EXISTS (SELECT 1 FROM pg_catalog.pg_namespace WHERE nspname = \(literal: staging))"
+    }
+
     /// What the schema is renamed to in the swap's transaction (a rename takes no lock on the
     /// views, which the guard holds): a session waiting at a view then finds, by its
     /// `search_path`, the store's table of that name, at the new version. Dropped once the

@@ -74,7 +74,7 @@ extension NewVersionWrites {
         let body: SQL = """
             BEGIN
                 \(views.switchOverTurn.writerShares)
-                IF to_regnamespace(\(literal: quoteIdentifier(views.staging))) IS NULL THEN
+                IF \(views.switchedOver) THEN
                     -- Switched over while this write waited: the store's join table is the new version's.
                     IF TG_OP IN ('UPDATE', 'DELETE') THEN
                         DELETE FROM \(live) WHERE \(ident: write.ownerColumn) = OLD.\(ident: write.ownerColumn) AND \(ident: write.targetColumn) = OLD.\(ident: write.targetColumn);

@@ -46,7 +46,7 @@ extension NewVersionWrites {
                 k bigint;
             BEGIN
                 \(views.switchOverTurn.writerShares)
-                IF to_regnamespace(\(literal: quoteIdentifier(views.staging))) IS NULL THEN
+                IF \(views.switchedOver) THEN
                     -- Switched over while this write waited: the store's table is the new version's.
                     IF TG_OP = 'DELETE' THEN
                         DELETE FROM \(live) WHERE _pk = OLD._pk;
