@@ -32,7 +32,9 @@ extension StoreMigrator {
                     stepNumber: number, stepCount: count, step: step, statement: (error as? PassFailure)?.statement,
                     underlying: (error as? PassFailure)?.underlying ?? error
                 )
-                failure.partialWork = work.stagingSchema
+                // Said only while the staging schema is there: a `rollback --force` that ended
+                // this run has dropped it, and then nothing continues.
+                failure.partialWork = stagingSurvives(work.stagingSchema) ? work.stagingSchema : nil
                 throw failure
             }
         case .phased:
@@ -40,6 +42,16 @@ extension StoreMigrator {
         case .create, .inPlace:
             return try runInOneTransaction(step, number: number, of: count, plan: plan, options: options, started: started)
         }
+    }
+
+    /// Whether `schema` is still there, read on this connection or, when the failure ended it,
+    /// on a new one; true when neither can tell (the message then says what it always said).
+    private func stagingSurvives(_ schema: String) -> Bool {
+        let query: SQL = "SELECT count(*) AS n FROM pg_namespace WHERE nspname = \(schema)"
+        if let result = try? connection.execute(query) { return result.int(0, "n") != 0 }
+        guard let fresh = try? connection.reconnect() else { return true }
+        defer { fresh.close() }
+        return (try? fresh.execute(query)).map { $0.int(0, "n") != 0 } ?? true
     }
 
     /// A new store or a lightweight step run in place: its statements, metadata and history in
