@@ -95,4 +95,26 @@ import TestSupport
             #expect(try connection.execute("SELECT count(*) AS n FROM shop.recipe WHERE rating = 3").int(0, "n") == 50)
         }
     }
+
+    @Test("fleet rollback undoes an apply --expand stopped before its switch-over with the fleet's model: the store back at v1's layout with every row")
+    func fleetRollbackUndoesAStoppedExpand() throws {
+        try Self.withStoppedExpand { store in
+            let fleet = try FleetFixture.writeFleet(servers: [("s1", store.url, ["shop"])])
+            try store.connection.execute(#"INSERT INTO "shop@v1".recipe (_entity, name) VALUES ('Recipe', 'written meanwhile')"#)
+            let dry = try FleetFixture.run(["fleet", "rollback", "--dry-run", "--format", "json", "--fleet", fleet, "--model", store.model])
+            let planned = try #require(try jsonObject(dry.stdout)["stores"] as? [[String: Any]], "\(dry)")
+            #expect(planned.map { "\($0["store"]!) \($0["outcome"]!)" } == ["shop dryRun"], "\(dry)")
+            #expect(try store.connection.execute("SELECT count(*) AS n FROM pg_namespace WHERE nspname = 'shop@v1'").int(0, "n") == 1)
+
+            let rolled = try FleetFixture.run(["fleet", "rollback", "--fleet", fleet, "--model", store.model])
+            #expect(rolled.exitCode == 0 && rolled.stdout.contains("s1/shop:"), "\(rolled)")
+            #expect(try store.connection.execute("SELECT count(*) AS n FROM pg_namespace WHERE nspname = 'shop@v1'").int(0, "n") == 0)
+            #expect(try store.connection.execute("SELECT count(*) AS n FROM shop.recipe WHERE name LIKE 'r%' OR name = 'written meanwhile'").int(0, "n") == 51)
+            let status = try jsonObject(try store.run(["status", "--format", "json"]).stdout)
+            #expect(status["unfinishedExpand"] == nil && status["storeVersion"] as? String == "v1" && (status["drift"] as? [Any])?.isEmpty == true, "\(status)")
+            #expect(try store.run(["status", "--check"]).exitCode == 2)
+            let again = try FleetFixture.run(["fleet", "rollback", "--fleet", fleet, "--model", store.model])
+            #expect(again.exitCode == 0 && again.stdout.contains("nothing to roll back"), "\(again)")
+        }
+    }
 }

@@ -55,6 +55,9 @@ public struct FleetStoreState: Sendable, Hashable {
     /// The previous version the store still serves through views (`apply --expand`, until
     /// `complete`); nil when it serves one version.
     public var expansion: ExpansionInFlight?
+    /// An `apply --expand` of the store stopped before its switch-over, its old version served
+    /// through early views: `fleet rollback` undoes it with the fleet's model.
+    public var unfinishedExpand = false
 
     public init(store: FleetStore, status: FleetStoreStatus, version: String? = nil, modelHash: String? = nil, detail: String? = nil) {
         self.store = store

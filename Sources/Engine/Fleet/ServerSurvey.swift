@@ -76,6 +76,7 @@ public struct ServerSurvey {
             if let reason = busy[row.store] {
                 state.status = .inProgress
                 state.detail = reason
+                state.unfinishedExpand = reason.hasSuffix(Self.unfinishedExpandMark)
             } else if match.versionName == nil || (match.isRecordedOnly && !match.isCompatible) {
                 state.status = .unknownVersion
                 state.detail = "model hash \(hash) is no version of \(model.name)" + (match.isRecordedOnly ? " in the files (known only from the database's record)" : "")
@@ -215,6 +216,10 @@ public struct ServerSurvey {
         return rows.values.sorted { $0.store < $1.store }
     }
 
+    /// How a busy store's reason ends when it is an `apply --expand` stopped before its
+    /// switch-over (`FleetStoreState.unfinishedExpand`).
+    static let unfinishedExpandMark = "until it is run again)"
+
     /// Why each store in `stores` is busy: another session holds its `apply` lock, or an online
     /// step or a heavyweight chain of it is unfinished.
     func storesInProgress(_ stores: [String]) throws -> [String: String] {
@@ -245,7 +250,7 @@ public struct ServerSurvey {
             for row in rows.rows.indices {
                 guard let store = rows.value(row, "store"), wanted.contains(store) else { continue }
                 let from = rows.value(row, "from_version") ?? "", viewsSchema = OldVersionViews.schemaName(store: store, version: from)
-                let expand = served.contains(viewsSchema) ? " (an apply --expand: '\(from)' served in \"\(viewsSchema)\" until it is run again)" : ""
+                let expand = served.contains(viewsSchema) ? " (an apply --expand: '\(from)' served in \"\(viewsSchema)\" \(Self.unfinishedExpandMark)" : ""
                 busy[store] = busy[store] ?? "an online step '\(from)' -> '\(rows.value(row, "to_version") ?? "")' is unfinished\(expand)"
             }
         }

@@ -28,7 +28,7 @@ struct FleetCompleteCommand: ParsableCommand {
     func run() throws {
         try reportingFailures {
             let applyOptions = lockOptions.applyOptions
-            let run = try FleetExpansionEnd(options: options) { connection, store in
+            let run = try FleetExpansionEnd(options: options) { connection, store, _ in
                 try ExpansionCompletion(connection: connection, store: store).complete(force: force, options: applyOptions)
             }
             run.print(format: options.format, nothing: "complete") { outcome in

@@ -2,6 +2,7 @@ import ArgumentParser
 import Engine
 import Foundation
 import JSONRendering
+import ObjectModel
 import PostgresClient
 
 /// What `fleet complete` and `fleet rollback` share: each ends the two versions of every store
@@ -18,12 +19,14 @@ struct FleetExpansionEnd<Report> {
     var outcomes: [Outcome] = []
     var unreachable: [FleetStoreState] = []
 
-    /// `end` completes or rolls back one store on its server's connection.
-    init(options: FleetOptions, end: (PostgresConnection, String) throws -> Report) throws {
+    /// `end` completes or rolls back one store on its server's connection, given the fleet's
+    /// model. With `unfinished`, also the stores whose `apply --expand` stopped before its
+    /// switch-over (`fleet rollback`, which undoes them with the model).
+    init(options: FleetOptions, unfinished: Bool = false, end: (PostgresConnection, String, VersionedModel) throws -> Report) throws {
         let (fleet, model, target) = try options.load()
         self.fleet = fleet
         let states = FleetSurvey.states(of: fleet, model: model, target: target) { try fleetConnect($0.connectionString) }
-        let expanded = states.filter { $0.expansion != nil }
+        let expanded = states.filter { $0.expansion != nil || (unfinished && $0.unfinishedExpand) }
         unreachable = states.filter { $0.status == .unreachable }
         for server in fleet.servers {
             let own = expanded.filter { $0.store.server == server.name }
@@ -33,7 +36,7 @@ struct FleetExpansionEnd<Report> {
                 defer { connection.close() }
                 for state in own {
                     do {
-                        outcomes.append(Outcome(store: state.store, report: try end(connection, state.store.store)))
+                        outcomes.append(Outcome(store: state.store, report: try end(connection, state.store.store, model)))
                     } catch {
                         outcomes.append(Outcome(store: state.store, error: String(describing: error)))
                     }
