@@ -44,10 +44,15 @@ extension StoreMigrator {
         }
     }
 
-    /// Whether `schema` is still there, read on this connection or, when the failure ended it,
-    /// on a new one; true when neither can tell (the message then says what it always said).
+    /// Whether `schema` is still there and no `rollback --force` is dropping it (its session,
+    /// named by `ExpansionRollback.applicationName`, ended this run), read on this connection
+    /// or, when the failure ended it, on a new one; true when neither can tell (the message
+    /// then says what it always said).
     private func stagingSurvives(_ schema: String) -> Bool {
-        let query: SQL = "SELECT count(*) AS n FROM pg_namespace WHERE nspname = \(schema)"
+        let query: SQL = """
+            SELECT count(*) FILTER (WHERE NOT EXISTS (SELECT 1 FROM pg_stat_activity WHERE application_name = \(ExpansionRollback.applicationName(store: store)))) AS n
+            FROM pg_namespace WHERE nspname = \(schema)
+            """
         if let result = try? connection.execute(query) { return result.int(0, "n") != 0 }
         guard let fresh = try? connection.reconnect() else { return true }
         defer { fresh.close() }

@@ -47,6 +47,12 @@ struct StagedStep: Sendable, Hashable {
 /// store's tables, so the triggers too), the checkpoints and the postponement. Every row stays
 /// as the old release wrote it.
 extension ExpansionRollback {
+    /// The `application_name` of a rollback that ends a run of the store (`force`), while it
+    /// rolls back: the run, failing, then does not offer to continue from the staging work.
+    static func applicationName(store: String) -> String {
+        String("orchestrator rollback \(store)".utf8.prefix(63)) ?? "orchestrator rollback"
+    }
+
     /// 1. A dry run lists the statements, nothing counted (nothing of the store is dropped);
     /// 2. the `apply` run of the step, waiting for `complete` or still before it, holds the
     ///    store's lock: named and refused, unless `force` ends its session (the run stops; its
@@ -67,6 +73,8 @@ extension ExpansionRollback {
             )
         }
         if dryRun { return report([], dryRun: true) }
+        var previousName: String?
+        defer { if let previousName { _ = try? connection.execute("SELECT set_config('application_name', \(previousName), false)") } }
         let lock = StoreLock(store: store, connection: connection)
         let runs = try connection.advisoryLockHolders(key: lock.key).map {
             OldVersionSession(pid: $0.pid, applicationName: $0.applicationName, user: $0.user ?? "", state: $0.state ?? "")
@@ -74,6 +82,10 @@ extension ExpansionRollback {
         if !runs.isEmpty {
             let stopped = step.viewsSchema == nil ? "an apply run of its heavyweight step '\(step.oldVersion)' -> '\(step.newVersion)'" : nil
             guard force else { throw ExpandedRunWaiting(store: store, sessions: runs, runBeforeSwitchOver: stopped) }
+            // Named first, until the rollback is done: the run ended here looks for this
+            // session before it offers to continue.
+            previousName = try connection.execute("SELECT current_setting('application_name') AS name").value(0, "name")
+            try connection.execute("SELECT set_config('application_name', \(Self.applicationName(store: store)), false)")
             try ExpansionCompletion.end(runs, on: connection)
         }
         try lock.acquire(waitingAtMost: options.lockWaitSeconds, onWait: onLockWait)
