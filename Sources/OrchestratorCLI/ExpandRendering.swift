@@ -93,7 +93,8 @@ enum ExpandRendering {
         let served = views.isReadOnly ? "read-only" : "written through \(views.writes?.file ?? "")"
         let writes = views.isReadOnly
             ? "a write through it fails (25006, read-only until complete)"
-            : "a write to \(views.writes?.writtenTables.joined(separator: ", ") ?? "") is translated by the reverse mapping into the store's tables and read back at once; a write to another table fails (25006)"
+            : "a write to \(views.writes?.writtenTables.joined(separator: ", ") ?? "") is translated by the reverse mapping into the store's tables (a join table's pair is seen after the next round, a row's at once)"
+                + ((views.writes?.readOnly.isEmpty ?? true) ? "" : "; a write to another table fails (25006)")
         var lines = [
             "",
             "apply --expand: '\(views.oldVersion)' stays live in \(views.store), read and written as always; '\(views.version)' is served \(served) in \(quoted(views.schema))",

@@ -52,10 +52,11 @@ extension OnlineCatchUp {
 
     /// `--postpone-switch-over`'s wait, which the rounds go on through.
     /// The wait before the write guard: for the proceed (`--postpone-switch-over`), or for
-    /// `complete` (`apply --expand`, the new version read-only in its views meanwhile).
+    /// `complete` (`apply --expand`, the new version read-only in its views meanwhile, or
+    /// written through a reverse mapping model).
     static func waitShown(_ step: PlannedStep, store: String) -> HeavyweightOnlinePhase {
         let waitsFor = step.staged?.newVersionViews.map {
-            "orchestrator complete --store \(store) (apply --expand; '\($0.version)' served read-only in \"\($0.schema)\" meanwhile)"
+            "orchestrator complete --store \(store) (apply --expand; '\($0.version)' served \($0.isReadOnly ? "read-only" : "written through \($0.writes?.file ?? "")") in \"\($0.schema)\" meanwhile)"
         } ?? "orchestrator control proceed --store \(store) (--postpone-switch-over)"
         return HeavyweightOnlinePhase(
             summary: "wait for \(waitsFor), catch-up rounds going on meanwhile",
