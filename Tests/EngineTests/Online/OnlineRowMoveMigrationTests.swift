@@ -206,7 +206,10 @@ import TestSupport
             #expect(try S.version(on: connection) == "v1")
             try unfinished(failure, connection)
             writer.expectWritesWhileUnfinished()
-            _ = try StoreMigrator(connection: connection, model: model, store: S.store).apply(options: ApplyOptions(allowDataLoss: allowDataLoss, restart: restart, batchSize: 7))
+            // A lock timeout past deadlock_timeout (1 s): an autovacuum of a table the finishing
+            // run needs then gives way to it (PostgreSQL cancels it only after that long).
+            _ = try StoreMigrator(connection: connection, model: model, store: S.store)
+                .apply(options: ApplyOptions(lockTimeoutMilliseconds: 2000, allowDataLoss: allowDataLoss, restart: restart, batchSize: 7))
             writer.stop()
             #expect(writer.failure == nil, "a write failed before the switch-over: \(String(describing: writer.failure))")
             try OnlineMigrationTests.expectSameAsOfflineMigrationOfShadow(model, allowDataLoss: allowDataLoss, on: connection)
