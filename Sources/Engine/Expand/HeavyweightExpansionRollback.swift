@@ -48,9 +48,10 @@ struct StagedStep: Sendable, Hashable {
 /// as the old release wrote it.
 extension ExpansionRollback {
     /// The `application_name` of a rollback that ends a run of the store (`force`), while it
-    /// rolls back: the run, failing, then does not offer to continue from the staging work.
-    static func applicationName(store: String) -> String {
-        String("orchestrator rollback \(store)".utf8.prefix(63)) ?? "orchestrator rollback"
+    /// rolls back, as SQL: the run, failing, then does not offer to continue from the staging
+    /// work. ASCII whatever the store's name (PostgreSQL rewrites other characters in it).
+    static func applicationName(store: String) -> SQL {
+        "'orchestrator rollback ' || left(md5(\(literal: store)), 16)"
     }
 
     /// 1. A dry run lists the statements, nothing counted (nothing of the store is dropped);

@@ -24,7 +24,14 @@ extension ExpandPlanning {
         let forward = explicitMappings.first { $0.source == from.name && $0.destination == to.name }?.mappingModel
         if let reverse = explicitMappings.first(where: { $0.source == to.name && $0.destination == from.name })?.mappingModel,
            let forward, let resolved = try? HeavyweightMigration.resolved(forward, from: from, to: to) {
-            views.writes = NewVersionWrites.planned(reverse: reverse, forward: resolved, old: from, new: to, newLayout: views.layout)
+            // A reverse mapping model that does not resolve (an expression naming what the old
+            // version lacks, a policy not registered) is bad input: refused, not served read-only.
+            do {
+                views.writes = try NewVersionWrites.planned(reverse: reverse, forward: resolved, old: from, new: to, newLayout: views.layout)
+            } catch {
+                plan.blockerDetails += error.reasons.map { Blocker(.mappingModelRefused, "the reverse mapping model, for apply --expand: \($0)") }
+                return plan
+            }
         }
         work.newVersionViews = views
         if views.writes != nil {

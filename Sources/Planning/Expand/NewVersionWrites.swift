@@ -47,16 +47,13 @@ public struct NewVersionWrites: Sendable, Hashable {
 
     /// The writes of `new`'s tables (`newLayout`) through `reverse`, for the step whose entity
     /// mappings are `forward`.
-    static func planned(reverse: MappingModel, forward: [ResolvedEntityMapping], old: ModelVersion, new: ModelVersion, newLayout: StoreLayout) -> NewVersionWrites {
+    /// A reverse mapping model that does not resolve is refused, each reason named
+    /// (`HeavyweightRefusal`).
+    static func planned(
+        reverse: MappingModel, forward: [ResolvedEntityMapping], old: ModelVersion, new: ModelVersion, newLayout: StoreLayout
+    ) throws(HeavyweightRefusal) -> NewVersionWrites {
         var writes = NewVersionWrites(file: reverse.file)
-        let mappings: [ResolvedEntityMapping]
-        do {
-            mappings = try HeavyweightMigration.resolved(reverse, from: new, to: old)
-        } catch {
-            let why = "the reverse mapping model \(reverse.file) cannot run set-based: \(error.reasons.joined(separator: "; "))"
-            for table in newLayout.tables { writes.readOnly[table.name] = why }
-            return writes
-        }
+        let mappings = try HeavyweightMigration.resolved(reverse, from: new, to: old)
         let filling = Dictionary(grouping: forward, by: \.destinationTable)
         /// The old table whose keys `table`'s rows keep, or nil.
         func keptFrom(_ table: String) -> String? {

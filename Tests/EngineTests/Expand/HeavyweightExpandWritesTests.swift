@@ -70,6 +70,25 @@ import TestSupport
         #expect(none.writes == nil && none.isReadOnly)
     }
 
+    /// Bad input: a reverse mapping model naming an attribute the old version lacks is refused
+    /// by `plan --expand` and `apply --expand`, naming the file and the attribute; nothing changes.
+    @Test func aReverseMappingThatDoesNotResolveIsRefusedNamingTheFileAndTheAttribute() throws {
+        let model = try Kitchen.kitchen()
+        var broken = Self.reverseMapping()
+        broken.entityMappings[1].attributeMappings.append(PropertyMappingDefinition(name: "spiciness", valueExpression: "$source.totalCost"))
+        let plan = try NewVersionViewsFixture.plan(model, forward: Kitchen.kitchenMapping(), reverse: broken)
+        let refusal = try #require(plan.blockerDetails.first { $0.code == .mappingModelRefused }, "\(plan.blockers)")
+        #expect(refusal.message.contains("kitchen-2-to-1.yaml") && refusal.message.contains("spiciness"), "\(refusal.message)")
+        try S.withStore(model) { connection in
+            let before = try Online.sourceSnapshot(S.store, on: connection)
+            let migrator = StoreMigrator(connection: connection, model: model, store: S.store, explicitMappings: [ExplicitMapping(Kitchen.kitchenMapping()), ExplicitMapping(broken)])
+            let failure = try #require(throws: NotExecutable.self) { try migrator.apply(options: Expand.options()) }
+            #expect(failure.description.contains("spiciness"), "\(failure)")
+            #expect(try S.version(on: connection) == "Kitchen 1" && Online.sourceSnapshot(S.store, on: connection) == before)
+            #expect(try !Expand.schemaExists("shop~staging", on: connection))
+        }
+    }
+
     @Test func theNewReleaseWritesThroughItsViewsTheOldReleaseReadsItAndCompleteGivesTheOfflineResult() throws {
         let model = try Kitchen.kitchen()
         try S.withStore(model) { connection in
@@ -213,13 +232,16 @@ import TestSupport
 /// The new version's views of the kitchen step as `plan --expand` lays them out.
 enum NewVersionViewsFixture {
     static func planned(_ model: VersionedModel, forward: MappingModel, reverse: MappingModel?) throws -> NewVersionViews? {
+        try plan(model, forward: forward, reverse: reverse).steps.first?.staged?.newVersionViews
+    }
+
+    static func plan(_ model: VersionedModel, forward: MappingModel, reverse: MappingModel?) throws -> MigrationPlan {
         let version = try #require(model.version(named: "Kitchen 1"))
         let hashes = VersionHash.hashes(of: version)
         let metadata = StoreMetadata(modelName: model.name, versionName: version.name, modelHash: hashes.model, entityHashes: hashes.entities, versionIdentifiers: [])
         let snapshot = StoreSnapshot(store: "shop", schemaExists: true, metadata: metadata)
-        let plan = try Planner.plan(
+        return try Planner.plan(
             model: model, snapshot: snapshot, explicitMappings: [ExplicitMapping(forward)] + (reverse.map { [ExplicitMapping($0)] } ?? []), mode: .expand
         )
-        return plan.steps.first?.staged?.newVersionViews
     }
 }
