@@ -47,6 +47,26 @@ enum KitchenModel {
               author: 'FUNCTION($manager, "destinationInstancesForEntityMappingNamed:sourceInstances:", "ChefToChef", $source.chef)'
         """
 
+    /// Kitchen 2 -> 1, the reverse of `mapping` (a writable new version under apply --expand).
+    static let reverseMapping = """
+        source: Kitchen 2
+        destination: Kitchen 1
+        entityMappings:
+          - name: ChefToChef
+            type: copy
+            source: Chef
+            destination: Chef
+          - name: RecipeToRecipe
+            type: transform
+            source: Recipe
+            destination: Recipe
+            attributes:
+              temperature: "$source.temperatureC * 1.8 + 32.0"
+              amount: "$source.totalCost"
+            relationships:
+              chef: 'FUNCTION($manager, "destinationInstancesForEntityMappingNamed:sourceInstances:", "ChefToChef", $source.author)'
+        """
+
     static func write(in folder: URL) throws {
         try CLITests.write("name: Kitchen\nversions: [Kitchen 1, Kitchen 2]\n", to: "model.yaml", in: folder)
         try CLITests.write("""

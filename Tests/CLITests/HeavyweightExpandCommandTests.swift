@@ -96,32 +96,13 @@ import TestSupport
         }
     }
 
-    static let reverseMapping = """
-        source: Kitchen 2
-        destination: Kitchen 1
-        entityMappings:
-          - name: ChefToChef
-            type: copy
-            source: Chef
-            destination: Chef
-          - name: RecipeToRecipe
-            type: transform
-            source: Recipe
-            destination: Recipe
-            attributes:
-              temperature: "$source.temperatureC * 1.8 + 32.0"
-              amount: "$source.totalCost"
-            relationships:
-              chef: 'FUNCTION($manager, "destinationInstancesForEntityMappingNamed:sourceInstances:", "ChefToChef", $source.author)'
-        """
-
     @Test("with a reverse mapping model beside the model, the new version is written through its views: plan and status say so, the old release reads the writes, complete keeps them")
     func aReverseMappingModelMakesTheNewVersionWritable() throws {
         try withAppliedStore { folder, url, connection in
             func run(_ arguments: [String]) throws -> CLIResult {
                 try OrchestratorBinary.run(arguments + ["--model", folder.path, "--store", "kitchen"], databaseURL: url)
             }
-            try write(Self.reverseMapping, to: "kitchen-2-to-1.yaml", in: folder)
+            try write(KitchenModel.reverseMapping, to: "kitchen-2-to-1.yaml", in: folder)
             try connection.execute("INSERT INTO kitchen.chef (_entity, name) VALUES ('Chef', 'ada')")
             let plan = try run(["plan", "--expand"])
             #expect(plan.exitCode == 0, "\(plan)")

@@ -69,35 +69,29 @@ extension NewVersionWrites {
     /// the store's join table only.
     func joinFunction(for views: NewVersionViews, table: TableLayout) -> SQL? {
         guard let write = joins[table.name] else { return nil }
-        let old: SQL = "\(ident: views.store, write.oldTable)"
-        let live: SQL = "\(ident: views.store, table.name)"
+        // The pair's keys, into (or out of) `table`'s `owner` and `target` columns.
+        func pairWrite(_ table: SQL, owner: String, target: String) -> SQL {
+            """
+            IF TG_OP IN ('UPDATE', 'DELETE') THEN
+                DELETE FROM \(table) WHERE \(ident: owner) = OLD.\(ident: write.ownerColumn) AND \(ident: target) = OLD.\(ident: write.targetColumn);
+            END IF;
+            IF TG_OP = 'DELETE' THEN
+                RETURN OLD;
+            END IF;
+            INSERT INTO \(table) (\(ident: owner), \(ident: target)) VALUES (NEW.\(ident: write.ownerColumn), NEW.\(ident: write.targetColumn));
+            RETURN NEW;
+            """
+        }
         let body: SQL = """
             BEGIN
                 \(views.switchOverTurn.writerShares)
                 IF \(views.switchedOver) THEN
                     -- Switched over while this write waited: the store's join table is the new version's.
-                    IF TG_OP IN ('UPDATE', 'DELETE') THEN
-                        DELETE FROM \(live) WHERE \(ident: write.ownerColumn) = OLD.\(ident: write.ownerColumn) AND \(ident: write.targetColumn) = OLD.\(ident: write.targetColumn);
-                    END IF;
-                    IF TG_OP = 'DELETE' THEN
-                        RETURN OLD;
-                    END IF;
-                    INSERT INTO \(live) (\(ident: write.ownerColumn), \(ident: write.targetColumn)) VALUES (NEW.\(ident: write.ownerColumn), NEW.\(ident: write.targetColumn));
-                    RETURN NEW;
+                    \(pairWrite("\(ident: views.store, table.name)", owner: write.ownerColumn, target: write.targetColumn))
                 END IF;
-                IF TG_OP IN ('UPDATE', 'DELETE') THEN
-                    DELETE FROM \(old) WHERE \(ident: write.oldOwnerColumn) = OLD.\(ident: write.ownerColumn) AND \(ident: write.oldTargetColumn) = OLD.\(ident: write.targetColumn);
-                END IF;
-                IF TG_OP = 'DELETE' THEN
-                    RETURN OLD;
-                END IF;
-                INSERT INTO \(old) (\(ident: write.oldOwnerColumn), \(ident: write.oldTargetColumn)) VALUES (NEW.\(ident: write.ownerColumn), NEW.\(ident: write.targetColumn));
-                RETURN NEW;
+                \(pairWrite("\(ident: views.store, write.oldTable)", owner: write.oldOwnerColumn, target: write.oldTargetColumn))
             END
             """
-        return """
-            CREATE FUNCTION \(ident: views.schema, Self.functionName(of: table.name))() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER
-            SET search_path TO pg_catalog, pg_temp AS \(SQL.dollarQuoted(body, tag: "expand"))
-            """
+        return Self.triggerFunction(views, table: table, body: body)
     }
 }

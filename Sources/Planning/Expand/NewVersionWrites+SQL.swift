@@ -86,10 +86,16 @@ extension NewVersionWrites {
                 RETURN NEW;
             END
             """
-        return """
-            CREATE FUNCTION \(ident: views.schema, Self.functionName(of: table.name))() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER
-            SET search_path TO pg_catalog, pg_temp AS \(SQL.dollarQuoted(body, tag: "expand"))
-            """
+        return Self.triggerFunction(views, table: table, body: body)
+    }
+
+    /// A view's write function: `SECURITY DEFINER` (the writer needs rights on the view alone),
+    /// every name in `body` qualified.
+    static func triggerFunction(_ views: NewVersionViews, table: TableLayout, body: SQL) -> SQL {
+        """
+        CREATE FUNCTION \(ident: views.schema, functionName(of: table.name))() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER
+        SET search_path TO pg_catalog, pg_temp AS \(SQL.dollarQuoted(body, tag: "expand"))
+        """
     }
 
     /// The write function of a view: `_write_<table>`.

@@ -54,6 +54,13 @@ import TestSupport
         return run
     }
 
+    /// A session of the new release: `search_path` the new version's views, then the store.
+    static func newRelease(like connection: PostgresConnection) throws -> PostgresConnection {
+        let session = try connection.reconnect()
+        try session.execute("SET search_path = \(ident: views), \(ident: S.store)")
+        return session
+    }
+
     @Test func planningWritesEveryTableOfTheKitchenThroughTheReverseMapping() throws {
         let model = try Kitchen.kitchen()
         let views = try #require(try NewVersionViewsFixture.planned(model, forward: Kitchen.kitchenMapping(), reverse: Self.reverseMapping()))
@@ -94,9 +101,8 @@ import TestSupport
         try S.withStore(model) { connection in
             let run = try Self.expanded(on: connection, model: model)
             defer { run.end(on: connection) }
-            let newRelease = try connection.reconnect()
+            let newRelease = try Self.newRelease(like: connection)
             defer { newRelease.close() }
-            try newRelease.execute("SET search_path = \(ident: Self.views), \(ident: S.store)")
 
             // An insert without a key takes one from the store's sequence, read back at once.
             let chef = try newRelease.execute("INSERT INTO chef (name) VALUES ('new release chef') RETURNING _pk, _entity")
@@ -152,9 +158,8 @@ import TestSupport
         try S.withStore(model) { connection in
             let run = try Self.expanded(on: connection, model: model)
             defer { run.end(on: connection) }
-            let newRelease = try connection.reconnect()
+            let newRelease = try Self.newRelease(like: connection)
             defer { newRelease.close() }
-            try newRelease.execute("SET search_path = \(ident: Self.views), \(ident: S.store)")
             try newRelease.execute("INSERT INTO chef (_pk, name) VALUES (300001, 'new release chef')")
             try newRelease.execute("INSERT INTO recipe (_pk, name, total_cost, temperature_c, author_pk) VALUES (300001, 'new release recipe', 7, 100, 300001)")
             try newRelease.execute("UPDATE recipe SET total_cost = 41 WHERE _pk = 30")
@@ -185,9 +190,8 @@ import TestSupport
     @Test func aWriteThroughTheViewsDuringTheSwitchOverWaitsAndLandsInTheNewStore() throws {
         let model = try Kitchen.kitchen()
         try S.withStore(model) { connection in
-            let newRelease = try connection.reconnect()
+            let newRelease = try Self.newRelease(like: connection)
             defer { newRelease.close() }
-            try newRelease.execute("SET search_path = \(ident: Self.views), \(ident: S.store)")
             let watcher = try connection.reconnect()
             defer { watcher.close() }
             let outcome = Outcome()
