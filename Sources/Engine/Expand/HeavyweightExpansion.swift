@@ -41,23 +41,27 @@ struct HeavyweightExpansion {
         }
     }
 
-    /// In the swap's transaction, under the write guard (which holds the views), once the last
+    /// In the swap's transaction, under the write guard, once the last
     /// round ran: the views' schema is renamed out of the way (`NewVersionViews.retire`), the
     /// expansion's row goes, and the history gets its `complete` row (the step's own row
     /// follows it, with the swap).
     func complete() throws {
+        // The retired name is ours or free: a schema of that name orchestrator did not make
+        // for this store is never dropped (the swap fails, naming it, and nothing changes).
+        try StoreSchemas.requireOwnable(views.retiredSchema, role: .retired, store: store, on: connection)
         try connection.execute(views.dropRetired)
         try connection.execute(views.retire)
+        try StoreSchemas.register(views.retiredSchema, role: .retired, store: store, version: views.version, on: connection)
         try ExpansionRecord.delete(store: store, on: connection)
         try StoreMetadataWriter.recordEvent(
             store: store, kind: "complete", from: versions.old, to: versions.new, statements: [views.retire, views.dropRetired], started: Date(), on: connection
         )
     }
 
-    /// Once the swap committed and the guard is gone: the retired views go. Bounded by the
-    /// policy's lock timeout; what a failure leaves (a schema nobody's `search_path` names)
-    /// the next `complete` of the store drops first.
-    func dropRetired() {
-        _ = try? run.options.executionPolicy.transaction(on: connection) { try connection.execute(views.dropRetired) }
+    /// Once the swap committed and the guard is gone: the retired views go, as a retired old
+    /// store does (`StoreCleanup`, bounded by the policy's lock timeout); what cannot go now is
+    /// returned, and the next `apply` of the store removes it (`StoreCleanup.removeLeftovers`).
+    func dropRetired() -> DeferredCleanup? {
+        StoreCleanup.clean(views.retiredSchema, role: .retired, policy: run.options.executionPolicy, on: connection)
     }
 }

@@ -108,10 +108,10 @@ struct HeavyweightRun {
             try state.writeGuard?.requireHeld(on: connection)
         }
         state.writeGuard?.close()
-        if let views = work.newVersionViews { HeavyweightExpansion(run: self, views: views).dropRetired() }
         // The step is done: what this leaves is removed by the next `apply`, so a failure here
         // must not report the step failed.
-        state.deferred = StoreCleanup.clean(old, role: role, policy: options.executionPolicy, on: connection)
+        let views = work.newVersionViews.flatMap { HeavyweightExpansion(run: self, views: $0).dropRetired() }
+        state.deferred = StoreCleanup.clean(old, role: role, policy: options.executionPolicy, on: connection) ?? views
     }
 
     /// A second session holding SHARE locks on the old store's tables (`WriteGuard`): reads go

@@ -225,6 +225,23 @@ import TestSupport
         }
     }
 
+    /// A schema already named as the retired views would be, that orchestrator did not make, is
+    /// never dropped: the switch-over fails naming it, and the store stays at Kitchen 1 with it.
+    @Test func aForeignSchemaInTheRetiredViewsPlaceIsNeverDropped() throws {
+        let model = try Kitchen.kitchen()
+        try S.withStore(model) { connection in
+            try connection.execute(#"CREATE SCHEMA "shop@Kitchen_2~retired"; CREATE TABLE "shop@Kitchen_2~retired".notes (body text); INSERT INTO "shop@Kitchen_2~retired".notes VALUES ('mine')"#)
+            let run = try Self.expanded(on: connection, model: model)
+            defer { run.end(on: connection) }
+            #expect(throws: (any Error).self) { try ExpansionCompletion(connection: connection, store: S.store).complete(force: false) }
+            let ended = try #require(run.result(), "the run did not stop")
+            guard case .failure(let error) = ended else { Issue.record("the run switched over"); return }
+            #expect("\(error)".contains(#""shop@Kitchen_2~retired" exists and was not made by orchestrator"#), "\(error)")
+            #expect(try S.version(on: connection) == "Kitchen 1")
+            #expect(try connection.execute(#"SELECT body FROM "shop@Kitchen_2~retired".notes"#).rows == [["mine"]])
+        }
+    }
+
     final class Outcome: @unchecked Sendable {
         private let lock = NSLock()
         private var text: String?
